@@ -388,6 +388,29 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     ref, comment_id = _named(delivery.payload)
     if not rewrote_notes(delivery.payload):  # rewritten before: their words edited again
         return edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
+    done = _rewritten(ctx, delivery, ref, comment_id, comment)
+    _give_back(ctx, ref, comment_id)
+    return done
+
+
+def _give_back(ctx: BotContext, ref: PRRef, comment_id: int) -> None:
+    """Keep comment `comment_id`, rewritten and not the notes comment the state keeps
+    (forgotten, or never known), as given back to a person (`PRState.given_back`): still
+    the App's, it opens with our marker again should they paste our text back, and a
+    write knowing no comment would find it by the marker and take it back, editing their
+    comment (or keep it as the oldest and delete ours as its copy). None in a dry run,
+    whose rewrites are ignored (it posts nothing on GitHub)."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if ctx.settings.is_dry_run or state.comment_id == comment_id:
+        return
+    if comment_id not in state.given_back:
+        ctx.prs.update(ref.repo, ref.number, given_back=(*state.given_back, comment_id))
+
+
+def _rewritten(
+    ctx: BotContext, delivery: Delivery, ref: PRRef, comment_id: int, comment: dict[str, Any]
+) -> str:
+    """The rewrite counted as a deletion (`handle_rewritten`); what was done."""
     taken = _taken_away(ctx, delivery, ref, comment_id, _edited_at(comment))
     state = ctx.prs.get(ref.repo, ref.number)
     if taken.outranked and state.comment_id == comment_id:

@@ -10,6 +10,7 @@ one (our examples do).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from bot.db import Database, utcnow
@@ -66,9 +67,11 @@ class DryRunGitHub:
         create: bool,
         known_id: int | None = None,
         known_differs: bool = False,
+        given_back: Collection[int] = (),
     ) -> StickyResult:
         # `known_id` and `known_differs` need no look of their own: this table never lags
-        # behind a write
+        # behind a write. `given_back`: none is kept in a dry run (its comments are never
+        # rewritten), but one given is passed over, as the live client does
         now = utcnow()
         with self.db.tx() as conn:
             listed = conn.execute(
@@ -78,7 +81,11 @@ class DryRunGitHub:
             ).fetchall()
             # as the live client: the notes comment opens with the marker (quoted further
             # down, it is not the notes comment)
-            rows = [r for r in listed if r["body"].lstrip().startswith(marker)]
+            rows = [
+                r
+                for r in listed
+                if r["body"].lstrip().startswith(marker) and r["id"] not in given_back
+            ]
             row = rows[0] if rows else None  # the oldest is kept; the others go, as on GitHub
             for copy in rows[1:]:
                 conn.execute("DELETE FROM dry_run_comments WHERE id = ?", (copy["id"],))

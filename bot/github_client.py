@@ -26,7 +26,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -208,14 +208,17 @@ class GitHubClient:
         create: bool,
         known_id: int | None = None,
         known_differs: bool = False,
+        given_back: Collection[int] = (),
     ) -> StickyResult:
         if not marker or not body.startswith(marker):
             raise ValueError("the sticky comment body must open with its marker")
 
         # The marker opens the sticky comment; elsewhere it may be a reply of ours
-        # quoting a command that carried it (shown as code), which is not the sticky.
+        # quoting a command that carried it (shown as code), which is not the sticky. One
+        # given back to a person is theirs, whatever it shows (also when a create whose
+        # answer was unclear looks for the comment it made).
         def sticky_of_ours(c: IssueComment) -> bool:
-            return opens_with(c.body, marker)
+            return opens_with(c.body, marker) and c.id not in given_back
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()

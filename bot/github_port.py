@@ -7,7 +7,7 @@ the core never imports PyGithub.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -246,6 +246,7 @@ class GitHubPort(Protocol):
         create: bool,
         known_id: int | None = None,
         known_differs: bool = False,
+        given_back: Collection[int] = (),
     ) -> StickyResult:
         """Create or edit the bot's one comment opening with `marker`.
 
@@ -258,7 +259,10 @@ class GitHubPort(Protocol):
         list can lag behind a write): that comment is asked for, so that its absence
         means it was deleted. `known_differs`: the text last posted to `known_id` was
         not `body`; a list showing `body` there lags behind that write (as it can behind
-        a create), and the edit is sent anyway.
+        a create), and the edit is sent anyway. `given_back`: comments of ours a person's
+        rewrite made theirs (bot.deletion_events): still the bot's account's, opening with
+        the marker again should they paste our text back, but never ours to keep, edit or
+        delete as a copy.
         """
         ...
 

@@ -93,6 +93,8 @@ CREATE TABLE IF NOT EXISTS pr_state (
                                           -- the conversation was locked; NULL: none
     write_back  TEXT,                     -- a rewrite's words owed back onto our comment
                                           -- (JSON: comment, text); NULL: none
+    given_back  TEXT,                     -- our notes comments a rewrite gave a person, never
+                                          -- ours again (JSON: their ids); NULL: none
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS pr_replies (
@@ -268,6 +270,10 @@ class PRState:
     # a person's rewrite of our notes comment whose words are owed back onto it, should an
     # edit of ours show there (bot.write_backs)
     write_back: WriteBack | None = None
+    # our notes comments a person's rewrite made theirs (bot.deletion_events): still the
+    # App's and, should they paste our text back, opening with our marker, but never the
+    # notes comment again (bot.sticky `_write`)
+    given_back: tuple[int, ...] = ()
 
     def resume_mark(self) -> str:
         """What `resumed_at` holds when `/notes on` counts now."""
@@ -380,6 +386,7 @@ class PRStore:
         # renamed: since a reason names a renamed file by its new path;
         # owed_delete: since a deletion refused on a locked conversation is made after the unlock
         # write_back: since a rewrite's words a lock or a failure kept from going back are owed
+        # given_back: since a rewritten comment our text is pasted back onto stays theirs
         db.add_missing_columns(
             "pr_state",
             {
@@ -404,6 +411,7 @@ class PRStore:
                 "replaced": "TEXT",
                 "owed_delete": "INTEGER",
                 "write_back": "TEXT",
+                "given_back": "TEXT",
             },
         )
         db.script(  # after the column: an older table gains it just above
@@ -463,6 +471,7 @@ class PRStore:
             found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
             write_back=_write_back(r["write_back"]),
+            given_back=tuple(int(i) for i in json.loads(r["given_back"] or "[]")),
         )
 
     def put(self, state: PRState) -> None:
@@ -473,9 +482,9 @@ class PRStore:
                                   code_names, incidental, dismissed, evidence, paused,
                                   had_notes, switched_at, unconfirmed, resumed_at, files_listed,
                                   verbose_at, dismissed_at, restored_at, event_by, files_base,
-                                  replaced, renamed, owed_delete, write_back)
+                                  replaced, renamed, owed_delete, write_back, given_back)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                    ?, ?, ?, ?, ?, ?)
+                    ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (repo, number) DO UPDATE SET
                 comment_id = excluded.comment_id, body_hash = excluded.body_hash,
                 head_sha = excluded.head_sha, notes = excluded.notes,
@@ -491,7 +500,8 @@ class PRStore:
                 dismissed_at = excluded.dismissed_at, restored_at = excluded.restored_at,
                 event_by = excluded.event_by, files_base = excluded.files_base,
                 replaced = excluded.replaced, renamed = excluded.renamed,
-                owed_delete = excluded.owed_delete, write_back = excluded.write_back
+                owed_delete = excluded.owed_delete, write_back = excluded.write_back,
+                given_back = excluded.given_back
             """,
             (
                 state.repo.lower(),
@@ -526,6 +536,7 @@ class PRStore:
                 json.dumps(dict(state.renamed)),
                 state.owed_delete,
                 _stored_write_back(state.write_back),
+                json.dumps(list(state.given_back)) if state.given_back else None,
             ),
         )
 

@@ -493,7 +493,13 @@ def _write(
     # showing this body instead lags behind that write, and is not taken for "unchanged"
     differs = state.body_hash is not None and state.body_hash != body_hash(body)
     sticky = ctx.github.upsert_sticky(
-        ref, body, MARKER, create=create, known_id=state.comment_id, known_differs=differs
+        ref,
+        body,
+        MARKER,
+        create=create,
+        known_id=state.comment_id,
+        known_differs=differs,
+        given_back=_given_back(state),
     )
     ctx.metrics.comments.labels(str(sticky.outcome)).inc()
     if sticky.outcome == Outcome.SKIPPED:
@@ -513,6 +519,14 @@ def _write(
     # notes shown now count; a not-known had_notes (None) stays so until one is shown
     ctx.prs.put(replace(written, had_notes=bool(written.notes) or written.had_notes))
     return Refresh(sticky.outcome, "written", comment_id)
+
+
+def _given_back(state: PRState) -> tuple[int, ...]:
+    """The comments a person's rewrite made theirs (bot.deletion_events), which no write
+    takes for the notes comment should they paste our text back; but for the one the
+    state keeps: a release before they were kept (a rollback) took it back as its notes
+    comment and wrote it since, as it does a write-back owed onto it (bot.write_backs)."""
+    return tuple(i for i in state.given_back if i != state.comment_id)
 
 
 def _replaced(state: PRState, sticky: StickyResult) -> int | None:

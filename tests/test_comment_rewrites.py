@@ -15,7 +15,7 @@ from bot.db import Database
 from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
 from bot.dryrun import DryRunGitHub
-from bot.github_port import GitHubError, PRRef, write_asked
+from bot.github_port import GitHubError, Outcome, PRRef, write_asked
 from bot.markers import MARKER
 from bot.prstate import PRState, WriteBack
 from bot.queue import Delivery
@@ -1089,3 +1089,42 @@ def test_a_dry_run_with_a_token_routes_a_persons_edit_to_the_commands(tmp_path, 
     port = DryRunGitHub(Database(tmp_path / "port.sqlite3"))
     ctx = SimpleNamespace(settings=settings, github=port)
     assert d.dispatch(ctx, Delivery("d1", "issue_comment", "edited", payload)) == "commands"
+
+
+# kills: bot/deletion_events.py:handle_rewritten the comment given back not remembered
+def test_a_rewritten_comment_our_text_is_pasted_back_onto_is_never_taken_back(served):  # noqa: F811
+    """A maintainer rewrites the notes comment (theirs now, forgotten), then pastes our
+    notes text back onto it. It is still the App's (a rewrite keeps the author) and opens
+    with our marker: a write knowing no comment found it by the marker and took it for
+    the notes comment again, editing the comment given to them. The PR's state keeps the
+    comments given back, and no write takes one again: the notes go in a new comment."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    notes = c.body
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    rewritten(client, rt, fake, c)
+    assert state(rt).comment_id is None and state(rt).given_back == (c.id,)
+    pasted = f"{notes}\n\n(kept here by hand)"
+    sent(client, rt, rewrite(fake, fake.comment(c.id), pasted))
+    say_after(client, rt, fake, "/notes on")
+    assert fake.comment(c.id).body == pasted  # never edited: theirs
+    new = state(rt).comment_id
+    assert new is not None and new != c.id and fake.comment(new).body.startswith(MARKER)
+    # the PR's next event: two comments of the App's open with our marker, and the oldest
+    # (theirs) was the one kept, ours deleted as its copy
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:09Z"))
+    assert fake.comment(c.id).body == pasted
+    assert state(rt).comment_id == new and fake.comment(new) is not None
+
+
+# kills: bot/dryrun.py:DryRunGitHub.upsert_sticky a comment given back taken as the notes
+def test_the_dry_runs_port_takes_no_comment_given_back_for_the_notes_comment(tmp_path):
+    port = DryRunGitHub(Database(tmp_path / "port.sqlite3"))
+    pr = PRRef(DEFAULT_REPO, N, INSTALLATION)
+    theirs = port.upsert_sticky(pr, f"{MARKER}\nours once", MARKER, create=True).comment_id
+    assert theirs is not None
+    kept = port.upsert_sticky(pr, f"{MARKER}\nnow", MARKER, create=True, given_back=(theirs,))
+    assert kept.outcome is Outcome.CREATED and kept.comment_id != theirs
+    bodies = {c["id"]: c["body"] for c in port.comments(DEFAULT_REPO, N)}
+    assert bodies == {theirs: f"{MARKER}\nours once", kept.comment_id: f"{MARKER}\nnow"}

@@ -51,7 +51,9 @@ class CountingPort(DryRunGitHub):
         names = {n: tuple(self.files[:1]) for n in self.code_names}
         return FileList(self.files, names, self.incidental)
 
-    def upsert_sticky(self, ref, body, marker, *, create, known_id=None, known_differs=False):
+    def upsert_sticky(
+        self, ref, body, marker, *, create, known_id=None, known_differs=False, given_back=()
+    ):
         self.counted["upsert_sticky"] += 1
         done = super().upsert_sticky(
             ref, body, marker, create=create, known_id=known_id, known_differs=known_differs
