@@ -394,15 +394,17 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
 
 
 def _give_back(ctx: BotContext, ref: PRRef, comment_id: int) -> None:
-    """Keep comment `comment_id`, rewritten and not the notes comment the state keeps
-    (forgotten, or never known), as given back to a person (`PRState.given_back`): still
-    the App's, it opens with our marker again should they paste our text back, and a
-    write knowing no comment would find it by the marker and take it back, editing their
-    comment (or keep it as the oldest and delete ours as its copy). None in a dry run,
-    whose rewrites are ignored (it posts nothing on GitHub)."""
-    state = ctx.prs.get(ref.repo, ref.number)
-    if ctx.settings.is_dry_run or state.comment_id == comment_id:
+    """Keep comment `comment_id`, rewritten, as given back to a person
+    (`PRState.given_back`): still the App's, it opens with our marker again should they
+    paste our text back, and a write knowing no comment would find it by the marker and
+    take it back, editing their comment (or keep it as the oldest and delete ours as its
+    copy). Also when the rewrite changed nothing and the state still keeps it: no write
+    passes over the comment it keeps (bot.sticky `_given_back`), and its next finds it
+    no longer ours (no marker) and forgets it. None in a dry run, whose rewrites are
+    ignored: the ids are its own table's, and its comment would be passed over."""
+    if ctx.settings.is_dry_run:
         return
+    state = ctx.prs.get(ref.repo, ref.number)
     if comment_id not in state.given_back:
         ctx.prs.update(ref.repo, ref.number, given_back=(*state.given_back, comment_id))
 

@@ -514,6 +514,7 @@ def test_a_dry_run_takes_no_deletion_or_rewrite_for_one_of_its_comments(
         said = ran(caplog, answer, action)
         assert said.startswith("ignored: a dry run posts no comment on GitHub")
         assert not state(rt).opted_out and state(rt).comment_id == known
+        assert state(rt).given_back == ()  # its own comment, never passed over
 
 
 def deletion_event(body: str, sender: dict, author: str = BOT, author_type: str = "Bot") -> dict:
