@@ -185,12 +185,36 @@ def safe_text(text: str, limit: int | None = None) -> str:
     text = _SPACE.sub(" ", printable(text or "")).strip()
     if limit is not None:
         text = clip(text, limit)
+    return _BLOCK_START.sub(_escape_block_start, _prose(text))
+
+
+def _prose(text: str) -> str:
+    """Prose escaped, its own inline code spans kept code."""
     out, pos = [], 0
     for m in _CODE_SPAN.finditer(text):
         out.append(_escape(text[pos : m.start()]))
         out.append(code(m.group(2)))
         pos = m.end()
     out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+# A term in single quotes ('worker -> scheduler', 'don't' aside): the quote opens where a
+# word may start and closes where one ends, so the apostrophe of "note's" is neither
+_QUOTED_TERM = re.compile(r"(?<![^\s(\[])'([^'\n]+)'(?=$|[\s,;)\]])")
+
+
+def safe_text_quoting(text: str) -> str:
+    """`safe_text`, with each term in single quotes shown as a code span in their place:
+    GitHub's email of a comment is its raw Markdown, where an escaped term reads
+    `kv\\_cache` or `-&gt;`; in code nothing needs escaping (nor pings, links or renders),
+    so the term reads as typed, raw and rendered."""
+    text = _SPACE.sub(" ", printable(text or "")).strip()
+    out, pos = [], 0
+    for m in _QUOTED_TERM.finditer(text):
+        out += [_prose(text[pos : m.start()]), code(m.group(1))]
+        pos = m.end()
+    out.append(_prose(text[pos:]))
     return _BLOCK_START.sub(_escape_block_start, "".join(out))
 
 

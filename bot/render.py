@@ -11,6 +11,7 @@ why mode's topics when not even one note fits with them (the "no match" body too
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -18,7 +19,7 @@ from typing import Literal
 
 from bot.library import Library
 from bot.links import note_file_url, note_page_url
-from bot.markdown_safety import code, link_target, pr_link, safe_text
+from bot.markdown_safety import clip, code, link_target, pr_link, safe_text, safe_text_quoting
 from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
 from bot.notes import Note, Verdict
@@ -239,7 +240,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     limit = _REASONS_VERBOSE if opts.verbose else _REASONS_SHORT
     said = match.reasons if opts.verbose else short_view(match.reasons, note_names(note, topics))
     said = under_topics_line(said, [t.short for t in topics])
-    reasons = [f"- {safe_text(r, _REASON_MAX)}" for r in said[:limit]]
+    reasons = [f"- {reason_markdown(r)}" for r in said[:limit]]
     if len(said) > limit:
         reasons.append(f"- … and {len(said) - limit} more")
     if opts.verbose:
@@ -247,6 +248,25 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     else:
         lines += ["", "<details><summary>Why this note</summary>", "", *reasons, "", "</details>"]
     return lines
+
+
+# What a reason line names as things a reader may look up: the files it changes, the
+# tag the title carries ("changes a.py, b.py and 2 more files", "title is tagged [X]")
+_NAMES_FILES = re.compile(r"(changes )(?!\d+ other files?\b)(.+?)(?= and \d+ more files?\b| \(|$)")
+_NAMES_TAG = re.compile(r"(title is tagged )(\[[^\]]+\])")
+
+
+def reason_markdown(reason: str) -> str:
+    """A reason line as the comment writes it: the files, tag and quoted terms it names as
+    code spans (`safe_text_quoting`), which read as typed in the raw Markdown of GitHub's
+    notification email too, where an escaped `kv\\_cache\\_coordinator.py` did not."""
+    reason = clip(" ".join(reason.split()), _REASON_MAX)
+    m = _NAMES_FILES.match(reason) or _NAMES_TAG.match(reason)
+    if not m:
+        return safe_text_quoting(reason)
+    names = m.group(2).split(", ") if m.re is _NAMES_FILES else [m.group(2)]
+    rest = safe_text_quoting(reason[m.end() :])  # " and 2 more files (...)", " (...)"
+    return m.group(1) + ", ".join(map(code, names)) + (" " + rest if rest else "")
 
 
 def _topics_section(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
@@ -282,7 +302,7 @@ def _topics_lines(result: MatchResult, library: Library, shown: list[Match]) -> 
     if bare:
         lines += ["", "Topics hit that have no note yet:"]
         for topic_id, reasons in bare:
-            why = "; ".join(safe_text(r, _REASON_MAX) for r in reasons[:_REASONS_SHORT])
+            why = "; ".join(reason_markdown(r) for r in reasons[:_REASONS_SHORT])
             lines.append(f"- {_topic_name(library, topic_id)}" + (f": {why}" if why else ""))
     return lines
 

@@ -17,6 +17,7 @@ from bot.markdown_safety import (
     printable,
     redirect_github_links,
     safe_text,
+    safe_text_quoting,
 )
 
 
@@ -306,3 +307,31 @@ def test_a_shortcode_in_code_is_left_as_typed():
     # GitHub shows no emoji in code: a zero-width space there would be copied with it
     assert safe_text("see `:rocket:` here") == "see `:rocket:` here"
     assert code(":rocket:") == "`:rocket:`"
+
+
+# --- review 'r40k': a quoted term as code, read raw in GitHub's notification email ---
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown"),
+    [
+        ("name 'kv_cache' (x)", "name `kv_cache` (x)"),
+        ("name 'a -> b', 'c'", "name `a -> b`, `c`"),
+        ("name 'x`y'", "name ``x`y``"),
+        ("name '`y'", "name `` `y ``"),
+        ("name '@me #12 <b>'", f"name `@{ZWSP}me #{ZWSP}12 <b>`"),
+        # an apostrophe inside a word opens or closes no quote: prose, escaped
+        ("note's 'it's' x_y", "note's 'it's' x\\_y"),
+        ("('a')", "(`a`)"),
+        ("['a']", "\\[`a`\\]"),  # `[` stays escaped in prose
+        ("x 'a';", "x `a`;"),
+        ("'# h'", "`# h`"),
+        ("# 'h'", "\\# `h`"),  # a block marker at the start is still escaped
+        ("  'a'   b  ", "`a` b"),
+        ("'a\tb' c", "`a b` c"),
+    ],
+)
+def test_safe_text_quoting_shows_a_quoted_term_as_code(text, markdown):
+    assert safe_text_quoting(text) == markdown
+    page = gfm(markdown)
+    assert "<h1>" not in page and "@me" not in page.replace("<code>@" + ZWSP, "")

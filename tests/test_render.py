@@ -34,6 +34,7 @@ from bot.render import (
     render_paused,
     safe_text,
 )
+from bot.render import reason_markdown as md
 from tests.test_check import VALID, problems_of, write
 
 LIB = load_library()
@@ -230,7 +231,8 @@ def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
     page = gfm(render(result(n, reasons=("title mentions ':fire:'",)), LIB, opts=OPTS))
     assert emoji_shown(page) == []
     text = html.unescape(re.sub(r"<[^>]+>", "", page)).replace(ZWSP, "")
-    for said in (":rocket: decode", "加速 :zap:", "x:tada:y", "title mentions ':fire:'"):
+    # a quoted term is a code span (review 'r40k'), where GitHub shows no emoji either
+    for said in (":rocket: decode", "加速 :zap:", "x:tada:y", "title mentions :fire:"):
         assert said in text
 
 
@@ -687,16 +689,16 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
     lone = "title shares 'Keep' with this note's title"
     assert lone in res.matches[0].reasons  # the matcher still counts it ...
     assert lone not in render(res, LIB, opts=OPTS)  # ... the comment leaves it to why mode
-    assert f"- {lone}" in render(res, LIB, opts=replace(OPTS, verbose=True))
+    assert f"- {md(lone)}" in render(res, LIB, opts=replace(OPTS, verbose=True))
     # two words shared are a resemblance, and a lone line is kept when it is all there is
     two = "title shares 'Kimi', 'K3' with this note's title"
-    assert f"- {two}" in render(
+    assert f"- {md(two)}" in render(
         result(note(), reasons=("title mentions 'MoE'", two)), LIB, opts=OPTS
     )
-    assert f"- {lone}" in render(result(note(), reasons=(lone,)), LIB, opts=OPTS)
+    assert f"- {md(lone)}" in render(result(note(), reasons=(lone,)), LIB, opts=OPTS)
     keywords = "title shares 'Draft' with this note's keywords"
     body = render(result(note(), reasons=("title mentions 'MTP'", keywords)), LIB, opts=OPTS)
-    assert "'Draft'" not in body
+    assert "Draft" not in body
 
 
 def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
@@ -715,10 +717,10 @@ def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
     body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=OPTS)
     assert "Topics: Elastic EP scaling, Expert parallelism and elastic EP, ROCm platform" in body
     assert (
-        "- changes tests/distributed/test\\_elastic\\_ep.py (a path of this note;"
+        "- changes `tests/distributed/test_elastic_ep.py` (a path of this note;"
         " topics: Elastic EP scaling, Expert parallelism)"
     ) in body, body
-    assert "- title mentions 'eplb' (topic: Expert parallelism)" in body, body
+    assert "- title mentions `eplb` (topic: Expert parallelism)" in body, body
     # a topic's full name is said once, on the Topics line, wherever a short one is given
     for topic in LIB.topics.values():
         if topic.short_en:
@@ -761,15 +763,15 @@ def test_a_notes_one_topic_is_not_said_again_after_a_reason_of_its_own():
     for opts in (OPTS, replace(OPTS, verbose=True)):
         body = render(res, LIB, opts=opts)
         assert "\nTopics: EC (encoder cache) connector\n" in body, body
-        assert f"- {said})\n" in body, body
+        assert f"- {md(said)})\n" in body, body
         # a line the topic alone explains keeps it: it says why a file counts
         assert "1 more file (topic: EC connector)\n" in body, body
     # under a Topics line of two topics, the gloss says which (README's example)
     two = note(topics=("spec-decode", "prefix-caching"))
     line = "title mentions 'EAGLE' (also in this note's title; topic: Speculative decoding)"
-    assert f"- {line}\n" in render(result(two, reasons=(line,)), LIB, opts=OPTS)
+    assert f"- {md(line)}\n" in render(result(two, reasons=(line,)), LIB, opts=OPTS)
     one = render(result(note(), reasons=(line,)), LIB, opts=OPTS)
-    assert "- title mentions 'EAGLE' (also in this note's title)\n" in one, one
+    assert "- title mentions `EAGLE` (also in this note's title)\n" in one, one
 
 
 # kills: bot/reasons.py:short_view a lone shared name hidden as a lone common word is
@@ -788,7 +790,7 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
     )
     named = "title shares 'DeepSeek' with this note's title"
     assert any(named in m.reasons for m in res.matches), [m.reasons for m in res.matches]
-    assert f"- {named}" in render(res, LIB, opts=OPTS)
+    assert f"- {md(named)}" in render(res, LIB, opts=OPTS)
     # a chip, an acronym the note's topic writes (spec-decode: EAGLE, MTP), a name with a
     # digit are names; a word capitalised to open the title, or in lower case, is not
     for word, shown in [
@@ -804,7 +806,7 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
     ]:
         lone = f"title shares '{word}' with this note's keywords"
         body = render(result(note(), reasons=("title mentions 'MoE'", lone)), LIB, opts=OPTS)
-        assert (f"- {lone}" in body) is shown, word
+        assert (f"- {md(lone)}" in body) is shown, word
 
 
 # kills: bot/reasons.py:_a_name a word in capitals taken for a name whatever the note writes
@@ -819,8 +821,8 @@ def test_a_lone_word_in_capitals_is_a_name_only_where_the_note_writes_it_as_one(
     lone = "title shares 'SPARSE' with this note's title"
     assert lone in res.matches[0].reasons, res.matches[0].reasons
     body = render(res, LIB, opts=OPTS)
-    assert "'SPARSE'" not in body and "- title mentions 'MLA' (" in body, body
-    assert f"- {lone}" in render(res, LIB, opts=replace(OPTS, verbose=True))
+    assert "SPARSE`" not in body and "- title mentions `MLA` (" in body, body
+    assert f"- {md(lone)}" in render(res, LIB, opts=replace(OPTS, verbose=True))
     # an acronym the note or its topics write as a word of their own is a name, in any
     # case they write it: 'DCP' of the note's title, 'MOE' for a keyword 'MoE', 'EAGLE' of
     # spec-decode's keywords; not the 'KV' of a name, nor one a topic it lacks writes
@@ -836,7 +838,7 @@ def test_a_lone_word_in_capitals_is_a_name_only_where_the_note_writes_it_as_one(
         line = f"title shares '{word}' with this note's title"
         for on, shown in ((shown_on, True), (hidden_on, False)):
             said = render(result(on, reasons=("title mentions 'x'", line)), LIB, opts=OPTS)
-            assert (f"- {line}" in said) is shown, (word, on)
+            assert (f"- {md(line)}" in said) is shown, (word, on)
 
 
 def test_why_modes_footer_offers_the_short_comment_back_not_why_again():
@@ -897,7 +899,41 @@ def test_a_note_without_english_shows_its_chinese_title_once_and_no_empty_quote(
 def test_the_short_view_shows_twelve_reasons_and_counts_the_rest():
     many = tuple(f"title mentions 'w{i}'" for i in range(14))
     body = render(result(note(), reasons=many), LIB, opts=OPTS)
-    assert "- title mentions 'w11'" in body and "'w12'" not in body
+    assert "- title mentions `w11`" in body and "`w12`" not in body
     assert "- … and 2 more" in body
     why = render(result(note(), reasons=many), LIB, opts=replace(OPTS, verbose=True))
-    assert "- title mentions 'w13'" in why and "more\n" not in why.split("Why (score")[1]
+    assert "- title mentions `w13`" in why and "more\n" not in why.split("Why (score")[1]
+
+
+# --- found by review 'r40k' (the comment read as a plain-text notification email) ---
+
+
+def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw():
+    # GitHub's email of a new comment carries the raw Markdown: a reason read
+    # "changes kv\_cache\_coordinator.py" and "'worker -&gt; scheduler'". In a code span
+    # nothing is escaped, and nothing pings, links or renders either.
+    reasons = (
+        "changes vllm/v1/core/kv_cache_coordinator.py, a_b.py and 2 more files"
+        " (a path of this note)",
+        "its changed lines name 'worker -> scheduler', 'x`y' (topic: Spec Decode)",
+        "title mentions '@someone #123', 'a*b*' (keyword of this note)",
+        "title is tagged [Spec_Decode]",
+        "labeled 'ci/build'",
+        "changes 2 other files (topic: Spec Decode)",
+        "title mentions 'don't' and 'x's (keyword)",
+    )
+    body = render(result(note(), reasons=reasons), LIB, opts=OPTS)
+    assert (
+        "- changes `vllm/v1/core/kv_cache_coordinator.py`, `a_b.py` and 2 more files"
+        " (a path of this note)" in body
+    )
+    assert "- its changed lines name `worker -> scheduler`, ``x`y`` (topic: Spec Decode)" in body
+    assert f"- title mentions `@{ZWSP}someone #{ZWSP}123`, `a*b*` (keyword of this note)" in body
+    assert "- title is tagged `[Spec_Decode]`" in body
+    assert "- labeled `ci/build`" in body
+    assert "- changes 2 other files (topic: Spec Decode)" in body
+    # an apostrophe that opens or closes no quote stays prose, escaped where it must be
+    assert "- title mentions 'don't' and 'x's (keyword)" in body
+    page = gfm(body)
+    assert "<code>worker -&gt; scheduler</code>" in page and "<code>x`y</code>" in page
+    assert not LIVE_MENTION.search(outside_code(body)) and not ISSUE_REF.search(outside_code(body))
