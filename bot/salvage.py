@@ -33,6 +33,11 @@ ROW_NAMES = {
     "redelivery": ("redelivery {}", ("key",)),
     "dry_run_answered": ("dry-run delivery {}", ("id",)),
     "first_sent": ("first sending of delivery {}", ("id",)),
+    # not run at the unlock: the operator tells the PR to say them again
+    "locked_commands": (
+        "commands of comment {} on PR {}#{} kept for an unlock",
+        ("comment_id", "repo", "number"),
+    ),
 }
 # Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without

@@ -18,6 +18,7 @@ from bot.commands import Kind
 from bot.db import SCHEMA_VERSION, Database, NewerDatabase, servers_kept_out
 from bot.decision_store import DecisionStore
 from bot.feedback_store import FeedbackStore
+from bot.locked_commands import LockedCommands
 from bot.prstate import PRState, PRStore
 from bot.queue import DeliveryQueue
 from tests.damage_kit import break_overflow_chain, damage_root_page, leaf_pages, overwrite
@@ -201,6 +202,29 @@ def test_a_lost_decision_on_a_command_is_named_by_its_delivery(tmp_path):
     assert lost == [
         "decision on command 1 of delivery d-1",
         "decision on command 0 of delivery d-2",
+    ]
+
+
+# kills: bot/salvage.py ROW_NAMES a lost comment kept for an unlock named by its rowid alone
+def test_a_lost_comment_kept_for_an_unlock_is_named_by_its_pr_and_comment(tmp_path):
+    # Commands a locked conversation kept (bot.locked_commands) on a damaged page: they
+    # will not run at the unlock, so the operator learns which PR's comment to answer.
+    from tests.test_locked_commands import REF, _keep
+
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    DeliveryQueue(db)  # (salvage knows the bot's file by its tables)
+    store = LockedCommands(db)
+    _keep(store, REF, 42)
+    _keep(store, REF, 43)
+    db.close()
+    damage_root_page(path, "locked_commands")
+    r = _salvage(tmp_path, tmp_path / "new.sqlite3")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lost = [line.split(": ")[1] for line in r.stdout.splitlines() if line.startswith("  lost: ")]
+    assert lost == [
+        "commands of comment 42 on PR owner/repo#7 kept for an unlock",
+        "commands of comment 43 on PR owner/repo#7 kept for an unlock",
     ]
 
 
