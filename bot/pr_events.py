@@ -92,9 +92,32 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     else:
         said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
         done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]
-    done.append(release(ctx, ref))  # the commands it kept from being heard, queued after
+    done.append(_release_or_drop(ctx, delivery, ref))  # the commands it kept from being heard
     nothing = "nothing owed: no write or deletion was left to the unlock"
     return "; ".join(x for x in done if x) or nothing
+
+
+def _release_or_drop(ctx: BotContext, delivery: Delivery, ref: PRRef) -> str | None:
+    """The commands the lock kept, queued to run after the unlock; or, when the unlock's
+    payload says the PR is closed (and no newer event of it was seen: not reopened since),
+    dropped as `closed` drops them: kept after it ran (their comment's delivery ran late),
+    they would answer on the PR done with."""
+    pull = delivery.payload["pull_request"]
+    if pull.get("state") != "closed":
+        return release(ctx, ref)
+    event_at = as_github_time(pull.get("updated_at"))
+    if event_at and seen_event(ctx, ref, event_at, event_id(delivery)):
+        return release(ctx, ref)  # reopened since: as any unlock's
+    dropped = ctx.locked.drop(ref.repo, ref.number)
+    if not dropped:
+        return None
+    log.info(
+        "%s#%d: unlocked, closed: the commands kept of %d comment(s) dropped",
+        ref.repo,
+        ref.number,
+        dropped,
+    )
+    return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
 
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:

@@ -598,6 +598,73 @@ def test_a_closed_prs_kept_commands_are_dropped_not_run_at_a_later_unlock(live, 
     assert "A PR closed or merged meanwhile forgets them" in said
 
 
+# kills: bot/pr_events.py:handle_unlocked the commands kept on a closed PR run at its unlock
+def test_commands_kept_after_their_pr_closed_are_dropped_at_its_unlock(live, caplog):
+    """Said while locked, just before the PR closed, but run after its `closed` (a retry,
+    a late delivery): kept then, and `closed` had nothing to forget. The unlock of the
+    closed PR drops them, as `closed` would have, not run on the PR done with."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    closed = deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T10:02:00Z",
+    )
+    assert ran(caplog, closed, "pull_request.closed") == "skipped: closed"
+    said_while_locked(client, rt, fake, "/notes help")
+    assert len(rt.ctx.locked.kept(DEFAULT_REPO, N)) == 1
+    fake.unlock(DEFAULT_REPO, N)
+    answer = deliver_pr(
+        client,
+        rt,
+        action="unlocked",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T10:03:00Z",
+    )
+    assert "the PR is closed: the commands kept of 1 comment(s) dropped" in ran(caplog, answer)
+    assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    logged = f"{DEFAULT_REPO}#{N}: unlocked, closed: the commands kept of 1 comment(s) dropped"
+    assert logged in [r.getMessage() for r in caplog.records]
+    again = deliver_pr(  # (redelivered: nothing kept now, nothing said of them)
+        client,
+        rt,
+        action="unlocked",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T10:03:30Z",
+    )
+    assert "dropped" not in ran(caplog, again)
+
+
+# kills: bot/pr_events.py:_release_or_drop a stale unlock's `closed` taken for the PR's now
+def test_a_stale_unlock_of_a_closed_pr_reopened_since_releases_its_kept_commands(live, caplog):
+    """The unlock's payload says closed, but a newer event of the PR (it was reopened)
+    ran first: the commands are the reopened PR's, queued as at any unlock."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    said_while_locked(client, rt, fake, "/notes help")
+    deliver_pr(
+        client, rt, action="reopened", title=MATCHING_TITLE, updated_at="2026-09-01T10:05:00Z"
+    )
+    fake.unlock(DEFAULT_REPO, N)
+    answer = deliver_pr(
+        client,
+        rt,
+        action="unlocked",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at="2026-09-01T10:03:00Z",
+    )
+    assert ran(caplog, answer).endswith("1 comment(s) of commands kept while locked queued")
+    assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
 # kills: bot/pr_events.py:handle_pull_request a stale `closed` (payload unlocked) releasing them
 def test_a_stale_closed_leaves_the_reopened_prs_kept_commands(live, caplog):
     """A `closed` run after a newer event of the PR (reopened since) drops nothing, and
