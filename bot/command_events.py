@@ -211,7 +211,13 @@ def _diff_comment_source(payload: dict[str, Any]) -> Source:
 def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["issue"]["number"]))
-    said = run_commands(ctx, ref, _comment_source(payload), delivery)
+    source = _comment_source(payload)
+    said = run_commands(ctx, ref, source, delivery)
+    if source.comment_id is not None and ctx.locked.kept_by(ref, source.comment_id, delivery.id):
+        # its run met the lock: the payload's `locked`, from when it was said, is older
+        # (said before the lock; or a kept comment queued again, whose release would
+        # queue it once more, to meet the lock again, for as long as the lock stands)
+        return said
     return _then_kept(ctx, ref, payload["issue"], said)
 
 

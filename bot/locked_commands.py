@@ -172,6 +172,16 @@ class LockedCommands:
             )
         return len(gone)
 
+    def kept_by(self, ref: PRRef, comment_id: int, delivery_id: str) -> bool:
+        """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met
+        the lock (bot.command_answers keeps its comment only so)."""
+        rows = self.db.execute(
+            "SELECT 1 FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?"
+            " AND delivery = ?",
+            (ref.repo.lower(), ref.number, comment_id, delivery_id),
+        )
+        return bool(rows)
+
     def forget(self, repo: str, number: int, comment_id: int) -> None:
         self.db.execute(
             "DELETE FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",

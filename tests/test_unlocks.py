@@ -414,6 +414,48 @@ def test_a_command_locked_before_its_eyes_is_answered_at_the_unlock(live):
     assert sticky(fake) is not None and rt.queue.counts()["failed"] == 0
 
 
+# kills: bot/command_events.py:_then_kept a kept comment's own payload (unlocked when said)
+#        releasing it again at each run while locked: queued and kept again without end
+def test_a_command_locked_before_its_eyes_is_kept_once_not_released_by_its_own_payload(live):
+    """As above, with the payload GitHub sends: `issue.locked` false, as the comment was
+    said before the lock. Kept, its run said the PR unlocked (its payload's word, from
+    before the lock) and queued the kept commands again, which met the lock, were kept,
+    and were queued again by the same word: one GET and one refused 👀 after another,
+    for as long as the lock stood. Kept once, they wait for the unlock."""
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes", login="octo-dev")
+    fake.lock(DEFAULT_REPO, N)
+    payload = comment_payload(c)
+    payload["issue"]["locked"] = False  # (as GitHub says it when the comment was made)
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt, timeout=10)
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.delivery.endswith("#unlocked"), kept.delivery
+    assert rt.queue.counts()["done"] == 1 and reactions(fake, c) == set()
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == [] and rt.queue.counts()["failed"] == 0
+
+
+# kills: bot/locked_commands.py:LockedCommands.kept_by any run of the kept comment taken for
+#        the one that met the lock (its edit after a lost unlock leaving it kept)
+def test_a_kept_comment_edited_after_a_lost_unlock_is_released_by_its_edit(live):
+    """The unlock's event was lost; the maintainer then edits the kept comment (its event
+    says unlocked): the edit's run is not the one the lock kept, so it releases the kept
+    text, now edited (dropped: the edit answers for itself), and nothing stays kept."""
+    client, rt, fake = live
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)  # (its event never delivered)
+    old, c.body = c.body, "/notes help\n/notes why"
+    payload = comment_payload(c, action="edited", old_body=old)
+    payload["issue"]["locked"] = False
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 0
+
+
 def test_a_command_refused_after_its_eyes_is_not_kept(live, caplog):
     """The 👀 landed, the lock came before the reply: heard, so not run again at the
     unlock (its reply is not made, as before: docs/commands.md)."""
