@@ -640,6 +640,13 @@ def test_a_closed_prs_kept_commands_are_dropped_not_run_at_a_later_unlock(live, 
     assert "A PR closed or merged meanwhile forgets them" in said
 
 
+def unlocked_closed(client, rt, updated_at: str):
+    """The `unlocked` event of the closed PR N as of `updated_at`, delivered (deliver_pr)."""
+    return deliver_pr(
+        client, rt, action="unlocked", state="closed", title=MATCHING_TITLE, updated_at=updated_at
+    )
+
+
 # kills: bot/pr_events.py:handle_unlocked the commands kept on a closed PR run at its unlock
 def test_commands_kept_after_their_pr_closed_are_dropped_at_its_unlock(live, caplog):
     """Said while locked, just before the PR closed, but run after its `closed` (a retry,
@@ -660,26 +667,13 @@ def test_commands_kept_after_their_pr_closed_are_dropped_at_its_unlock(live, cap
     said_while_locked(client, rt, fake, "/notes help")
     assert len(rt.ctx.locked.kept(DEFAULT_REPO, N)) == 1
     fake.unlock(DEFAULT_REPO, N)
-    answer = deliver_pr(
-        client,
-        rt,
-        action="unlocked",
-        state="closed",
-        title=MATCHING_TITLE,
-        updated_at="2026-09-01T10:03:00Z",
-    )
+    answer = unlocked_closed(client, rt, "2026-09-01T10:03:00Z")
     assert "the PR is closed: the commands kept of 1 comment(s) dropped" in ran(caplog, answer)
     assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
     logged = f"{DEFAULT_REPO}#{N}: unlocked, closed: the commands kept of 1 comment(s) dropped"
     assert logged in [r.getMessage() for r in caplog.records]
-    again = deliver_pr(  # (redelivered: nothing kept now, nothing said of them)
-        client,
-        rt,
-        action="unlocked",
-        state="closed",
-        title=MATCHING_TITLE,
-        updated_at="2026-09-01T10:03:30Z",
-    )
+    # (redelivered: nothing kept now, nothing said of them)
+    again = unlocked_closed(client, rt, "2026-09-01T10:03:30Z")
     assert "dropped" not in ran(caplog, again)
 
 
@@ -695,14 +689,7 @@ def test_a_stale_unlock_of_a_closed_pr_reopened_since_releases_its_kept_commands
         client, rt, action="reopened", title=MATCHING_TITLE, updated_at="2026-09-01T10:05:00Z"
     )
     fake.unlock(DEFAULT_REPO, N)
-    answer = deliver_pr(
-        client,
-        rt,
-        action="unlocked",
-        state="closed",
-        title=MATCHING_TITLE,
-        updated_at="2026-09-01T10:03:00Z",
-    )
+    answer = unlocked_closed(client, rt, "2026-09-01T10:03:00Z")
     assert ran(caplog, answer).endswith("1 comment(s) of commands kept while locked queued")
     assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
 

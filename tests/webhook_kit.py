@@ -243,15 +243,19 @@ def get_json(url: str) -> dict:
         return json.loads(r.read())
 
 
+def _answer(check: Callable[[], Any]) -> Any:
+    """What `check()` answers, or None while the server refuses the connection."""
+    try:
+        return check()
+    except OSError:
+        return None
+
+
 def wait_until(check, timeout: float = 30.0, what: str = "condition"):
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            value = check()
-            if value:
-                return value
-        except OSError:
-            pass
+        if value := _answer(check):
+            return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
@@ -271,12 +275,8 @@ def wait_for_start(
     neither. Either failure says how long it waited."""
     began = time.monotonic()
     while True:
-        try:
-            value = check()
-            if value:
-                return value
-        except OSError:
-            pass
+        if value := _answer(check):
+            return value
         waited = time.monotonic() - began
         if proc.poll() is not None:
             raise AssertionError(
