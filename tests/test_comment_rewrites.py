@@ -349,6 +349,14 @@ def test_a_write_back_that_failed_is_made_before_a_later_commands_write(
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id == kept
 
 
+def budget_frozen(rt):
+    """`OWING`'s settings on a clock that never refills: the installation's write budget
+    and what it has left now."""
+    tune(rt, OWING, clock=lambda: 50.0)
+    budget = rt.ctx.flood.installation_writes
+    return budget, budget.left(INSTALLATION)
+
+
 # kills: bot/write_backs.py:write_back_owed a write-back made in a command's run not counted
 # kills: bot/command_answers.py:run_commands a command's write-back not taken from the budget
 @pytest.mark.parametrize("command", ["/notes on", "/notes why"])
@@ -362,9 +370,7 @@ def test_a_write_back_a_commands_update_makes_costs_the_installation_a_write(
     client, rt, fake = served
     c, payload = written_over(client, rt, fake)
     failed_write_back(client, rt, fake, c, payload)
-    tune(rt, OWING, clock=lambda: 50.0)  # no refill
-    budget = rt.ctx.flood.installation_writes
-    before = budget.left(INSTALLATION)
+    budget, before = budget_frozen(rt)
     say_after(client, rt, fake, command)
     assert fake.comment(c.id).body == THEIRS and sticky(fake).id != c.id
     assert before - budget.left(INSTALLATION) == 4
@@ -382,9 +388,7 @@ def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_
     client, rt, fake = served
     c, payload = written_over(client, rt, fake)
     failed_write_back(client, rt, fake, c, payload)
-    tune(rt, OWING, clock=lambda: 50.0)  # no refill
-    budget = rt.ctx.flood.installation_writes
-    before = budget.left(INSTALLATION)
+    budget, before = budget_frozen(rt)
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
     say_after(client, rt, fake, "/notes why")
     fake.clear_faults()
@@ -410,9 +414,7 @@ def test_a_write_back_that_sent_no_write_costs_nothing(served):  # noqa: F811
     notes = c.body
     fake.set_body(c.id, THEIRS)
     ref = PRRef(DEFAULT_REPO, N, INSTALLATION)
-    tune(rt, OWING, clock=lambda: 50.0)  # no refill
-    budget = rt.ctx.flood.installation_writes
-    before = budget.left(INSTALLATION)
+    budget, before = budget_frozen(rt)
     with charged(rt.ctx, ref):
         assert write_back_owed(rt.ctx, ref) is None  # nothing owed
     owed = WriteBack(c.id, THEIRS, None)
