@@ -420,8 +420,21 @@ def _is_number(words: list[str]) -> bool:
     is a note's number (`3`, `#3`, `3，只是改名`, `3,4`). After a note's number, `the` and
     an ordinal are the reason's words (`2 the first one fits, this one does not`), no
     second number."""
-    words = _ordinal(_past_separators(words), article=False)[0]
-    return bool(words) and _numbered(words[0])
+    past = _past_separators(words)
+    read = _ordinal(past, article=False)[0]
+    if not read or not _numbered(read[0]):
+        return False
+    # A dash or colon typed apart sets a reason off (`_reason`): one that starts with a
+    # number and goes on in words is the reason (`2 — 3 tests only renamed`, `2 : 1 file
+    # only`); a number alone after it, or more numbers, a list's (`1 - 2`, `1 : 2 , 3`)
+    return not (_sets_off(words, past) and read[1:] and not _is_number(read[1:]))
+
+
+def _sets_off(words: list[str], past: list[str]) -> bool:
+    """Whether the separators `_past_separators` read before `past` hold a reason's dash or
+    colon (`—`, `：` too: `_HALF_WIDTH`), not only a list's `,` or `.`."""
+    typed = " ".join(words)
+    return any(c in "-:" for c in typed[: len(typed) - len(" ".join(past))].translate(_HALF_WIDTH))
 
 
 # A list's separators as `_LISTED` reads them after a number (as ASCII: `，`, `、`, `–`, `—`

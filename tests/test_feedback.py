@@ -194,6 +194,36 @@ def test_a_separator_before_words_keeps_them_the_reason(typed, reason):
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
+# found by review 'r40j': a dash or colon typed apart sets a reason off, and one that starts
+#   with a number and goes on in words is the reason (`2 — 3 tests fail`), as it was before
+#   a list's separator typed apart read as glued: those were asked which note, as `1 - 2` is
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 — 3 tests only renamed", "3 tests only renamed"),
+        ("2 - 3 files are just moved", "3 files are just moved"),
+        ("2 : 1 file only", "1 file only"),
+        ("2 ： 2 个文件改名", "2 个文件改名"),
+        ("2 - #1234 fixed it already", "#1234 fixed it already"),
+        ("2 — 2024 change", "2024 change"),
+    ],
+)
+def test_a_reason_set_off_by_a_dash_may_start_with_a_number(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason, pick.problem) == (SHOWN[1], reason, None)
+    alone = pick_note(parse_commands(f"/notes wrong 1{typed[1:]}")[0].args, SHOWN[:1])
+    assert (alone.note_id, alone.reason) == (SHOWN[0], reason)
+
+
+# and numbers alone after it stay a list's: two notes, or which is meant is not clear
+@pytest.mark.parametrize("typed", ["1 - 2 - 3", "1 - 2 3", "1 — 2, 3", "1 : 2 , 3", "1 , 2 files"])
+def test_numbers_alone_after_a_dash_are_a_list(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    for shown in (SHOWN[:1], SHOWN):
+        assert pick_note(command.args, shown).note_id is None, (typed, shown)
+
+
 def test_a_separator_before_a_bracketed_number_is_the_reason_s():
     (command,) = parse_commands("/notes wrong - (2)")
     assert pick_note(command.args, SHOWN[:1]).reason == "(2)"
