@@ -92,7 +92,7 @@ def test_a_force_push_back_to_an_earlier_head_is_matched_on_that_head_s_files(li
     fake.add_pull(DEFAULT_REPO, fresh, files=MATCHING_FILES, title=UNRELATED_TITLE).head_sha = A
     deliver_pr(client, rt, number=fresh, title=UNRELATED_TITLE, head_sha=A)
     (want,) = ours(fake, fresh)
-    assert want.body.startswith(MARKER) and "kv\\_cache\\_coordinator.py" in want.body
+    assert want.body.startswith(MARKER) and "kv_cache_coordinator.py`" in want.body
     assert [c.body for c in ours(fake, n)] == [want.body]
 
 
@@ -112,7 +112,7 @@ def test_a_force_push_back_then_notes_refresh_still_matches_the_wrong_files(live
     drain(rt)
     assert rt.queue.counts()["failed"] == 0
     (c,) = ours(fake, n)
-    assert "kv\\_cache\\_coordinator.py" in c.body, c.body[:400]
+    assert "kv_cache_coordinator.py`" in c.body, c.body[:400]
 
 
 def test_a_label_delivered_before_the_retarget_it_follows_is_matched_on_the_new_base(live):
@@ -139,7 +139,7 @@ def test_a_label_delivered_before_the_retarget_it_follows_is_matched_on_the_new_
         updated_at="2026-09-01T10:00:00Z",
     )
     (before,) = ours(fake, n)
-    assert "kv\\_cache\\_coordinator.py" in before.body  # matched through its files
+    assert "kv_cache_coordinator.py`" in before.body  # matched through its files
     # retargeted onto its parent's branch: the diff is now the docs change alone; the
     # events after it say so in their `base.ref`
     retargeted = fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE)
@@ -225,7 +225,7 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
             client, rt, number=n, title=UNRELATED_TITLE, head_sha=head,
             updated_at="2026-09-01T10:00:00Z",
         )  # fmt: skip
-        assert "kv\\_cache\\_coordinator.py" in _sticky(fake, n)  # matched by its files
+        assert "kv_cache_coordinator.py`" in _sticky(fake, n)  # matched by its files
         assert rt.ctx.prs.get(DEFAULT_REPO, n).files_base == "master"
     # rollback: the previous release handles a retarget onto the parent's branch
     parent = fake.add_pull(DEFAULT_REPO, n, files=UNRELATED_FILES, title=UNRELATED_TITLE)
@@ -261,7 +261,7 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
         )  # fmt: skip
         assert rt.queue.counts()["failed"] == 0
         body = _sticky(fake, n)
-        assert "kv\\_cache\\_coordinator.py" in body, (
+        assert "kv_cache_coordinator.py`" in body, (
             "retargeted back to master, the PR was matched on the parent branch's files:"
             f" the previous release left files_base={rt.ctx.prs.get(DEFAULT_REPO, n).files_base!r}"
             f" on the list it cached; the comment reads {body[:300]!r}"
@@ -388,7 +388,7 @@ def test_a_push_matched_on_the_previous_heads_listing_is_looked_at_again(recheck
     assert fake.pending_faults() == 0  # the lagging answer was the one the event got
     assert rt.queue.counts()["failed"] == 0
     comments = ours(fake, n)
-    assert comments and "kv\\_cache\\_coordinator.py" in comments[-1].body, (
+    assert comments and "kv_cache_coordinator.py`" in comments[-1].body, (
         "the newest event was matched on the previous head's files and never looked again"
     )
 
@@ -433,4 +433,4 @@ def test_a_dry_run_keeps_matching_on_a_list_cached_before_bases_were_kept(tmp_pa
         label = dict(action="labeled", labels=("x",), updated_at="2026-09-01T10:00:01Z")
         deliver_pr(client, rt, **opened, **label)
         (comment,) = rt.dry_run.comments(DEFAULT_REPO, n)
-        assert "kv\\_cache\\_coordinator.py" in comment["body"], comment["body"][:300]
+        assert "kv_cache_coordinator.py`" in comment["body"], comment["body"][:300]

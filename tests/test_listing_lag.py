@@ -25,7 +25,7 @@ from tests.webhook_kit import MATCHING_FILES, UNRELATED_TITLE, clean_env, make_s
 REF = PRRef("vllm-project/vllm", 7301, 1001)
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 DOCS = ["docs/contributing.md"]  # no note's path
-NOTE_FILE = "kv\\_cache\\_coordinator.py"  # how the comment names MATCHING_FILES[0]
+NOTE_FILE = "kv_cache_coordinator.py`"  # how the comment names MATCHING_FILES[0] (a code span)
 
 
 class ListingPort(DryRunGitHub):

@@ -1026,7 +1026,7 @@ def test_a_renamed_file_is_named_by_its_new_path_also_from_the_cached_list(ctx, 
 
     monkeypatch.setattr(ctx.github, "list_files", listing)
     # no glob holds the new path: the move is named (tests/test_reasons.py)
-    shown, gone = (f"changes {p}".replace("_", "\\_") for p in (f"{old} → {new}", f"{old} ("))
+    shown, gone = f"changes `{old} → {new}`", f"changes `{old}` ("
     refresh_sticky(ctx, REF, facts(changed_files=1))
     assert shown in bodies(ctx)[-1] and gone not in bodies(ctx)[-1]
     assert ctx.prs.get(REF.repo, REF.number).renamed == {old: new}
@@ -1054,7 +1054,7 @@ def test_a_cached_list_takes_no_rename_its_paths_do_not_hold(ctx, monkeypatch):
     monkeypatch.setattr(ctx.github, "list_files", lambda ref, *, expected=None: 1 / 0)
     refresh_sticky(ctx, REF, facts(sha=SHA2, changed_files=1))  # the cached list
     assert "→" not in bodies(ctx)[-1], bodies(ctx)[-1]
-    assert f"changes {old} (".replace("_", "\\_") in bodies(ctx)[-1]
+    assert f"changes `{old}` (" in bodies(ctx)[-1]
 
 
 # --- found by mutation run 'r25d' (bot/dryrun.py) ---
