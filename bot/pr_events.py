@@ -108,16 +108,10 @@ def _release_or_drop(ctx: BotContext, delivery: Delivery, ref: PRRef) -> str | N
     event_at = as_github_time(pull.get("updated_at"))
     if event_at and seen_event(ctx, ref, event_at, event_id(delivery)):
         return release(ctx, ref)  # reopened since: as any unlock's
-    dropped = ctx.locked.drop(ref.repo, ref.number)
-    if not dropped:
-        return None
-    log.info(
-        "%s#%d: unlocked, closed: the commands kept of %d comment(s) dropped",
-        ref.repo,
-        ref.number,
-        dropped,
+    dropped = _drop_kept(ctx, ref, "unlocked, closed")
+    return (
+        f"the PR is closed: the commands kept of {dropped} comment(s) dropped" if dropped else None
     )
-    return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
 
 
 def check_pull_request(payload: dict[str, Any]) -> str | None:
@@ -225,16 +219,26 @@ def _closed(ctx: BotContext, delivery: Delivery) -> str:
     newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
     if newer:
         return f"skipped: closed (stale: {newer} is newer)"
+    dropped = _drop_kept(ctx, ref, "closed")
+    return (
+        f"skipped: closed; the commands kept of {dropped} comment(s) dropped"
+        if dropped
+        else "skipped: closed"
+    )
+
+
+def _drop_kept(ctx: BotContext, ref: PRRef, event: str) -> int:
+    """Forget the commands a lock kept on the closed PR, saying so in the log; how many."""
     dropped = ctx.locked.drop(ref.repo, ref.number)
     if dropped:
         log.info(
-            "%s#%d: closed: the commands kept of %d comment(s) dropped",
+            "%s#%d: %s: the commands kept of %d comment(s) dropped",
             ref.repo,
             ref.number,
+            event,
             dropped,
         )
-        return f"skipped: closed; the commands kept of {dropped} comment(s) dropped"
-    return "skipped: closed"
+    return dropped
 
 
 def event_id(delivery: Delivery) -> str:
