@@ -63,6 +63,9 @@ class MatchConfig(BaseModel):
     min_specific: float = Field(default=2.0, ge=0)
     main_topic_first: bool = True
     extra_links_need_own: bool = True
+    # A note whose topics are all broad: an aspect no topic lists, beside its first
+    # topic, counts its topics' evidence at full weight (bot/matching.py).
+    broad_note_aspect: bool = True
     files_only_share: float = Field(default=0.33, ge=0, le=1)
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.

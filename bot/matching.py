@@ -598,8 +598,10 @@ class CompiledMatcher:
         shared: dict[str, float] = {}  # evidence key -> weight it already contributed
         broad = 0.0  # what broad topics contributed beyond the note's own words and files
         wider = wider_mentions([e for _, evidence in kept for e in evidence], scan, facts)
+        full = cfg.broad_note_aspect and self._broad_note_aspect(note, own)
         for th, evidence in kept:
-            capped = th.score / sum(e.weight for e in th.evidence)
+            said = sum(e.weight for e in th.evidence)
+            capped = (min(cfg.topic_cap, said) if full else th.score) / said
             # A title tag naming a narrow main topic ([PCP], [watermarking]) says what the
             # PR is about: it counts in full, whatever other topics the note has.
             narrow_tag = th.topic.id == main and main in self._narrow
@@ -614,6 +616,21 @@ class CompiledMatcher:
                 if th.topic.id in self._broad and not e.keys & own_keys:
                     broad += e.weight * scale
         return scored, shared, broad
+
+    def _broad_note_aspect(self, note: Note, own: list[Evidence]) -> bool:
+        """Every topic of the note is broad and the title names an aspect of its own, a
+        word no topic lists: the note's own word singles it out, and its topics may
+        count at full weight (`broad_note_aspect`), so aspect and subsystem reach the
+        threshold as they do for a note on topics of full weight. `conftest`, a word of
+        test plumbing, is that topic's evidence, not the note's."""
+        if not all(t in self._broad for t in note.topics):
+            return False
+        listed = (self._term_topics, self._tag_topics)
+        return any(
+            e.kind is EvidenceKind.ASPECT
+            and not any(terms.get(k.removeprefix("title:")) for k in e.keys for terms in listed)
+            for e in own
+        )
 
     def _outside(
         self,

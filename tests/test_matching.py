@@ -89,6 +89,7 @@ TEST_LIMITS = {
     "main_topic_first": False,
     "extra_links_need_own": False,
     "files_only_share": 0.0,
+    "broad_note_aspect": False,
 }
 CFG = MatchConfig(**TEST_LIMITS, weights=TEST_WEIGHTS)
 
@@ -1037,6 +1038,39 @@ def test_an_aspect_needs_the_subsystem_s_files_when_the_files_are_known():
     assert ids(match_pr(elsewhere, lib, CFG)) == []
     inside = pr(title, files=["vllm/v1/spec_decode/metrics.py"])
     assert ids(match_pr(inside, lib, CFG)) == ["n-accept"]
+
+
+def test_an_aspect_of_its_own_carries_a_note_whose_topics_are_all_broad():
+    """The NPU CI note's topics (CI, test plumbing) are both broad: its aspect and a CI
+    tag scored 3 + 2.5 x 0.5 (broad) x 0.5 (one topic of two shown), under the
+    threshold that a note on topics of full weight reaches with the same two (r41e)."""
+    ci = Topic(id="ci", name_en="Hardware CI", name_zh="硬件 CI", keywords=("CI",))
+    mocks = Topic(id="mocks", name_en="Test mocks", name_zh="测试 mock", keywords=("conftest",))
+    lib = Library(
+        notes=(note("n-npu", ("ci", "mocks"), aspects=("pip", "conftest")),),
+        topics={t.id: t for t in (*TOPICS, ci, mocks)},
+    )
+    broad = {"topic_scale": {"ci": 0.5, "mocks": 0.5}, "min_specific": 2.0}
+    cfg = CFG.model_copy(update={**broad, "main_topic_first": True})
+    on = cfg.model_copy(update={"broad_note_aspect": True})
+    title = pr("[CI] Install test dependencies with pip")
+    assert ids(match_pr(title, lib, cfg)) == []  # 3.62: the rule off, as before
+    got = match_pr(title, lib, on).matches
+    assert [m.note.id for m in got] == ["n-npu"]
+    assert got[0].score == 4.25  # the CI tag at full weight, for the one topic shown of two
+    # an aspect that a topic lists (`conftest`, test plumbing's word) is that topic's word
+    assert ids(match_pr(pr("[CI] Patch conftest to free GPU memory"), lib, on)) == []
+    # a note with a topic of full weight is scored as before
+    lib_spec = library(note("n-accept", ("spec-decode", "rocm"), aspects=("metric",)))
+    scaled = on.model_copy(update={"topic_scale": {"rocm": 0.5}})
+    metrics = pr("[Spec Decode][ROCm] Export acceptance metrics")
+    assert match_pr(metrics, lib_spec, scaled).matches[0].score == (
+        match_pr(metrics, lib_spec, scaled.model_copy(update={"broad_note_aspect": False}))
+        .matches[0]
+        .score
+    )
+    # the aspect still needs the note's first topic shown
+    assert ids(match_pr(pr("Install test dependencies with pip"), lib, on)) == []
 
 
 def test_a_topic_tag_counts_inside_a_title_tag_only():
