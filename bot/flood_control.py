@@ -224,6 +224,22 @@ class _Spells(Generic[K]):
         return key in self._refusing and self.budget.left(key) < n
 
 
+def _keep(kept: dict[str, None], key: str, max_kept: int) -> None:
+    """Remember `key` in `kept` (insertion order), the oldest forgotten past `max_kept`:
+    the process's bounded memory of what it admitted or paid for (never given back)."""
+    while len(kept) >= max_kept:
+        del kept[next(iter(kept))]
+    kept[key] = None
+
+
+def _claim(kept: dict[str, None], key: str) -> bool:
+    """Whether `key` is remembered in `kept`, forgetting it: each is claimed once."""
+    if key not in kept:
+        return False
+    del kept[key]
+    return True
+
+
 class FloodControl:
     """One process's limits, from config/commands.toml: per PR, sticky-comment updates
     (coalesced) and reply comments (a budget), with PR keys `owner/name#N`; per
@@ -303,19 +319,14 @@ class FloodControl:
         the reply on the PR, one reply past the budgets. Its re-run claims it
         (`held_reply`). The oldest are forgotten past `max_kept` (never given back)."""
         with self._lock:
-            while len(self._held) >= max_kept:
-                del self._held[next(iter(self._held))]
-            self._held[key] = None
+            _keep(self._held, key, max_kept)
 
     def held_reply(self, key: str) -> bool:
         """Whether an earlier run of this process paid the reply `key` and failed unsure
         it was posted (`hold_reply`): once. The re-run, finding it posted or posting it,
         pays nothing more; after a restart (budgets start full) it pays as a first run."""
         with self._lock:
-            if key not in self._held:
-                return False
-            del self._held[key]
-            return True
+            return _claim(self._held, key)
 
     def refund_reply(self, pr: str, installation: int | None) -> None:
         """Give back the reply `allow_reply` allowed when it was not posted."""
@@ -338,10 +349,8 @@ class FloodControl:
         """Remember that this delivery's run was admitted by the write budget (reserved,
         or taken as a re-run's), so that its re-runs are answered whole (`take_writes`)."""
         with self._lock:
-            self._admitted.pop(delivery, None)
-            while len(self._admitted) >= max_kept:
-                del self._admitted[next(iter(self._admitted))]
-            self._admitted[delivery] = None
+            self._admitted.pop(delivery, None)  # admitted again: the newest
+            _keep(self._admitted, delivery, max_kept)
 
     def admitted(self, delivery: str) -> bool:
         """An earlier run of this delivery was admitted. A run stopped before the budget
@@ -376,9 +385,7 @@ class FloodControl:
         `delivery` it queued: that update gives it back if it writes no comment
         (`claim_prepaid`). The oldest are forgotten past `max_kept` (never given back)."""
         with self._lock:
-            while len(self._prepaid) >= max_kept:
-                del self._prepaid[next(iter(self._prepaid))]
-            self._prepaid[delivery] = None
+            _keep(self._prepaid, delivery, max_kept)
 
     def claim_prepaid(self, delivery: str) -> bool:
         """Whether the run that settles the deferred update `delivery` (its first that
@@ -386,7 +393,4 @@ class FloodControl:
         write: once, in the process whose command paid it (after a restart the budgets
         start full, the payment forgotten)."""
         with self._lock:
-            if delivery not in self._prepaid:
-                return False
-            del self._prepaid[delivery]
-            return True
+            return _claim(self._prepaid, delivery)

@@ -471,10 +471,8 @@ def test_a_re_run_taking_one_write_spends_one():
     assert flood.installation_writes.left(7) == 9
 
 
-# kills: bot/flood_control.py:FloodControl.prepaid `len(self._prepaid) >= max_kept` -> `>`, and
-#        :FloodControl.claim_prepaid `return False` -> `return None` (the others of 359-362 only
-#        test_command_events killed, in 90 s, with the tests now in test_command_updates; here too
-#        now)
+# kills: bot/flood_control.py:_keep `len(kept) >= max_kept` -> `>` (FloodControl.prepaid's),
+#        and :_claim `return False` -> `return None` (claim_prepaid's)
 def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     flood = FloodControl(load_command_config(), clock=lambda: 0.0)
     assert flood.claim_prepaid("d0") is False  # never prepaid
