@@ -1,4 +1,17 @@
-"""The worker threads that drain the delivery queue (bot/queue.py)."""
+"""The worker threads that drain the delivery queue (bot/queue.py), and what each run's
+end does to its delivery (`Workers.run_one`): done, failed (for `review-notes retry`), or
+put back to run again by itself.
+
+- A rate limit: put back until GitHub's reset (`_defer`, `DeliveryQueue.defer`).
+- A GitHub outage (`github_port.github_outage`: a 5xx, a timeout, a dropped connection,
+  the client's tries used up): put back for a growing wait (`OutageWaits`, `_wait_out`),
+  and the whole queue paused meanwhile (`DeliveryQueue.put_back`); the first run GitHub
+  answers again ends the pause (`_github_answered`). The deliveries put back then run
+  again: the PRs opened and the commands said during the outage are answered late, once.
+- The server stopping under a run: handed back, to run at the next start (`_hand_back`).
+- The database refusing a claim or an outcome: retried, and reported to /healthz
+  (`Failures`).
+"""
 
 from __future__ import annotations
 
