@@ -18,6 +18,11 @@ Events of the same second come in no promised order (`gh pr create --label` send
 `opened` without the label and `labeled` with it, both at one `updated_at`): an event
 tied with one already handled is matched on the PR as GitHub has it now (closed
 by then: left alone; a dry run cannot ask and keeps the payload).
+The event's files re-check: a file list GitHub gives short of the PR's `changed_files`
+(it lags a push) raises FilesNotReady, and the same event is queued again as a delivery
+of its own (`_recheck_later`: RECHECK in its payload, RECHECK_ID in its id), after each
+of REVIEW_NOTES_FILES_RECHECK_DELAYS in turn; the last takes the list as it is. A
+command's update re-checks its list the same way (bot.files_recheck).
 """
 
 from __future__ import annotations
