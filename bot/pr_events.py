@@ -158,6 +158,12 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
 
 
 def _handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
+    """One event's look at its PR, in order: `closed` only remembered (`_closed`); the PR
+    as GitHub has it now on a tie of the same second (`_as_now`); the commands' update
+    owed, made on this look (`write_owed`), else (none owed, it waits for its window, or
+    the event is older than one handled) the event's own (`refresh_sticky`); a list
+    short of a push queued for its files re-check (`_recheck_later`); then the deletion
+    owed (`delete_owed`). What was done."""
     payload = delivery.payload
     if payload.get("action") == "closed":  # nothing to match: only remember when
         return _closed(ctx, delivery)
