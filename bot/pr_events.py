@@ -44,7 +44,9 @@ from bot.sticky import Refresh, refresh_sticky, seen_event
 from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)
-# Set on our own re-check of a delivery whose file list GitHub had not caught up with.
+# Set on our own re-check of a delivery whose file list GitHub had not caught up with: a
+# payload key (its value, which re-check), where bot.files_recheck's RECHECK_ACTION, the
+# same words, is the action of a command's re-check. Both are in queued payloads: kept.
 RECHECK = "review_notes_files_recheck"
 RECHECK_ID = "#files-recheck-"  # and its number: a re-check's delivery id after its event's
 
