@@ -42,6 +42,7 @@ from bot.command_feedback import take_feedback
 from bot.command_policy import (
     DONE,
     REFUSED,
+    TAKEN,
     Decision,
     asks_permission,
     first_reaction,
@@ -152,20 +153,24 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         with charged(ctx, ref):  # a rewrite's words its update writes back first
             return _run_judged(ctx, ref, source, delivery, judged, spent)
     except ConversationLocked:
-        # heard (its 👀 shows, or an earlier run's may: a reply too, which a run under
-        # another id would post again), or not kept: what it left owed waits (bot.dispatch)
-        if spent.writes > 1 or delivery.attempts > 1 or source.comment_id is None or source.on_diff:
+        # answered in part (a reply, which a run under another id would post again; its
+        # update, owed), maybe so by an earlier run, or not kept: what it left owed waits
+        # (bot.dispatch). Its 👀 alone is no answer: kept, the unlock adds no second one.
+        if spent.answered or delivery.attempts > 1 or source.comment_id is None or source.on_diff:
             raise
-        return _kept_for_the_unlock(ctx, ref, source, delivery)
+        return _kept_for_the_unlock(ctx, ref, source, delivery, source.heard or spent.heard)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
 
 
-def _kept_for_the_unlock(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
-    """GitHub refused the comment's first write, its 👀, as the conversation is locked
-    (said there by a maintainer, or locked before its 👀): nothing shows it was heard, so
-    it is kept, and run again at the unlock (bot.locked_commands)."""
-    if not ctx.locked.keep(ref, delivery, source):
+def _kept_for_the_unlock(
+    ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery, heard: bool
+) -> str:
+    """GitHub refused the comment's answer as the conversation is locked (said there by a
+    maintainer, or locked before its 👀, or between its 👀 and its first reply): nothing
+    shows it was answered, so it is kept, and run again at the unlock
+    (bot.locked_commands); `heard`: its 👀 shows."""
+    if not ctx.locked.keep(ref, delivery, source, heard):
         return "the conversation is locked: a newer text of this comment is kept for the unlock"
     log.info(
         "%s#%d: the conversation is locked: the commands of comment %s are kept for the unlock",
@@ -238,7 +243,10 @@ def _run_judged(
     """React, run and answer the comment's commands; `spent` counts the writes."""
     reactions = Reactions(ctx, ref, spent)
     for c, d in judged:
-        reactions.add(source.comment_id, first_reaction(c, d), source.on_diff)
+        first = first_reaction(c, d)
+        if not (source.heard and first == TAKEN):  # (a kept comment's 👀 shows already)
+            reactions.add(source.comment_id, first, source.on_diff)
+    spent.heard = True
     switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
     newer = newer_switch(ctx, ref, source) if switching else None
 
@@ -269,6 +277,7 @@ def _run_judged(
         said.append(_answer_errors(ctx, ref, source, delivery, errors, reactions))
     owed = False
     if sticky:
+        spent.answered = True  # a lock refusing its update leaves it owed (ask_for_update)
         summary, owed = ask_for_update(ctx, ref, source, sticky, reactions)
         said.append(summary)
         answered += not owed
@@ -299,6 +308,7 @@ def _reply_once(
     spent.writes += 1
     try:
         reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+        spent.answered = True
         ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
     except Exception as exc:
         if _not_posted(exc):  # its re-run pays, not this run

@@ -13,9 +13,10 @@ the event says about the PR. bot.command_answers runs and answers them.
 A locked conversation takes no comment and no reaction from the App: a PR comment's
 commands whose 👀 GitHub refuses so (said there, or locked before the 👀) are kept and
 run at the unlock (bot.locked_commands); a review's or a diff comment's there are ignored
-at intake (the payload says `locked`). A lock that came after the 👀 ends the delivery at
-the first write GitHub refuses (bot.dispatch): the update of the notes comment it asked
-for, when refused, is owed and made at the unlock.
+at intake (the payload says `locked`). A lock that came after the 👀 and before any reply
+is kept so too (no second 👀 then); after a reply, or at the update of the notes comment
+asked for, it ends the delivery at the first write GitHub refuses (bot.dispatch): the
+update, when refused, is owed and made at the unlock.
 
 Bots are never answered (our own comments included, known by who wrote them; with a
 token, whose owner also writes as a person, by who wrote them and our marker: see
@@ -25,6 +26,7 @@ token, whose owner also writes as a person, by who wrote them and our marker: se
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from bot.command_answers import run_commands
@@ -35,7 +37,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, Route, payload_id
 from bot.github_port import PRRef, ref_from_payload, repository_id
-from bot.locked_commands import release_unlocked
+from bot.locked_commands import HEARD, release_unlocked
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -193,7 +195,9 @@ def _comment_source(payload: dict[str, Any]) -> Source:
     issue = payload["issue"]
     # An issue has the title, body, labels and author, but not the head commit.
     pull = {k: issue[k] for k in _PULL_FIELDS if k in issue}
-    return _source(payload, "comment", pull, reacts=True)
+    source = _source(payload, "comment", pull, reacts=True)
+    # (set by bot.locked_commands only: GitHub's payloads have no such field)
+    return replace(source, heard=payload.get(HEARD) is True)
 
 
 def _review_source(payload: dict[str, Any], received_at: str = "") -> Source:

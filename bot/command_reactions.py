@@ -45,9 +45,15 @@ class Spent:
     budget (`FloodControl.reserve_writes`); the rest goes back. A write tried and
     refused counts: GitHub may count it too; one a rate limit pause held back, never
     sent, does not (its re-run, uncounted while another call's limit lasts, would keep
-    it again each time)."""
+    it again each time).
+
+    And how far GitHub took the answer, for a lock met halfway (bot.command_answers):
+    `heard`, its first reactions (👀) added; `answered`, a reply of it posted, or its
+    update begun (the lock leaves that owed to the unlock)."""
 
     writes: int = 0
+    heard: bool = False
+    answered: bool = False
 
 
 class Reactions:

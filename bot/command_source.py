@@ -28,3 +28,4 @@ class Source:
     origin: str = ""  # `comment:ID`, `diff:ID` or `review:ID`: what a `wrong` mark remembers
     said_at: str | None = None  # when GitHub says its text was written (command_events.said_at)
     repo_id: int | None = None  # the repository's id (`repository.id`); None: not told
+    heard: bool = False  # its 👀 shows: a kept comment's run that met the lock after it

@@ -4,7 +4,10 @@ On a locked PR only collaborators may comment, and GitHub refuses the App every 
 there, reactions too: a maintainer's command said there, or said just before a lock that
 came ahead of its 👀, could be neither answered nor acknowledged, and was dropped. A PR
 comment's commands whose first write (the 👀, or 😕) GitHub refused so are kept here
-(`keep`, bot.command_answers), one row per comment, in the bot's SQLite file
+(`keep`, bot.command_answers), one row per comment, in the bot's SQLite file; so are
+those whose 👀 landed and whose first reply the lock refused (`heard`: their run at the
+unlock adds no second 👀), not those GitHub took a reply or the update of (posted again,
+or owed: bot.pr_events.handle_unlocked writes it)
 (`locked_commands`). The unlock (bot.pr_events) queues each again (`release`), run then
 as if GitHub had just sent it (reactions, replies, the notes comment's update), when the
 comment still says what was kept: one deleted since was taken back, and one edited since
@@ -56,11 +59,14 @@ CREATE TABLE IF NOT EXISTS locked_commands (
     old_body    TEXT,               -- its text before the lock (an edit); NULL: a new comment
     said_at     TEXT,               -- its order key (bot.command_events.said_at)
     kept_at     TEXT NOT NULL,
+    heard       INTEGER NOT NULL DEFAULT 0, -- 1: its 👀 shows (the lock met its reply)
     PRIMARY KEY (repo, number, comment_id)
 );
 """
 # the delivery queued again at the unlock: the kept one's id, then this
 UNLOCKED_ID = "#unlocked"
+# set in its payload when the comment's 👀 shows: its run adds no second one
+HEARD = "review_notes_heard"
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class Kept:
     payload: dict[str, Any]
     body: str
     old_body: str | None
+    heard: bool = False
 
 
 class LockedCommands:
@@ -79,26 +86,28 @@ class LockedCommands:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)  # an older file gains the table here, at start
+        db.add_missing_columns("locked_commands", {"heard": "INTEGER NOT NULL DEFAULT 0"})
 
-    def keep(self, ref: PRRef, delivery: Delivery, source: Source) -> bool:
+    def keep(self, ref: PRRef, delivery: Delivery, source: Source, heard: bool = False) -> bool:
         """Keep the comment's commands for the unlock; an edit of one kept already keeps
-        the text before the lock (its commands ran then). False: a newer text of the
-        comment is kept (this delivery ran late)."""
+        the text before the lock (its commands ran then), and its 👀 (`heard`: it shows).
+        False: a newer text of the comment is kept (this delivery ran late)."""
         assert source.comment_id is not None
         key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
-                "SELECT said_at, old_body FROM locked_commands"
+                "SELECT said_at, old_body, heard FROM locked_commands"
                 " WHERE repo = ? AND number = ? AND comment_id = ?",
                 key,
             ).fetchone()
             if row is not None and said_before(source.said_at, row["said_at"]):
                 return False
             old_body = source.old_body if row is None else row["old_body"]
+            heard = heard or (row is not None and bool(row["heard"]))
             conn.execute(
                 "INSERT OR REPLACE INTO locked_commands (repo, number, comment_id, delivery,"
-                " event, payload, body, old_body, said_at, kept_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " event, payload, body, old_body, said_at, kept_at, heard)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     *key,
                     delivery.id,
@@ -108,6 +117,7 @@ class LockedCommands:
                     old_body,
                     source.said_at,
                     utcnow(),
+                    int(heard),
                 ),
             )
         return True
@@ -127,6 +137,7 @@ class LockedCommands:
                 json.loads(r["payload"]),
                 r["body"],
                 r["old_body"],
+                bool(r["heard"]),
             )
             for r in rows
         ]
@@ -236,6 +247,8 @@ def _as_said(kept: Kept) -> dict[str, Any]:
     lock did not have (all of a comment new then). Its text is the one kept (`keep`): the
     newest delivery's. A `created` reads no `changes` an edit's payload carries."""
     payload = copy.deepcopy(kept.payload)
+    if kept.heard:
+        payload[HEARD] = True
     if kept.old_body is None:
         payload["action"] = "created"
     else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)

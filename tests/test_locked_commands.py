@@ -85,3 +85,33 @@ def test_a_closed_prs_kept_comments_are_dropped_and_no_other_prs(tmp_path):
     _keep(store, PRRef("Owner/Repo", 8, 1001), 3)
     assert store.drop("Owner/Repo", 7) == 2
     assert store.kept("owner/repo", 7) == [] and len(store.kept("owner/repo", 8)) == 1
+
+
+# kills: bot/locked_commands.py:LockedCommands.keep an edit kept over a heard comment losing
+#        its 👀 (added a second time at the unlock)
+def test_a_heard_comment_edited_while_locked_stays_heard(tmp_path):
+    """Kept with its 👀 shown (the lock met its reply), then edited while locked (the
+    edit's 👀 refused): the 👀 still shows, and the unlock adds none."""
+    store = LockedCommands(Database(tmp_path / "bot.sqlite3"))
+    assert store.keep(REF, *_said("/notes help", "2026-09-01T10:00:00Z"), heard=True)
+    assert store.keep(REF, *_said("/notes why", "2026-09-01T10:05:00Z", "/notes help"))
+    (kept,) = store.kept("owner/repo", 7)
+    assert (kept.body, kept.heard) == ("/notes why", True)
+    _keep(store, REF, 43)  # (not heard: its 👀 was refused)
+    assert {k.comment_id: k.heard for k in store.kept("owner/repo", 7)} == {42: True, 43: False}
+
+
+def test_a_file_kept_before_heard_was_known_gains_it_at_start(tmp_path):
+    """A database whose table lacks the column (an older release's) gains it, its rows
+    not heard: the unlock adds their 👀, as before."""
+    db = Database(tmp_path / "bot.sqlite3")
+    db.script(
+        "CREATE TABLE locked_commands (repo TEXT NOT NULL, number INTEGER NOT NULL,"
+        " comment_id INTEGER NOT NULL, delivery TEXT NOT NULL, event TEXT NOT NULL,"
+        " payload TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT, said_at TEXT,"
+        " kept_at TEXT NOT NULL, PRIMARY KEY (repo, number, comment_id));"
+        "INSERT INTO locked_commands VALUES ('owner/repo', 7, 42, 'd', 'issue_comment', '{}',"
+        " '/notes help', NULL, NULL, '2026-09-01T00:00:00.000000Z');"
+    )
+    (kept,) = LockedCommands(db).kept("owner/repo", 7)
+    assert (kept.body, kept.heard) == ("/notes help", False)

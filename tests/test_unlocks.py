@@ -456,20 +456,69 @@ def test_a_kept_comment_edited_after_a_lost_unlock_is_released_by_its_edit(live)
     assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 0
 
 
-def test_a_command_refused_after_its_eyes_is_not_kept(live, caplog):
-    """The 👀 landed, the lock came before the reply: heard, so not run again at the
-    unlock (its reply is not made, as before: docs/commands.md)."""
+# kills: bot/command_answers.py:run_commands a reply the lock refused after its 👀 not kept
+#        bot/command_answers.py:_run_judged its 👀 added again when released
+def test_a_command_whose_reply_the_lock_refused_after_its_eyes_is_kept(live, caplog):
+    """The 👀 landed, the lock came before the reply: the command was lost (its delivery
+    done, its 👀 saying it was heard, no reply ever made). It is kept as one the lock
+    refused the 👀 of, and answered at the unlock, with no second 👀."""
     client, rt, fake = live
     caplog.set_level("INFO")
     c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
     lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))
     fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", lock)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    said = ran(caplog, r.json(), "issue_comment.created")
+    assert said == "the conversation is locked: its commands are kept for the unlock"
+    assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert kept.heard and rt.queue.counts()["failed"] == 0
+    fake.clear_requests()
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer) == "1 comment(s) of commands kept while locked queued"
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+    assert len(fake.calls("POST", f"/repos/*/issues/comments/{c.id}/reactions")) == 1  # 👍
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+# kills: bot/command_answers.py:run_commands a command kept after one of its replies posted
+def test_a_command_refused_after_one_of_its_replies_is_not_kept(live, caplog):
+    """`/notes help` answered, the lock before the `search`'s reply: run again at the
+    unlock under another delivery, the `help` would be answered twice. Not kept (the
+    `search` is not answered: said again once unlocked)."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes search cache", login="octo-dev")
+    lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))  # at the second reply
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault(), lock)
     assert post(client, "issue_comment", comment_payload(c)).status_code == 202
     drain(rt)
-    assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+    assert reactions(fake, c) == {"eyes"} and len(replies(fake)) == 1
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
     answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert ran(caplog, answer) == "nothing owed: no write or deletion was left to the unlock"
-    assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+    assert len(replies(fake)) == 1
+
+
+# kills: bot/command_answers.py:_run_judged a command whose update the lock refused kept too
+def test_a_command_whose_update_the_lock_refused_after_its_eyes_is_owed_not_kept(live, caplog):
+    """`/notes why`, its 👀 landed, the lock before the notes comment's edit: the update is
+    owed, and made with its 👍 at the unlock (write_owed). Kept as well, it would run a
+    second time there."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
+    lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))
+    fake.inject("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/{sticky(fake).id}", lock)
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"} and state(rt).pending is not None
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, answer).startswith("comment updated"), ran(caplog, answer)
+    assert "(why mode)" in sticky(fake).body and reactions(fake, c) == {"eyes", "+1"}
 
 
 def test_a_comment_edited_while_locked_runs_only_what_the_edit_added(live):
