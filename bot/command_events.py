@@ -222,26 +222,29 @@ def handle_comment(ctx: BotContext, delivery: Delivery) -> str:
         # (said before the lock; or a kept comment queued again, whose release would
         # queue it once more, to meet the lock again, for as long as the lock stands)
         return said
-    return _then_kept(ctx, ref, payload["issue"], said)
+    return _then_kept(ctx, ref, payload["issue"], said, comment_written(payload))
 
 
 def handle_diff_comment(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     said = run_commands(ctx, ref, _diff_comment_source(payload), delivery)
-    return _then_kept(ctx, ref, payload["pull_request"], said)
+    return _then_kept(ctx, ref, payload["pull_request"], said, comment_written(payload))
 
 
 def handle_review(ctx: BotContext, delivery: Delivery) -> str:
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     said = run_commands(ctx, ref, _review_source(payload, delivery.received_at), delivery)
-    return _then_kept(ctx, ref, payload["pull_request"], said)
+    return _then_kept(ctx, ref, payload["pull_request"], said, review_written(payload))
 
 
-def _then_kept(ctx: BotContext, ref: PRRef, conversation: dict[str, Any], said: str) -> str:
+def _then_kept(
+    ctx: BotContext, ref: PRRef, conversation: dict[str, Any], said: str, said_at: str | None
+) -> str:
     """After the comment's own commands (a lock refusing them raised past this), those a
     lock kept, queued when the payload says the PR is not locked: its unlock was not
-    delivered (bot.locked_commands)."""
-    kept = release_unlocked(ctx, ref, conversation)
+    delivered (bot.locked_commands). `said_at`: when it was written, the time of its
+    payload's word."""
+    kept = release_unlocked(ctx, ref, conversation, said_at)
     return f"{said}; {kept}" if kept else said

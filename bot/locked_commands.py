@@ -19,8 +19,8 @@ edit's event does).
 
 Rows are keyed by the repository's name; a rename or transfer moves them with the PR's
 state (`move`, from bot.dispatch.follow_repository). They go when released, when the PR
-closes (`drop`, bot.pr_events), and after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`prune`,
-bot.retention).
+closes (`drop`, bot.pr_events; or an event run after says it closed: `drop_closed`), and
+after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`prune`, bot.retention).
 
 A review body or a comment on the diff is not kept: GitHub gives the bot no reaction on
 the one and no way here to read the other again at the unlock (bot.command_events ignores
@@ -200,16 +200,44 @@ class LockedCommands:
         )
 
 
-def release_unlocked(ctx: BotContext, ref: PRRef, conversation: dict[str, Any]) -> str | None:
+def release_unlocked(
+    ctx: BotContext, ref: PRRef, conversation: dict[str, Any], event_at: str | None
+) -> str | None:
     """At a PR event other than the unlock whose payload says the conversation is not
     locked (`conversation`: its `pull_request`, or a comment's `issue`): the unlock came
     and its event did not (GitHub failed to deliver it, the bot was down past its
     redelivery), and the kept commands would wait for it for good. Released now
     (`release`), once: an unlock delivered late finds them gone. A payload that does not
-    say (no `locked`): nothing."""
+    say (no `locked`): nothing.
+
+    A closed PR's (a comment's payload) are dropped, as `closed` drops them, unless an
+    event of the PR newer than this one (`event_at`, GitHub's time of what it says; None:
+    not told) was seen (reopened since)."""
     if conversation.get("locked") is not False:
         return None
+    kept = ctx.locked.kept(ref.repo, ref.number)
+    if not kept:
+        return None
+    standing = ctx.prs.get(ref.repo, ref.number).event_at  # the newest PR event's
+    if conversation.get("state") == "closed" and not said_before(event_at, standing):
+        dropped = drop_closed(ctx, ref, "closed, said unlocked")
+        return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
     return release(ctx, ref)
+
+
+def drop_closed(ctx: BotContext, ref: PRRef, why: str) -> int:
+    """Forget the commands a lock kept on the closed PR (`why`: what said it is closed),
+    saying so in the log; how many."""
+    dropped = ctx.locked.drop(ref.repo, ref.number)
+    if dropped:
+        log.info(
+            "%s#%d: %s: the commands kept of %d comment(s) dropped",
+            ref.repo,
+            ref.number,
+            why,
+            dropped,
+        )
+    return dropped
 
 
 def release(ctx: BotContext, ref: PRRef) -> str | None:

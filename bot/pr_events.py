@@ -37,7 +37,7 @@ from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
-from bot.locked_commands import release, release_unlocked
+from bot.locked_commands import drop_closed, release, release_unlocked
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import Refresh, refresh_sticky, seen_event
@@ -115,7 +115,7 @@ def _release_or_drop(ctx: BotContext, delivery: Delivery, ref: PRRef) -> str | N
     event_at = as_github_time(pull.get("updated_at"))
     if event_at and seen_event(ctx, ref, event_at, event_id(delivery)):
         return release(ctx, ref)  # reopened since: as any unlock's
-    dropped = _drop_kept(ctx, ref, "unlocked, closed")
+    dropped = drop_closed(ctx, ref, "unlocked, closed")
     return (
         f"the PR is closed: the commands kept of {dropped} comment(s) dropped" if dropped else None
     )
@@ -155,7 +155,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     if delivery.payload.get("action") == "closed":  # (`_closed` forgot them)
         return said
     ref = ref_from_payload(delivery.payload, int(pull["number"]))
-    kept = release_unlocked(ctx, ref, pull)
+    kept = release_unlocked(ctx, ref, pull, as_github_time(pull.get("updated_at")))
     return f"{said}; {kept}" if kept else said
 
 
@@ -232,26 +232,12 @@ def _closed(ctx: BotContext, delivery: Delivery) -> str:
     newer = seen_event(ctx, ref, event_at, event_id(delivery)) if event_at else None
     if newer:
         return f"skipped: closed (stale: {newer} is newer)"
-    dropped = _drop_kept(ctx, ref, "closed")
+    dropped = drop_closed(ctx, ref, "closed")
     return (
         f"skipped: closed; the commands kept of {dropped} comment(s) dropped"
         if dropped
         else "skipped: closed"
     )
-
-
-def _drop_kept(ctx: BotContext, ref: PRRef, event: str) -> int:
-    """Forget the commands a lock kept on the closed PR, saying so in the log; how many."""
-    dropped = ctx.locked.drop(ref.repo, ref.number)
-    if dropped:
-        log.info(
-            "%s#%d: %s: the commands kept of %d comment(s) dropped",
-            ref.repo,
-            ref.number,
-            event,
-            dropped,
-        )
-    return dropped
 
 
 def event_id(delivery: Delivery) -> str:

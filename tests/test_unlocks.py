@@ -20,6 +20,7 @@ from tests.command_kit import (
     comment_payload,
     diff_comment_payload,
     edit,
+    github_time_ago,
     maintainer_deletes,
     owe_an_update,
     reactions,
@@ -632,6 +633,66 @@ def test_kept_commands_whose_unlock_was_not_delivered_run_at_the_prs_next_comman
     assert "(why mode)" in sticky(fake).body and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
 
 
+def _comment_on_the_closed_pr(client, rt, fake, body: str) -> dict:
+    """`body` said on PR N, closed and unlocked (its `unlocked` event lost): the
+    payload says `state: closed`, `locked: false`. Its delivery, run."""
+    d = fake.add_comment(DEFAULT_REPO, N, body, login="maintainer")
+    payload = comment_payload(d)
+    payload["issue"].update(state="closed", locked=False, active_lock_reason=None)
+    r = post(client, "issue_comment", payload)
+    drain(rt)
+    return r.json()
+
+
+# kills: bot/locked_commands.py:release_unlocked a closed PR's kept commands run at a comment
+def test_commands_kept_after_their_pr_closed_are_dropped_at_a_comment_saying_unlocked(live, caplog):
+    """Kept after the PR's `closed` ran (their comment's delivery ran late), the unlock's
+    event lost: a comment on the closed PR, its payload saying unlocked, ran them on the
+    PR done with. Dropped, as the unlock of the closed PR drops them, and logged."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at=github_time_ago(60),
+    )
+    said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)
+    answer = _comment_on_the_closed_pr(client, rt, fake, "/notes why")
+    said = ran(caplog, answer, "issue_comment.created")
+    assert said.endswith("; the PR is closed: the commands kept of 1 comment(s) dropped"), said
+    logged = f"{DEFAULT_REPO}#{N}: closed, said unlocked: the commands kept of 1 comment(s) dropped"
+    assert logged in [r.getMessage() for r in caplog.records]
+    assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    again = _comment_on_the_closed_pr(client, rt, fake, "/notes why")  # nothing kept now
+    assert "dropped" not in ran(caplog, again, "issue_comment.created")
+
+
+# kills: bot/locked_commands.py:release_unlocked a comment's stale `closed` taken for the PR's now
+def test_a_comment_whose_payload_says_closed_after_a_reopening_releases_the_kept_commands(
+    live, caplog
+):
+    """The comment's payload says closed, but a newer event of the PR ran first (it was
+    reopened, still locked): the commands are the reopened PR's, queued."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    said_while_locked(client, rt, fake, "/notes help")
+    reopened = pr_payload("reopened", title=MATCHING_TITLE, updated_at=github_time_ago(-60))
+    reopened["pull_request"]["locked"] = True
+    assert post(client, "pull_request", reopened).status_code == 202
+    drain(rt)
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    answer = _comment_on_the_closed_pr(client, rt, fake, "/notes why")
+    said = ran(caplog, answer, "issue_comment.created")
+    assert said.endswith("; 1 comment(s) of commands kept while locked queued"), said
+    assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
 def test_an_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
     """A comment's event whose payload says the PR is still locked (a collaborator's
     command said there) releases nothing: the kept commands wait for the unlock."""
@@ -642,6 +703,24 @@ def test_an_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
     kept = rt.ctx.locked.kept(DEFAULT_REPO, N)
     assert len(kept) == 2 and replies(fake) == []
     assert not any(k.delivery.endswith("#unlocked") for k in kept)  # not run and kept again
+
+
+# kills: bot/locked_commands.py:release_unlocked a PR event saying `locked` releasing them
+def test_a_pr_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
+    """A push on the locked PR (its payload says `locked: true`) releases nothing: no GET
+    of the kept comment, no 👀 refused; they wait for the unlock."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.clear_requests()
+    pushed = pr_payload("synchronize", title=MATCHING_TITLE, updated_at=github_time_ago(-60))
+    pushed["pull_request"]["locked"] = True
+    assert post(client, "pull_request", pushed).status_code == 202
+    drain(rt)
+    assert fake.calls(path=f"/repos/*/issues/comments/{c.id}*") == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.delivery.endswith("#unlocked")
 
 
 @pytest.mark.parametrize("where", ["review", "diff"])
