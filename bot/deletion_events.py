@@ -265,6 +265,12 @@ def delete_owed(ctx: BotContext, ref: PRRef, state: PRState) -> str | None:
     return f"deleted our comment {state.owed_delete}, left up while locked"
 
 
+def deletion_owed(state: PRState) -> bool:
+    """The comment a deletion left up on a locked conversation is still owed: after a PR
+    event's `delete_owed`, GitHub refused it so (any other failure raises)."""
+    return _still_owed(state)
+
+
 def _still_owed(state: PRState) -> bool:
     """Whether the comment a deletion left up is still owed: the deletion's "go away"
     stands (updates off) and the state does not keep that comment as its own. A release

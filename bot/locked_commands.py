@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from bot.command_source import Source
 from bot.db import Database, utcnow
 from bot.github_port import PRRef
-from bot.order_keys import said_before
+from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
 
 if TYPE_CHECKING:  # the context holds the store
@@ -78,6 +78,7 @@ class Kept:
     body: str
     old_body: str | None
     heard: bool = False
+    said_at: str | None = None  # its order key: the lock stood when it was kept
 
 
 class LockedCommands:
@@ -138,6 +139,7 @@ class LockedCommands:
                 r["body"],
                 r["old_body"],
                 bool(r["heard"]),
+                r["said_at"],
             )
             for r in rows
         ]
@@ -210,9 +212,11 @@ def release_unlocked(
     (`release`), once: an unlock delivered late finds them gone. A payload that does not
     say (no `locked`): nothing.
 
-    A closed PR's (a comment's payload) are dropped, as `closed` drops them, unless an
-    event of the PR newer than this one (`event_at`, GitHub's time of what it says; None:
-    not told) was seen (reopened since)."""
+    Not when its word is older than the lock the bot met: an event (`event_at`, GitHub's
+    time of what it says; None: not told) of a second before the newest kept comment was
+    said (a late delivery, a retry), whose commands would meet the lock again. A closed
+    PR's (a comment's payload) are dropped, as `closed` drops them, unless an event of
+    the PR newer than this one was seen (reopened since)."""
     if conversation.get("locked") is not False:
         return None
     kept = ctx.locked.kept(ref.repo, ref.number)
@@ -222,6 +226,9 @@ def release_unlocked(
     if conversation.get("state") == "closed" and not said_before(event_at, standing):
         dropped = drop_closed(ctx, ref, "closed, said unlocked")
         return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
+    newest = max((k.said_at for k in kept if k.said_at), default=None)
+    if event_at and said_before(after_second(event_at), newest):
+        return "kept commands left kept: this event is older than the lock"
     return release(ctx, ref)
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from bot.command_updates import WAITS, write_owed
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
-from bot.deletion_events import delete_owed
+from bot.deletion_events import delete_owed, deletion_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
 from bot.locked_commands import drop_closed, release, release_unlocked
@@ -149,12 +149,16 @@ def check_readable(payload: dict[str, Any]) -> None:
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     """The event's look, then the commands a lock kept, when the payload says the PR is
-    not locked and its unlock was not delivered (bot.locked_commands)."""
+    not locked and its unlock was not delivered (bot.locked_commands); not when the look
+    met the lock (the deletion owed, refused): the PR is locked now, whatever the payload
+    said when GitHub sent it, and they would meet the lock again."""
     said = _handle_pull_request(ctx, delivery)
     pull = delivery.payload["pull_request"]
     if delivery.payload.get("action") == "closed":  # (`_closed` forgot them)
         return said
     ref = ref_from_payload(delivery.payload, int(pull["number"]))
+    if deletion_owed(ctx.prs.get(ref.repo, ref.number)):
+        return said
     kept = release_unlocked(ctx, ref, pull, as_github_time(pull.get("updated_at")))
     return f"{said}; {kept}" if kept else said
 

@@ -287,6 +287,34 @@ def test_a_deletion_after_an_on_on_a_locked_conversation_is_kept_and_its_comment
     assert ours(fake) == []  # off: nothing posted again
 
 
+# kills: bot/pr_events.py:handle_pull_request a look that met the lock releasing the kept commands
+def test_a_pr_event_whose_owed_deletion_the_lock_refused_leaves_the_kept_commands_kept(
+    served, caplog
+):
+    """A PR event whose payload says unlocked (it was, when GitHub sent it), whose own look
+    met the lock (the deletion owed, refused): the PR is locked now, as the bot just saw,
+    and the commands kept there would meet the lock again (a GET and a refused 👀 each).
+    They wait for the unlock."""
+    from tests.test_unlocks import said_while_locked
+
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    kept = said_while_locked(client, rt, fake, "/notes help")
+    fake.clear_requests()
+    later = datetime.now(UTC) + timedelta(seconds=60)  # (after the comment kept)
+    event = labeled_one_more_note(updated_at=later.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    deliver_pr(client, rt, **event)
+    assert f"; our comment {c.id} still up: the conversation is locked" in caplog.text
+    assert fake.calls(path=f"/repos/*/issues/comments/{kept.id}*") == []
+    (k,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not k.delivery.endswith("#unlocked")
+    unlocked(client, rt, fake, later.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert c not in ours(fake) and len(replies(fake)) == 1  # deleted; the help answered
+
+
 # kills: bot/deletion_events.py:_still_owed a debt paid while an `on` said since stands
 def test_a_deletion_owed_is_not_paid_once_an_on_whose_update_failed_stands(served):
     """The deletion kept on a locked conversation owes C. Unlocked, an `/notes on` said

@@ -6,6 +6,7 @@ tests/test_deletion_events.py."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import pytest
@@ -26,6 +27,7 @@ from tests.command_kit import (
     reactions,
     replies,
     retried_for_its_thumb,
+    review_payload,
     reviewed,
     run_due,
     said_and_left_without_its_thumb,
@@ -597,8 +599,8 @@ def test_kept_commands_whose_unlock_was_not_delivered_run_at_the_prs_next_event(
     fake.lock(DEFAULT_REPO, N)
     c = said_while_locked(client, rt, fake, "/notes help")
     fake.unlock(DEFAULT_REPO, N)  # no `unlocked` event comes
-    pushed = deliver_pr(
-        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+    pushed = deliver_pr(  # (after the comment: an older push's word is stale)
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at=github_time_ago(0)
     )
     assert ran(caplog, pushed, "pull_request.synchronize").endswith(
         "; 1 comment(s) of commands kept while locked queued"
@@ -631,6 +633,36 @@ def test_kept_commands_whose_unlock_was_not_delivered_run_at_the_prs_next_comman
     assert said.endswith(": 1 note(s); 1 comment(s) of commands kept while locked queued"), said
     assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
     assert "(why mode)" in sticky(fake).body and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+# kills: bot/locked_commands.py:release_unlocked a stale event's `locked: false` releasing them
+def test_a_stale_event_that_says_unlocked_leaves_the_kept_commands_kept(live, caplog):
+    """A push from before the lock, delivered late (or retried) after a command was kept
+    on the locked PR: its payload's `locked: false` is older than the lock the bot met
+    (the comment kept was said after it). Released, the commands met the lock again: a
+    GET of the comment and a refused 👀 each, for nothing. They wait for the unlock."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    old = fake.add_comment(DEFAULT_REPO, N, "/notes search cache", login="maintainer")
+    old.created_at = old.updated_at = time.time() - 7200  # kept before, its event ran late
+    payload = comment_payload(old)
+    payload["issue"].update(locked=True, active_lock_reason="too heated")
+    assert post(client, "issue_comment", payload).status_code == 202
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.clear_requests()
+    pushed = deliver_pr(  # (after the older comment, before the newer: the newest counts)
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at=github_time_ago(3600)
+    )
+    said = ran(caplog, pushed, "pull_request.synchronize")
+    assert said.endswith("; kept commands left kept: this event is older than the lock"), said
+    assert fake.calls(path=f"/repos/*/issues/comments/{c.id}*") == []
+    kept = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert [k.comment_id for k in kept] == [old.id, c.id]
+    assert not any(k.delivery.endswith("#unlocked") for k in kept)
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 2
 
 
 def _comment_on_the_closed_pr(client, rt, fake, body: str) -> dict:
@@ -723,10 +755,13 @@ def test_a_pr_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
     assert not kept.delivery.endswith("#unlocked")
 
 
-@pytest.mark.parametrize("where", ["review", "diff"])
+# kills: bot/locked_commands.py:release_unlocked an event not dated (an edited review) taken
+#        for older than the lock
+@pytest.mark.parametrize("where", ["review", "edited review", "diff"])
 def test_kept_commands_whose_unlock_was_not_delivered_run_at_a_review_or_diff_comment(live, where):
     """A review's or a diff comment's payload says `pull_request.locked` false: the kept
-    commands run after its own."""
+    commands run after its own. An edited review's payload does not say when it was
+    edited: not older than the lock, as far as the bot can tell."""
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     fake.lock(DEFAULT_REPO, N)
@@ -734,6 +769,12 @@ def test_kept_commands_whose_unlock_was_not_delivered_run_at_a_review_or_diff_co
     fake.unlock(DEFAULT_REPO, N)
     if where == "review":
         reviewed(client, rt, fake, "/notes why")
+    elif where == "edited review":
+        head = fake.pull(DEFAULT_REPO, N).head_sha
+        payload = review_payload("/notes why", login=AUTHOR, head_sha=head)
+        payload.update(action="edited", changes={"body": {"from": "LGTM"}})
+        assert post(client, "pull_request_review", payload).status_code == 202
+        drain(rt)
     else:
         head = fake.pull(DEFAULT_REPO, N).head_sha
         d = fake.add_review_comment(DEFAULT_REPO, N, "/notes why", login="octo-dev")
