@@ -665,6 +665,30 @@ def test_a_stale_event_that_says_unlocked_leaves_the_kept_commands_kept(live, ca
     assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 2
 
 
+# kills: bot/command_events.py:handle_comment a comment's event released by no time of its own
+def test_a_stale_comment_event_that_says_unlocked_leaves_the_kept_commands_kept(live, caplog):
+    """A comment's edit of two hours ago (no new command in it), delivered late, its
+    payload saying unlocked: older than the comment kept on the locked PR since, it
+    releases nothing."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    d = fake.add_comment(DEFAULT_REPO, N, "/notes help\nthanks", login="octo-dev")
+    d.created_at = d.updated_at = time.time() - 7200
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.clear_requests()
+    payload = comment_payload(d, action="edited", old_body="/notes help")
+    payload["issue"].update(locked=False, active_lock_reason=None)
+    r = post(client, "issue_comment", payload)
+    drain(rt)
+    said = ran(caplog, r.json(), "issue_comment.edited")
+    assert said == "no new command; kept commands left kept: this event is older than the lock"
+    assert fake.calls(path=f"/repos/*/issues/comments/{c.id}*") == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.delivery.endswith("#unlocked")
+
+
 def _comment_on_the_closed_pr(client, rt, fake, body: str) -> dict:
     """`body` said on PR N, closed and unlocked (its `unlocked` event lost): the
     payload says `state: closed`, `locked: false`. Its delivery, run."""
