@@ -65,7 +65,7 @@ class Evidence:
     weight: float
     what: str | Said  # in a reviewer's words, e.g. "title mentions 'EAGLE'"
     keys: frozenset[str] = frozenset()  # what it rests on, to count shared evidence once
-    gloss: str = ""  # why it speaks for the note, e.g. "keyword of this note"
+    gloss: str = ""  # why it speaks for the note, e.g. "a term this note is about"
 
     @property
     def detail(self) -> str:

@@ -65,6 +65,7 @@ from bot.notes import Note
 from bot.pathindex import GlobIndex
 from bot.prfacts import PRFacts
 from bot.reasons import (
+    ALSO_IN,
     ASPECT,
     IS_SOURCE,
     KEYWORD,
@@ -944,7 +945,7 @@ class CompiledMatcher:
         weight, out = scored[at][0], scored[:at] + scored[at + 1 :]
         for (line, side), names in whole.items():
             said = Said(line.saying, tuple(n for n in line.names if n in names))
-            out.append((0.0, said, f"also in this note's {side}"))
+            out.append((0.0, said, f"also in {ALSO_IN[side]}"))
         for (line, name, side), some in parts.items():
             gloss = also_in(facts.title_text, name, some, side)
             out.append((0.0, Said(line.saying, (name,)), gloss))

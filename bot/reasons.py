@@ -41,12 +41,16 @@ def tagged(tag: str, hit: TermHit) -> Said:
 
 
 # One piece of evidence on its way to a reason line: (its weight, what the PR does, why
-# that counts for the note: "keyword of this note", "topic: X", "" for nothing to add).
+# that counts for the note: "a term this note is about", "topic: X", "" for nothing to add).
 Weighed = tuple[float, str | Said, str]
 
-# Why a line counts for the note (a line's gloss, in brackets)
-KEYWORD = "keyword of this note"
-ASPECT = "this note's focus within {}"  # the note's topic the aspect is of
+# Why a line counts for the note (a line's gloss, in brackets), in a reviewer's words:
+# a note's keywords are "terms this note is about", its aspects "what this note is about in
+# <topic>", as the note page labels them (templates/note.html). Marks kept before
+# review 'r41a' wrote them ("keyword of this note", "this note's focus within X") are read
+# back the same: `evidence_terms` reads no gloss
+KEYWORD = "a term this note is about"
+ASPECT = "what this note is about in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 OWN_PATH = "a path of this note"
 OWN_CODE = "code of this note"
@@ -114,11 +118,13 @@ def _glosses(what: str | Said, whys: list[str]) -> list[str]:
 
 
 # Lines that quote words with the same reasons are one: a title and a description say
-# what the PR does in words, and "title mentions 'workspace' (keyword of this note)"
-# over "title mentions 'ubatch' (keyword of this note)" read as two things the PR does
+# what the PR does in words, and "title mentions 'workspace' (a term this note is about)"
+# over "title mentions 'ubatch' (a term this note is about)" read as two things the PR does
 # where it is one, the note's words in its title, as a topic's line quotes its own
 _ALIKE = (Saying.TITLE, Saying.BODY)
-KEYWORDS = "keywords of this note"  # KEYWORD, of a line quoting more than one word
+KEYWORDS = "terms this note is about"  # KEYWORD, of a line quoting more than one word
+# Where else the note writes a word another line quotes (`also_in`), by side
+ALSO_IN = {"title": "this note's title", "keywords": KEYWORD}
 
 
 def _alike_merged(
@@ -126,7 +132,7 @@ def _alike_merged(
 ) -> list[tuple[str | Said, float, list[str]]]:
     """The lines, those quoting words in one place (the title, the description) with the
     same reasons made one, at the first's place, with their weights added: "title
-    mentions 'ubatch', 'workspace' (keywords of this note)", the words in the order the
+    mentions 'ubatch', 'workspace' (terms this note is about)", the words in the order the
     place writes them (`written`), as a topic's line and the similar-title line quote
     theirs; one it does not write (no text given) after, strongest first. Lines with no
     reason of their own are left apart: what they quote is said for no one reason."""
@@ -216,7 +222,7 @@ def _topics_once(whys: list[str]) -> list[str]:
 
 
 def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "this note's focus within X" says it already."""
+    """Without "topic: X" where "what this note is about in X" says it already."""
     topic = TOPIC.format("")
     return [
         w
@@ -326,10 +332,11 @@ def _place(text: str, form: str) -> int:
 
 def also_in(text: str, name: str, words: list[str], side: str) -> str:
     """The gloss naming the words of a quoted name the note also writes, in the name's
-    order, as the title writes them: "'thinking', 'budget' also in this note's title"."""
+    order, as the title writes them: "'thinking', 'budget' also in this note's title"
+    ("'Draft' also in a term this note is about": `ALSO_IN`)."""
     forms = dict.fromkeys(written_form(text, w, frozenset()) for w in words)
     quoted = ", ".join(f"'{f}'" for f in sorted(forms, key=lambda f: _place(name, f)))
-    return f"{quoted} also in this note's {side}"
+    return f"{quoted} also in {ALSO_IN[side]}"
 
 
 def shared_detail(
@@ -357,10 +364,10 @@ def shared_detail(
     if not keyed:
         return f"title shares {quoted(titled, names[0])} with this note's title"
     if not titled:
-        return f"title shares {quoted(keyed, names[1])} with this note's keywords"
+        return f"title shares {quoted(keyed, names[1])} with {KEYWORDS}"
     both = (
         f"{quoted(titled, names[0])} with this note's title and "
-        f"{quoted(keyed, names[1])} with its keywords"
+        f"{quoted(keyed, names[1])} with terms it is about"
     )
     return f"title shares {both}"
 
@@ -377,7 +384,9 @@ def shared_detail(
 # capitals alone is a name only where the note or its topics write it as one ('MLA',
 # 'EAGLE'): titles put plain words in capitals too ('SPARSE' of `FLASHINFER_MLA_SPARSE`,
 # 'KV' against a note that writes only `KVOutputAggregator`).
-_ONE_WORD_SHARED = re.compile(r"title shares '([^'\n]+)' with this note's (?:title|keywords)")
+_ONE_WORD_SHARED = re.compile(
+    r"title shares '([^'\n]+)' with (?:this note's (?:title|keywords)|terms this note is about)"
+)  # "keywords": the wording before review 'r41a'
 
 
 def _name_shaped(word: str) -> bool:

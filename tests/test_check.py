@@ -1495,7 +1495,7 @@ def test_a_keyword_typed_with_a_chinese_input_method_is_named_by_check(tmp_path,
     config = checked_match_config(library, DEFAULT_MATCHING_FILE)
     facts = PRFacts(repo="vllm-project/vllm", number=0, title="Fix the LoRA slot reuse")
     reasons = [r for m in match_pr(facts, library, config).matches for r in m.reasons]
-    assert any("keyword of this note" in r for r in reasons)
+    assert any("a term this note is about" in r for r in reasons)
 
 
 # kills: bot/notes_lint.py:shared_fields a field two notes share left unsaid
@@ -1835,7 +1835,7 @@ def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, cap
     assert not shipped.matches
     result = match_pr(facts, library, load_match_config())
     assert [m.note.id for m in result.matches] == ["vllm-0436d44c"]
-    reason = "title and description mention 'the' (keyword of this note)"
+    reason = "title and description mention 'the' (a term this note is about)"
     assert reason in result.matches[0].reasons
     status, out = check_output(notes, capsys)
     assert status == 0

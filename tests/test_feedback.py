@@ -983,7 +983,8 @@ def test_the_terms_of_the_matchers_evidence():
     reasons = (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         "title shares 'partial', 'hit' with this note's title",
-        "title mentions 'partial-hash-hit' (keyword of this note)",
+        "title mentions 'partial-hash-hit' (keyword of this note)",  # kept before 'r41a'
+        "title mentions 'partial-hash-hit' (a term this note is about)",
         "title is tagged [Spec Decode] (topic: Speculative decoding)",
         "description mentions 'EAGLE', 'MTP' (topic: Speculative decoding)",
         "labelled speculative-decoding (topic: Speculative decoding)",  # a mark kept before
@@ -1043,7 +1044,7 @@ def test_a_mark_kept_in_an_older_wording_counts_its_terms_as_the_comments_now_wo
         " and elastic EP)",
     )
     new = (
-        "title mentions 'prefix cache' (this note's focus within Prefix caching)",
+        "title mentions 'prefix cache' (what this note is about in Prefix caching)",
         "changes x.py (a path of this note; topics: Elastic EP scaling, Expert parallelism)",
     )
     shown = [("vllm-project/vllm", 5, "a", new)]
@@ -1399,6 +1400,11 @@ def test_a_lines_gloss_gives_no_term_of_its_own():
     line = (
         "title mentions 'JIT warmup' ('JIT' also in this note's keywords; 'warmup' also in"
         " this note's title; topic: Kernel warmup and JIT precompilation)"
+    )
+    assert evidence_terms([line]) == {"'JIT warmup'"}
+    line = (  # as the gloss says it since review 'r41a'
+        "title mentions 'JIT warmup' ('JIT' also in a term this note is about; 'warmup' also"
+        " in this note's title; topic: Kernel warmup and JIT precompilation)"
     )
     assert evidence_terms([line]) == {"'JIT warmup'"}
     # a quote holding " (" is the name, not the start of the gloss

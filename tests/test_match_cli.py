@@ -559,7 +559,7 @@ def test_output_is_the_same_whatever_the_hash_seed(setup, tmp_path):
     reasons = json.loads(outs.pop())["notes"][0]["reasons"]
     assert reasons[0] == (  # one line: the same reason (`_alike_merged`), the title's order
         "title mentions 'hash hit', 'block table', 'draft registration', 'lookahead hashing'"
-        " (keywords of this note)"
+        " (terms this note is about)"
     )
 
 

@@ -136,7 +136,7 @@ def test_a_reason_names_each_file_and_word_once():
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         # the aspect is of the note's topic whose terms hold it (r23e)
-        "title mentions 'piecewise' (this note's focus within CUDA graphs)",
+        "title mentions 'piecewise' (what this note is about in CUDA graphs)",
         "title mentions 'prefix caching' (topic: Prefix caching)",
         "changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)",
         "title mentions 'CUDA graph' (topic: CUDA graphs)",
@@ -197,12 +197,12 @@ def test_words_with_a_comma_or_quotes_are_named_once():
     odd = "tool_choice='auto', 'none'"
     scored = [
         (2.0, Said(Saying.TITLE, ("blocks, tokens", odd)), "topic: A"),
-        (1.0, Said(Saying.TITLE, (odd,)), "keyword of this note"),
+        (1.0, Said(Saying.TITLE, (odd,)), "a term this note is about"),
         (1.0, Said(Saying.TITLE, ("blocks, tokens", "EAGLE")), "topic: B"),
         (1.0, Said(Saying.BODY, ("blocks, tokens",)), "topic: A"),
     ]
     assert reason_lines(scored) == (
-        f"title mentions '{odd}' (keyword of this note; topic: A)",
+        f"title mentions '{odd}' (a term this note is about; topic: A)",
         "title mentions 'blocks, tokens' (topics: A, B)",
         "description mentions 'blocks, tokens' (topic: A)",  # the description says it apart
         "title mentions 'EAGLE' (topic: B)",
@@ -252,7 +252,8 @@ def test_a_code_name_in_the_description_says_more_than_a_phrase():
     phrase = match_pr(pr(title, body="Pass it through draft loading."), lib, CFG)
     assert ids(named) == ["n"] and ids(phrase) == []
     assert (
-        "description mentions 'load_draft_model' (keyword of this note)" in named.matches[0].reasons
+        "description mentions 'load_draft_model' (a term this note is about)"
+        in named.matches[0].reasons
     )
     # in a code block it is a log line or an example, not the author's words
     logged = pr(title, body="Fails:\n```\nload_draft_model raised\n```")
@@ -267,17 +268,17 @@ def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
 
     def own(title: str, body: str = "") -> list[str]:
         found = match_pr(pr(title, body=body), lib, CFG).candidates[0].reasons
-        return [r for r in found if "of this note" in r]
+        return [r for r in found if "this note is about" in r]
 
     assert own("Fix a race", "The race is in get_kv_connector_stats.") == [
-        "description mentions 'get_kv_connector_stats' (keyword of this note)"
+        "description mentions 'get_kv_connector_stats' (a term this note is about)"
     ]
     assert own("Fix KV connector stats aggregation") == [
-        "title mentions 'KV connector stats' (keyword of this note)"
+        "title mentions 'KV connector stats' (a term this note is about)"
     ]
     # said apart, they are two mentions (quoted on one line: `_alike_merged`)
     assert own("Fix KVConnectorStats and the connector stats log") == [
-        "title mentions 'KVConnectorStats', 'connector stats' (keywords of this note)"
+        "title mentions 'KVConnectorStats', 'connector stats' (terms this note is about)"
     ]
 
 
@@ -411,7 +412,7 @@ def test_a_note_keyword_counts_when_a_topic_keyword_is_its_plural():
     lib = Library(notes=(n,), topics={**topics, "tool-calling": calls})
     result = match_pr(pr("Fix tool calls with LoRA adapters"), lib, CFG)
     (m,) = result.candidates
-    said = "title mentions 'tool calls' (keyword of this note; topic: Tool calling)"
+    said = "title mentions 'tool calls' (a term this note is about; topic: Tool calling)"
     assert m.reasons == (said,) and m.named  # without the note's keyword: the topic only
 
 
@@ -429,7 +430,7 @@ def test_a_leading_underscore_keyword_is_a_private_name_matched_as_written():
     cfg = CFG.model_copy(update={"threshold": 1.0})
     assert match_pr(pr("Skip warmup while capturing"), lib, cfg).candidates == ()
     hit = match_pr(pr("Reset _capturing after a failed capture"), lib, cfg)
-    assert hit.matches[0].reasons == ("title mentions '_capturing' (keyword of this note)",)
+    assert hit.matches[0].reasons == ("title mentions '_capturing' (a term this note is about)",)
 
 
 def test_keywords_sharing_a_key_keep_every_spelling():
@@ -503,7 +504,7 @@ def test_own_keywords_and_paths_make_a_note_specific():
     )
     assert ids(result)[0] == "specific"
     reasons = result.matches[0].reasons
-    assert "title mentions 'lookahead' (keyword of this note)" in reasons
+    assert "title mentions 'lookahead' (a term this note is about)" in reasons
     # one line per changed file, with every reason it counts, the note's own first
     assert (
         "changes vllm/v1/spec_decode/la.py (a path of this note; topic: Speculative decoding)"
@@ -1011,14 +1012,14 @@ def test_an_aspect_counts_where_the_note_s_first_topic_shows():
     reasons = shown.matches[0].reasons
     # the reason names the topic the aspect belongs to: "of its subsystem" named none
     # (found by review 'reader')
-    aspect = "title mentions 'metrics' (this note's focus within Speculative decoding)"
+    aspect = "title mentions 'metrics' (what this note is about in Speculative decoding)"
     assert aspect in reasons
     # an aspect that is also its topic's keyword says the topic once
     eagle_lib = library(note("n-eagle", ("spec-decode",), aspects=("EAGLE",)))
     eagle = pr("[Spec Decode] Faster EAGLE drafts", files=["vllm/v1/spec_decode/eagle.py"])
     reasons = match_pr(eagle, eagle_lib, CFG).matches[0].reasons
     (line,) = [r for r in reasons if "'EAGLE'" in r]
-    assert line == "title mentions 'EAGLE' (this note's focus within Speculative decoding)"
+    assert line == "title mentions 'EAGLE' (what this note is about in Speculative decoding)"
     # one aspect counts once, however many the title names
     both = match_pr(pr("[Spec Decode] Export acceptance metrics to Prometheus"), lib, CFG)
     assert both.matches[0].score == shown.matches[0].score
@@ -1218,7 +1219,7 @@ def test_shipped_notes_code_names_in_an_indented_code_block_do_not_link_a_note()
 
 _SHARES = re.compile(
     r"^title shares (?P<a>.+?) with this note's (?P<a_side>title|keywords)"
-    r"(?: and (?P<b>.+?) with its keywords)?$"
+    r"(?: and (?P<b>.+?) with terms it is about)?$"
 )
 
 
@@ -1238,19 +1239,19 @@ def _shared_claims(reason: str) -> list[tuple[str, str]]:
     [
         # subsystem_sample #26851 (grade 2): read "title shares 'get_kv_connector_stats',
         # 'connector_worker' with this note's title and 'connector_worker',
-        # 'get_kv_connector_stats' with its keywords": the same names on both sides
+        # 'get_kv_connector_stats' with terms it is about": the same names on both sides
         (
             "[BUGFIX][NIXL] quick fix for 'assert self.connector_worker is not None' in "
             "get_kv_connector_stats",
             "vllm-505c8870",
         ),
-        # notes_era_1 #49579: "... and 'update_connector_output' with its keywords"; the
+        # notes_era_1 #49579: "... and 'update_connector_output' with terms it is about"; the
         # EC note has no such keyword (the word shared is `output`, of ECOutputAggregator)
         (
             "[EC Connector] Call to EC Connector update_connector_output from scheduler",
             "vllm-fdfa4ecb",
         ),
-        # "'persistent_topk' with its keywords" of the C128A note, whose keywords have
+        # "'persistent_topk' with terms it is about" of the C128A note, whose keywords have
         # `topk` (build_c128a_topk_metadata) but not persistent_topk, another note's
         (
             "[Bugfix] Revert DeepSeek V4 C128A metadata packing; fix persistent_topk deadlock",
@@ -1500,7 +1501,7 @@ def test_eval_script_misses_shows_how_far_each_missed_grade_2_note_came(
     assert eval_script.main(["--prs", str(prs), "--misses"]) == 0
     out = capsys.readouterr().out
     assert f"#7 Explain PTX\n   missed note {label[ptx.id]} {ptx.id}: score 3, specific 3" in out
-    assert "        - title mentions 'PTX' (keyword of this note)" in out
+    assert "        - title mentions 'PTX' (a term this note is about)" in out
     assert f"missed note {label[other.id]} {other.id}: no evidence at all" in out
     assert "#" + str(other.source_pr) not in out  # got its note: nothing to show
 
@@ -1676,10 +1677,12 @@ def test_a_private_name_keyword_is_no_word_a_similar_title_shares(tmp_path):
     shares = [r for r in m.reasons if r.startswith("title shares")]
     # no 'capturing'; `ubatch` is said once, as the keyword it is (r23b)
     assert shares == ["title shares 'eager', 'region' with this note's title"]
-    assert "title mentions 'ubatch' (keyword of this note)" in m.reasons
+    assert "title mentions 'ubatch' (a term this note is about)" in m.reasons
     # written as it is, the name is the note's keyword
     written = match_pr(pr("Reset _capturing in eager region"), library(n), _similar_cfg(tmp_path))
-    assert "title mentions '_capturing' (keyword of this note)" in written.candidates[0].reasons
+    assert (
+        "title mentions '_capturing' (a term this note is about)" in written.candidates[0].reasons
+    )
 
 
 def test_similarity_counts_only_rare_words_and_needs_two(tmp_path):
@@ -1880,12 +1883,12 @@ def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keyw
     m = next(m for m in match_pr(pr(title), lib, load_match_config()).candidates if m.note is eager)
     # the words another line quotes are said there, once (r23b): whose each side is
     assert m.reasons == (
-        "title mentions 'piecewise' (this note's focus within CUDA graphs)",
+        "title mentions 'piecewise' (what this note is about in CUDA graphs)",
         "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
         # no keyword writes 'graph capture': the gloss names the word one does (r23e)
-        "title mentions 'graph capture' ('capture' also in this note's keywords;"
+        "title mentions 'graph capture' ('capture' also in a term this note is about;"
         " topic: CUDA graphs)",
-        "title shares 'attention' with this note's keywords",
+        "title shares 'attention' with terms this note is about",
     )
     sides = {"cuda": "title", "graph": "title", "capture": "keywords"}
     assert {w: "title" if w in title_words(eager.title_en) else "keywords" for w in sides} == sides
@@ -2089,7 +2092,7 @@ def test_one_identifier_is_one_mention_across_topic_and_note_keywords():
     result = match_pr(_shipped_pr("Fix deep_gemm_warmup skipping some shapes"), lib, cfg)
     (m,) = [m for m in result.matches if m.note.id == "vllm-d1bdb5d7"]
     mentions = [r for r in m.reasons if r.startswith("title mentions")]
-    assert mentions == ["title mentions 'deep_gemm_warmup' (keyword of this note)"], mentions
+    assert mentions == ["title mentions 'deep_gemm_warmup' (a term this note is about)"], mentions
     # the topics still show: another note on them still counts the words
     assert {"kernel-warmup", "fp8-deepgemm"} <= set(result.topics)
 
@@ -2102,7 +2105,7 @@ def test_a_topic_word_inside_a_note_keyword_counts_once_for_that_note_only():
     title = pr("Fix eagle_proposer skipping shapes")
     both = pr("Fix eagle_proposer skipping shapes, and the EAGLE drafter")
     by_id = {m.note.id: m for m in match_pr(title, lib, CFG).candidates}
-    assert by_id["own"].reasons == ("title mentions 'eagle_proposer' (keyword of this note)",)
+    assert by_id["own"].reasons == ("title mentions 'eagle_proposer' (a term this note is about)",)
     assert by_id["own"].score == CFG.weights.note_code
     assert by_id["other"].reasons[0].startswith("title mentions 'eagle' (topic:")
     # a mention of the topic word of its own still counts for the topic
@@ -2261,7 +2264,7 @@ def test_a_conventional_commit_scope_is_a_tag_not_also_title_text():
         note("[MRV1] Restore DeepSeek V4 default"),
         note("fix(mrv1): restore DeepSeek V4 default"),
     )
-    assert "title is tagged [mrv1] (keyword of this note)" in scope.reasons
+    assert "title is tagged [mrv1] (a term this note is about)" in scope.reasons
     assert not any("shares" in r and "'mrv1'" in r for r in scope.reasons), scope.reasons
     assert scope.score == bracket.score
 
@@ -2304,17 +2307,17 @@ def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
 
     nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
     metrics = note("[KV Connector] Fix connector metrics reset", nixl, "vllm-505c8870")
-    assert "title mentions 'connector metrics' (keyword of this note)" in metrics.reasons
-    assert not any("this note's focus within" in r for r in metrics.reasons), metrics.reasons
+    assert "title mentions 'connector metrics' (a term this note is about)" in metrics.reasons
+    assert not any("what this note is about in" in r for r in metrics.reasons), metrics.reasons
     # said outside the keyword too, it is the aspect as well
     both = note(
         "[KV Connector] Fix connector metrics reset and metrics names", nixl, "vllm-505c8870"
     )
-    assert any("this note's focus within" in r for r in both.reasons), both.reasons
+    assert any("what this note is about in" in r for r in both.reasons), both.reasons
     # 'hits' inside the prefix-caching note's 'partial hash hits'
     manager = ["vllm/v1/core/kv_cache_manager.py"]
     hits = note("Fix lost partial hash hits", manager, "vllm-0436d44c")
-    assert not any("this note's focus within" in r for r in hits.reasons), hits.reasons
+    assert not any("what this note is about in" in r for r in hits.reasons), hits.reasons
 
 
 def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
@@ -2410,7 +2413,8 @@ def test_a_keyword_is_quoted_where_it_is_said_not_inside_a_longer_keyword():
         result = matcher.match(facts)
         reasons = next(m for m in result.candidates if m.note.id == "vllm-505c8870").reasons
         assert not any("'connector_stats'" in r or "'ConnectorStats'" in r for r in reasons)
-        assert any("'connector stats' (keyword" in r for r in reasons), reasons
+        own = [r for r in reasons if "this note is about" in r]
+        assert any("'connector stats' (" in r for r in own), reasons
 
 
 def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it():
@@ -2472,12 +2476,13 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     second = note("[Metrics][Connector Metrics] Fix reset")
     text = note("[connector metrics] Fix metrics reset")
     for m in (first, second, text):
-        assert any("this note's focus within" in r for r in m.reasons), m.reasons
+        assert any("what this note is about in" in r for r in m.reasons), m.reasons
     assert first.score == second.score == text.score
-    aspect = "this note's focus within KV connector"
+    aspect = "what this note is about in KV connector"
     assert f"title mentions 'metrics' ({aspect})" in text.reasons
     # only inside the keyword, in its tag: the keyword's one mention
-    assert not any("this note's focus within" in r for r in note("[Connector Metrics] Fix").reasons)
+    tagged = note("[Connector Metrics] Fix").reasons
+    assert not any("what this note is about in" in r for r in tagged)
 
 
 # --- found by review 'r17k' ---
@@ -2739,11 +2744,11 @@ def test_a_group_of_several_shared_words_carries_each_words_share():
 
     lines = {
         Said(Saying.TITLE, ("x", "y")): (2.0, ["topic: A"]),
-        Said(Saying.TITLE, ("x", "y", "z")): (3.0, ["keyword of this note"]),
+        Said(Saying.TITLE, ("x", "y", "z")): (3.0, ["a term this note is about"]),
     }
     assert [(str(what), weight, whys) for what, weight, whys in _one_per_thing(lines)] == [
-        ("title mentions 'x', 'y'", 4.0, ["topic: A", "keyword of this note"]),
-        ("title mentions 'z'", 1.0, ["keyword of this note"]),
+        ("title mentions 'x', 'y'", 4.0, ["topic: A", "a term this note is about"]),
+        ("title mentions 'z'", 1.0, ["a term this note is about"]),
     ]
 
 
@@ -2820,13 +2825,13 @@ def test_two_lines_left_counting_the_same_file_name_it_once():
         (4.0, changes(["a.py", "d.py"]), "topic: A"),
         (2.0, changes(["b.py", "d.py", "e.py"]), "topic: B"),
         (1.0, changes(["a.py"]), "a path of this note"),
-        (1.0, changes(["b.py"]), "keyword of this note"),
+        (1.0, changes(["b.py"]), "a term this note is about"),
     ]
     lines = reason_lines(scored)
     assert lines == (
         "changes a.py (a path of this note; topic: A)",
         "changes d.py (topics: A, B)",
-        "changes b.py (keyword of this note; topic: B)",
+        "changes b.py (a term this note is about; topic: B)",
         "changes e.py (topic: B)",
     ), lines
 
@@ -3055,7 +3060,7 @@ def test_topic_words_beside_a_notes_keyword_are_quoted_in_title_order():
     lib = library(note("n", ("spec-decode",), keywords=("drafter",)))
     [m] = match_pr(pr("Fix spec decode and EAGLE drafter"), lib, CFG).matches
     assert m.reasons == (
-        "title mentions 'drafter' (keyword of this note)",
+        "title mentions 'drafter' (a term this note is about)",
         "title mentions 'spec decode', 'EAGLE' (topic: Speculative decoding)",
     )
 
@@ -3281,7 +3286,7 @@ def test_a_note_keyword_past_the_topics_body_terms_counts_in_full():
     assert m.score == 4.25  # the file 3, 'EAGLE' 0.5, the note's 'spec decode' 0.75
     assert m.reasons == (
         "changes vllm/v1/spec_decode/eagle.py (topic: Speculative decoding)",
-        "description mentions 'spec decode' (keyword of this note)",
+        "description mentions 'spec decode' (a term this note is about)",
         "description mentions 'EAGLE' (topic: Speculative decoding)",
     )
 
@@ -3298,7 +3303,7 @@ def test_a_name_the_notes_title_or_a_keyword_writes_exactly_is_also_in_it(tmp_pa
     )
     [m] = match_pr(pr(title), in_title, cfg).candidates
     assert m.reasons == (
-        "title shares 'eager', 'region' with this note's keywords",
+        "title shares 'eager', 'region' with terms this note is about",
         "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
     )
     # one keyword of two writes 'CUDA graph', in its own order
@@ -3307,7 +3312,7 @@ def test_a_name_the_notes_title_or_a_keyword_writes_exactly_is_also_in_it(tmp_pa
     [m] = match_pr(pr(title), in_keywords, cfg).candidates
     assert m.reasons == (
         "title shares 'eager', 'region' with this note's title",
-        "title mentions 'CUDA graph' (also in this note's keywords; topic: CUDA graphs)",
+        "title mentions 'CUDA graph' (also in a term this note is about; topic: CUDA graphs)",
     )
 
 
@@ -3321,7 +3326,7 @@ def test_a_shared_word_first_in_the_title_outside_the_notes_keyword_is_a_similar
     )
     [m] = match_pr(pr("Eager graph region fix"), library(n), _similar_cfg(tmp_path)).candidates
     assert m.reasons == (
-        "title mentions 'graph region' (keyword of this note; also in this note's title)",
+        "title mentions 'graph region' (a term this note is about; also in this note's title)",
         "title shares 'Eager' with this note's title",
     )
 
@@ -3333,7 +3338,7 @@ def test_a_topic_tag_shows_the_topic_though_the_title_says_it_again_inside_a_key
     [m] = match_pr(pr("[EAGLE] Fix the EAGLE drafter"), lib, CFG).candidates
     assert m.score == 4.25  # the keyword 3, the tag 2.5 at half coverage (1 topic of 2)
     assert m.reasons == (
-        "title mentions 'EAGLE drafter' (keyword of this note)",
+        "title mentions 'EAGLE drafter' (a term this note is about)",
         "title is tagged [EAGLE] (topic: Speculative decoding)",
     )
 

@@ -17,6 +17,7 @@ from bot.library import ROOT, load_library
 from bot.match_config import load_match_config
 from bot.matching import match_pr
 from bot.prfacts import PRFacts
+from bot.reasons import ALSO_IN
 from bot.render import NoteLinks, RenderOptions, render
 from bot.similarity import title_words, written_form
 from bot.terms import _balanced
@@ -35,7 +36,8 @@ def also_said_of(line: str, side: str) -> list[str]:
     ("'warmup' also in this note's title"), else every name the line quotes."""
     cut = line.find("' (")
     claim, gloss = (line[: cut + 1], line[cut + 2 :]) if cut >= 0 else (line, "")
-    named = re.search(rf"((?:'[^']+', )*'[^']+') also in this note's {side}", gloss)
+    where = ALSO_IN[side]
+    named = re.search(rf"((?:'[^']+', )*'[^']+') also in {re.escape(where)}", gloss)
     return QUOTE.findall(named.group(1) if named else claim)
 
 
@@ -124,7 +126,7 @@ def test_a_shared_word_is_not_a_fragment_cut_out_of_a_name():
     """PR 47261 "[Bugfix] Respect DeepGemm disable state during warmup" reads
 
         - title mentions 'DeepGemm' (topic: FP8 kernels and DeepGEMM)
-        - title shares 'warmup' with this note's title and 'Gemm', 'Deep' with its keywords
+        - title shares 'warmup' with this note's title and 'Gemm', 'Deep' with terms it is about
 
     and PR 42604 "DeepSeekV4-Pro enable cuda graph full and piecewise mode" reads
     "title shares 'Deep', 'graph', 'cuda' with this note's title". Neither title writes
@@ -153,7 +155,7 @@ def test_shared_words_are_quoted_in_the_order_the_title_writes_them():
     """The README's own example, "[Core] Keep prefix-cache hits for EAGLE after
     preemption", read "title shares 'hits', 'Keep', 'EAGLE', 'prefix' with this note's
     title"; PR 28294 "[Bugfix] Adjust Marlin CUDA arch selection to 8.0+PTX;9.0+PTX"
-    read "... and 'arch', 'CUDA' with its keywords" (the title says "CUDA arch"). A list
+    read "... and 'arch', 'CUDA' with terms it is about" (the title says "CUDA arch"). A list
     of words a title "shares" in scrambled order reads like a word salad; in the title's
     order the reader recognises the phrase. Cause: `reasons.shared_detail` kept the
     rarity order of `similarity.shared_words`. Checked on every such line of two graded
@@ -173,7 +175,7 @@ def test_shared_words_are_quoted_in_the_order_the_title_writes_them():
                     if not reason.startswith("title shares "):
                         continue
                     for part in re.split(
-                        r" with this note's title and | with its keywords", reason
+                        r" with this note's title and | with terms it is about", reason
                     ):
                         words = QUOTE.findall(part.replace("note's", "note"))
                         at = [facts.title_text.lower().find(w.lower()) for w in words]
@@ -236,6 +238,37 @@ def test_the_aspect_gloss_says_why_the_word_counts_in_plain_english():
     ):
         for line in reasons_of(title, files):
             assert "teaches of" not in line, line
+
+
+def test_a_notes_terms_and_aspects_are_glossed_in_plain_words():
+    """Found by review 'r40g', reading the comment as a reviewer: "title mentions
+    'partial-hash-hit' (keyword of this note)", "'Draft' also in this note's keywords" and
+    "(this note's focus within CUDA graphs)" are the curators' words (a note's keywords,
+    its aspects), which a reviewer has to decode. The glosses say what they are, the
+    keyword and its "also in" form in the same words, as the note page's labels say them."""
+    lines = {
+        line
+        for title, files in (
+            ("[ROCm] Synchronize sparse MLA metadata before graph replay", ()),
+            (
+                "[CI] Shard (H200 MIG 18GB) Spec Decode Draft Model across whole-directory"
+                " replicas",
+                (".buildkite/test_areas/spec_decode.yaml",),
+            ),
+            ("[Bugfix] Keep EAGLE prefix-cache registration on the partial-hash-hit path", ()),
+        )
+        for line in reasons_of(title, files)
+    }
+    assert "title mentions 'metadata' (what this note is about in CUDA graphs)" in lines
+    assert (
+        "title mentions 'Draft Model' ('Draft' also in a term this note is about;"
+        " topic: Speculative decoding)"
+    ) in lines
+    assert (
+        "title mentions 'partial-hash-hit' (a term this note is about; also in this note's title)"
+    ) in lines
+    for line in lines:
+        assert "keyword" not in line and "focus" not in line, line
 
 
 # --- 6. the decisive tie listed under weaker evidence ---------------------------------
@@ -356,7 +389,7 @@ def test_shared_words_are_in_title_order_when_one_is_a_piece_of_an_earlier_word(
         for line in m.reasons:
             if not line.startswith("title shares "):
                 continue
-            for part in re.split(r" with this note's title and | with its keywords", line):
+            for part in re.split(r" with this note's title and | with terms it is about", line):
                 words = QUOTE.findall(part.replace("note's", "note"))
                 at = []
                 for w in words:
@@ -411,8 +444,8 @@ def test_a_shared_word_is_not_quoted_again_when_the_other_lines_phrase_is_not_th
 
     and PR 44275 (notes_era_3) "[Breakable Graph] add eager break for unified attention":
 
-        - title mentions 'eager break' (keyword of this note)
-        - title shares 'eager' with this note's title and 'attention' with its keywords
+        - title mentions 'eager break' (a term this note is about)
+        - title shares 'eager' with this note's title and 'attention' with terms it is about
 
     'warmup' and 'eager' are quoted twice, the padding 7fa4148 set out to remove ("a word
     the 'title shares' line quoted that another line quotes is said once"); the same on
@@ -469,13 +502,13 @@ def test_also_in_this_notes_keywords_is_not_said_of_a_phrase_no_keyword_writes()
     the DSpark test mock's config to fix the H200 MIG CI failure" (keywords
     `get_pp_safe_draft_load_config`, `load_dspark_model`):
 
-        - title mentions 'Draft Model' (also in this note's keywords; ...)
+        - title mentions 'Draft Model' (also in a term this note is about; ...)
 
     and PR 21426 "[Bugfix] Fix CUDA arch flags for MoE permute" reads "'arch flags' (also
     in this note's keywords)" for a note whose keywords are `cuda_archs_loose_intersection`
     and `set_gencode_flags_for_srcs`. No keyword of either note writes that phrase: its
     words come from two different keywords. Before 7fa4148 the shares line quoted
-    'Draft' alone "with its keywords", exact. The 7efe4ae fix (a name's words must all be
+    'Draft' alone "with terms it is about", exact. The 7efe4ae fix (a name's words must all be
     the note's) was made for the title side only. Cause: bot/matching.py `_said_once`
     checks a keywords-side name against `_title_words[i]`, the title's and every
     keyword's words pooled; it should ask that one keyword (or the title) write them all,
@@ -495,7 +528,7 @@ def test_also_in_this_notes_keywords_is_not_said_of_a_phrase_no_keyword_writes()
         for m in res.matches:
             writes = [title_words(k) for k in (*m.note.keywords, m.note.title_en)]
             for line in m.reasons:
-                if "also in this note's keywords" not in line:
+                if "also in a term this note is about" not in line:
                     continue
                 checked += 1
                 for q in also_said_of(line, "keywords"):
@@ -503,14 +536,14 @@ def test_also_in_this_notes_keywords_is_not_said_of_a_phrase_no_keyword_writes()
                         f"{title!r}: {line!r}: no keyword of the note writes {q!r}"
                         f" (keywords: {m.note.keywords})"
                     )
-    assert checked, "no line says 'also in this note's keywords' any more"
+    assert checked, "no line says 'also in a term this note is about' any more"
 
 
 def test_a_rare_word_the_title_shares_with_the_note_is_still_said():
     """PR 58193 "[CI] Shard (H200 MIG 18GB) Spec Decode Draft Model ..." shares 'MIG',
     'H200' (and 'Draft') with "Complete the DSpark test mock's config to fix the H200 MIG
     CI failure". Before 7fa4148: "title shares 'MIG', 'H200' with this note's title and
-    'Draft' with its keywords". Now 'MIG' and 'Draft' are said on other lines and 'H200',
+    'Draft' with terms it is about". Now 'MIG' and 'Draft' are said on other lines and 'H200',
     left alone, is said nowhere, though it is the GPU the note's CI failure is on (its
     rarity, 6.5, is the similar line's second; the similar line's weight went to 'MIG').
     Likewise PR 45013 "[EPLB] Enable nixl eplb communicator for elastic ep" no longer
@@ -627,9 +660,12 @@ def test_an_aspect_said_in_the_tag_of_the_notes_other_topic_is_not_glossed_with_
         "vllm/v1/attention/backends/mla/sparse_utils.py",
     )
     lines = _lines("[Perf][Sparse MLA] Drop the atomic contention in the index remap", files)
-    for line in lines["vllm-d996c45a"]:
-        both = "the part of Context parallelism" in line and "topic: Sparse MLA" in line
-        assert not both, f"one line glosses the tag with two topics: {line!r}"
+    # r23f's fix was the gloss's wording: it says what the note is about in its topic,
+    # not that the tag is a part of it (the test passed by any other wording since: it
+    # now looks for the line it is about)
+    (line,) = [r for r in lines["vllm-d996c45a"] if r.startswith("title is tagged [Sparse MLA]")]
+    assert "the part of" not in line
+    assert line.startswith("title is tagged [Sparse MLA] (what this note is about in Context")
 
 
 def test_an_aspect_word_inside_a_topic_phrase_is_not_quoted_on_a_line_of_its_own():
@@ -1004,8 +1040,8 @@ def test_a_line_counting_for_two_topics_names_them_after_one_topics():
 def test_words_the_title_says_for_one_reason_are_one_line():
     """PR 46372 (dev set, "... breakable ... eager break ..."): the eager-region note read
 
-        - title mentions 'breakable' (keyword of this note)
-        - title mentions 'eager break' (keyword of this note)
+        - title mentions 'breakable' (a term this note is about)
+        - title mentions 'eager break' (a term this note is about)
 
     two lines for one thing the PR does, its title naming the note's words, where a
     topic's line quotes its words on one ("description mentions 'ROCm', 'gfx950' (topic:
@@ -1028,10 +1064,10 @@ def test_words_the_title_says_for_one_reason_are_one_line():
         (0.3, said(Saying.TITLE, "gfx950"), ""),
     ]
     assert reason_lines(scored) == (
-        "title mentions 'eager break', 'breakable' (keywords of this note)",  # 2.5 in all
+        "title mentions 'eager break', 'breakable' (terms this note is about)",  # 2.5 in all
         "title mentions 'MRV1' (also in this note's title)",
         "title mentions 'cudagraph' (topic: CUDA graphs)",
-        "description mentions 'eager region' (keyword of this note)",
+        "description mentions 'eager region' (a term this note is about)",
         "title mentions 'ROCm'",
         "title mentions 'gfx950'",
     )
@@ -1042,7 +1078,7 @@ def test_words_the_title_says_for_one_reason_are_one_line():
         (1.0, said(Saying.TITLE, "b"), KEYWORD),
     ]
     assert reason_lines(scored) == (
-        "title mentions 'a', 'b' (keywords of this note)",
+        "title mentions 'a', 'b' (terms this note is about)",
         "title mentions 'c' (topic: C)",
     )
 
@@ -1050,9 +1086,9 @@ def test_words_the_title_says_for_one_reason_are_one_line():
 def test_a_shipped_notes_keywords_the_title_names_read_on_one_line():
     # the same on the shipped library, PR 46372's title
     lines = reasons_of("fix: make NCCL collectives eager break points in breakable cudagraph")
-    own = [line for line in lines if "of this note" in line and line.startswith("title")]
+    own = [line for line in lines if "this note is about" in line and line.startswith("title")]
     assert len(own) == 1, lines
-    assert own[0].endswith("(keywords of this note)") and own[0].count("'") >= 4, lines
+    assert own[0].endswith("(terms this note is about)") and own[0].count("'") >= 4, lines
     # kills: bot/reasons.py:_alike_merged (hand) the words quoted strongest first: the line
     #   read "'breakable', 'eager break'" of a title saying "eager break ... breakable",
     #   where a topic's line, the similar-title line and "also in this note's title" all
@@ -1075,12 +1111,12 @@ def test_words_merged_on_one_line_are_quoted_in_the_order_their_place_writes_the
     ]
     written = {Saying.TITLE: title, Saying.BODY: body}
     assert reason_lines(scored, written) == (
-        "title mentions 'ubatch', 'workspace', 'nowhere' (keywords of this note)",
-        "description mentions 'workspace', 'ubatch' (keywords of this note)",
+        "title mentions 'ubatch', 'workspace', 'nowhere' (terms this note is about)",
+        "description mentions 'workspace', 'ubatch' (terms this note is about)",
     )
     # with no text to place them by, the strongest first
     assert reason_lines(scored)[0] == (
-        "title mentions 'workspace', 'nowhere', 'ubatch' (keywords of this note)"
+        "title mentions 'workspace', 'nowhere', 'ubatch' (terms this note is about)"
     )
 
 
@@ -1088,8 +1124,8 @@ def test_the_same_words_for_the_same_reasons_in_title_and_description_are_one_li
     """PR 30903 (notes_era_3) "[UX] Reduce DeepGEMM warmup log output to single progress
     bar", whose description names DeepGEMM warmup too, read
 
-        - title mentions 'DeepGEMM warmup' (keyword of this note)
-        - description mentions 'DeepGEMM warmup' (keyword of this note)
+        - title mentions 'DeepGEMM warmup' (a term this note is about)
+        - description mentions 'DeepGEMM warmup' (a term this note is about)
 
     the same words for the same reason, twice over (43 such pairs in the comments of the
     graded sets: 'DSA', 'CUDAGraph', 'HiSparse'...). They are one line saying both
@@ -1108,8 +1144,8 @@ def test_the_same_words_for_the_same_reasons_in_title_and_description_are_one_li
     ]
     assert reason_lines(scored) == (
         "title and description mention 'CUDAGraph' (topic: CUDA graphs)",  # 2.1
-        "title mentions 'topk' (keyword of this note)",
-        "description mentions 'indexer' (keyword of this note)",
+        "title mentions 'topk' (a term this note is about)",
+        "description mentions 'indexer' (a term this note is about)",
         "title and description mention 'DSA' (topic: Sparse MLA)",  # 1.5
         "description mentions 'topk' (topic: Top-k)",
     )
@@ -1119,7 +1155,7 @@ def test_the_same_words_for_the_same_reasons_in_title_and_description_are_one_li
         repo="vllm-project/vllm", number=pr["number"], title=pr["title"], body=pr["body"]
     )
     (m,) = match_pr(facts, LIB, CFG).matches
-    assert "title and description mention 'DeepGEMM warmup' (keyword of this note)" in (
+    assert "title and description mention 'DeepGEMM warmup' (a term this note is about)" in (
         m.reasons
     ), m.reasons
     assert not any(r.startswith(("title mentions", "description mentions")) for r in m.reasons)

@@ -696,7 +696,7 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
         result(note(), reasons=("title mentions 'MoE'", two)), LIB, opts=OPTS
     )
     assert f"- {md(lone)}" in render(result(note(), reasons=(lone,)), LIB, opts=OPTS)
-    keywords = "title shares 'Draft' with this note's keywords"
+    keywords = "title shares 'Draft' with terms this note is about"
     body = render(result(note(), reasons=("title mentions 'MTP'", keywords)), LIB, opts=OPTS)
     assert "Draft" not in body
 
@@ -804,7 +804,7 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
         ("ranks", False),
         ("SPARSE", False),  # in capitals, but a word the note does not write as a name
     ]:
-        lone = f"title shares '{word}' with this note's keywords"
+        lone = f"title shares '{word}' with terms this note is about"
         body = render(result(note(), reasons=("title mentions 'MoE'", lone)), LIB, opts=OPTS)
         assert (f"- {md(lone)}" in body) is shown, word
 
@@ -916,7 +916,7 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
         "changes vllm/v1/core/kv_cache_coordinator.py, a_b.py and 2 more files"
         " (a path of this note)",
         "its changed lines name 'worker -> scheduler', 'x`y' (topic: Spec Decode)",
-        "title mentions '@someone #123', 'a*b*' (keyword of this note)",
+        "title mentions '@someone #123', 'a*b*' (a term this note is about)",
         "title is tagged [Spec_Decode]",
         "labeled 'ci/build'",
         "changes 2 other files (topic: Spec Decode)",
@@ -928,7 +928,9 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
         " (a path of this note)" in body
     )
     assert "- its changed lines name `worker -> scheduler`, ``x`y`` (topic: Spec Decode)" in body
-    assert f"- title mentions `@{ZWSP}someone #{ZWSP}123`, `a*b*` (keyword of this note)" in body
+    assert (
+        f"- title mentions `@{ZWSP}someone #{ZWSP}123`, `a*b*` (a term this note is about)" in body
+    )
     assert "- title is tagged `[Spec_Decode]`" in body
     assert "- labeled `ci/build`" in body
     assert "- changes 2 other files (topic: Spec Decode)" in body

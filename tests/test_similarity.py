@@ -87,9 +87,11 @@ def test_a_similar_titles_reason_quotes_only_what_the_note_says():
     detail = shared_detail(
         ["stat", "worker"], title_words(title), (names_in(title), names_in(keywords)), facts
     )
-    assert detail == ("title shares 'stats' with this note's title and 'worker' with its keywords")
+    assert detail == (
+        "title shares 'stats' with this note's title and 'worker' with terms it is about"
+    )
     detail = shared_detail(["stat"], frozenset(), (names_in(title), names_in(keywords)), facts)
-    assert detail == "title shares 'get_kv_stats' with this note's keywords"
+    assert detail == "title shares 'get_kv_stats' with terms this note is about"
 
 
 def test_rare_words_weigh_more_and_unseen_words_most():
@@ -220,8 +222,8 @@ def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes
     # the keywords write `connector_worker`, the title does not: quoted whole
     detail = shared_detail(["stat", "worker"], title_words(title), names, facts)
     assert detail == (
-        "title shares 'get_kv_stats' with this note's title and 'connector_worker' with its"
-        " keywords"
+        "title shares 'get_kv_stats' with this note's title and 'connector_worker' with terms"
+        " it is about"
     )
     # `kv` and `stat` both read from `get_kv_stats`: one quote
     detail = shared_detail(["kv", "stat"], title_words(title), names, facts)
