@@ -92,7 +92,10 @@ def _topic_list(library: Library, repo: str | None) -> str:
     sets them: asked for, each answers only "No notes on ... yet"."""
     having = {t for n in library.notes if _in_repo(n, repo) for t in n.topics}
     topics = library.topics.values()
-    named = [f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)})" for t in topics if t.id in having]
+    # names without brackets of their own (`Topic.bracketed_en`): they go in brackets
+    named = [
+        f"{code(t.id)} ({safe_text(t.bracketed_en, _NAME_MAX)})" for t in topics if t.id in having
+    ]
     bare = ", ".join(code(t.id) for t in topics if t.id not in having)
     if not named:
         return f"No topic has notes yet: {bare}"
@@ -293,7 +296,8 @@ def _did_you_mean(library: Library, text: str, word: str, repo: str | None) -> s
     a reply is a new comment that notifies everyone on the PR, and three guesses before
     the 35 topics were lost in 1,400 characters of list; `topic` alone gives the list."""
     named = [
-        f"{code(t.id)} ({safe_text(t.name_en, _NAME_MAX)}, {safe_text(t.name_zh, _NAME_MAX)})"
+        f"{code(t.id)} ({safe_text(t.bracketed_en, _NAME_MAX)},"
+        f" {safe_text(t.bracketed_zh, _NAME_MAX)})"
         for t in _guesses(library, text)
     ]
     if not named:
@@ -332,7 +336,7 @@ def render_topic(
         )
     # the PR's repository's notes, as on the page the link opens
     notes = _order([n for n in library.by_topic.get(topic.id, ()) if _in_repo(n, repo)])
-    title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.name_zh)}, {code(topic.id)})"
+    title = f"**{safe_text(topic.name_en)}** ({safe_text(topic.bracketed_zh)}, {code(topic.id)})"
     if not notes:  # a link to "all notes" of a topic with none would list nothing
         return f"{head}\nNo notes on {title} yet."
     if topic_url is not None:

@@ -156,15 +156,21 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             continue
         # comments print names, and `/notes topic` takes a name or an id: each, as the
         # command reads it, must say one topic
-        for key_field in ("id", "name_en", "name_zh", "short_en"):
+        # and the names replies write in brackets, without brackets of their own
+        shown = {"bracketed_en": "name_en", "bracketed_zh": "name_zh"}
+        for key_field in ("id", "name_en", "name_zh", "short_en", *shown):
             if not getattr(topic, key_field):
                 continue  # no short_en: its name_en
             key = topic_key(getattr(topic, key_field))
-            line = block.line_of(key_field, default=id_line)
+            field = shown.get(key_field, key_field)
+            if field != key_field and key == topic_key(getattr(topic, field)):
+                continue  # no brackets: the name itself, checked above
+            line = block.line_of(field, default=id_line)
             other = named.get(key)
             if other is not None and other[0] != topic.id:
-                msg = f"`/notes topic` reads it as topic {other[0]!r} (line {other[1]})"
-                problems.append(Problem(path, line, key_field, msg))
+                said = "without its brackets, " if field != key_field else ""
+                msg = f"{said}`/notes topic` reads it as topic {other[0]!r} (line {other[1]})"
+                problems.append(Problem(path, line, field, msg))
             else:
                 named.setdefault(key, (topic.id, line))
         if not (topic.keywords or topic.tags or topic.paths or topic.labels):

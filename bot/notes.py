@@ -237,16 +237,42 @@ class Topic(BaseModel):
 
     @property
     def short(self) -> str:
-        """The name a reason line gives the topic."""
-        return self.short_en or self.name_en
+        """The name a reason line gives the topic, in its brackets ("topic: X"): none of
+        its own, "Model runner" for "Model runner (V1 / V2)" (`unbracketed`)."""
+        return self.short_en or unbracketed(self.name_en)
+
+    @property
+    def bracketed_en(self) -> str:
+        """The English name to write inside brackets: the short one when the name holds
+        brackets ("Context parallelism", not "(Context parallelism (PCP / DCP))")."""
+        return self.short if _BRACKETED.search(self.name_en) else self.name_en
+
+    @property
+    def bracketed_zh(self) -> str:
+        """The Chinese name to write inside brackets: "上下文并行" of "上下文并行（PCP / DCP）"."""
+        return unbracketed(self.name_zh)
+
+
+# A bracketed part of a name, ASCII or full-width, with the space before it
+_BRACKETED = re.compile(r"\s*[(（][^()（）]*[)）]")
+
+
+def unbracketed(name: str) -> str:
+    """The name without its bracketed parts ("EC connector" of "EC (encoder cache)
+    connector"), to be written inside brackets unnested; the name itself when nothing
+    else is left."""
+    cut = " ".join(_BRACKETED.sub("", name).split())
+    return cut or name
 
 
 def topics_by_key(topics: Iterable[Topic]) -> dict[str, Topic]:
     """Each topic by its id and its names as a reader types them (topic_key; the library
-    refuses two topics read alike)."""
+    refuses two topics read alike), and by the names replies give it in brackets
+    ("上下文并行" of "上下文并行（PCP / DCP）", `Topic.bracketed_zh`), which a reader types back."""
     found: dict[str, Topic] = {}
     for topic in topics:
-        for name in (topic.id, topic.name_en, topic.name_zh, topic.short_en):
+        names = (topic.id, topic.name_en, topic.name_zh, topic.short_en)
+        for name in (*names, topic.bracketed_en, topic.bracketed_zh):
             if name:
                 found.setdefault(topic_key(name), topic)
     return found

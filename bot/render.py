@@ -309,7 +309,7 @@ def _topics_lines(result: MatchResult, library: Library, shown: list[Match]) -> 
 
 def _topic_name(library: Library, topic_id: str) -> str:
     topic = library.topics.get(topic_id)
-    name = f"{topic.name_en} ({topic.name_zh})" if topic else topic_id
+    name = f"{topic.name_en} ({topic.bracketed_zh})" if topic else topic_id
     return safe_text(name)
 
 

@@ -928,6 +928,12 @@ TAXONOMY_DEFECTS = [
         "11: name_zh: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
         id="chinese-name-another-topics",
     ),
+    pytest.param(  # replies give a name in brackets without its own, and it is typed back
+        ('name_zh = "ROCm"', 'name_zh = "CUDA graphs（旧）"'),
+        "11: name_zh: without its brackets, `/notes topic` reads it as topic 'cuda-graphs'"
+        " (line 3)",
+        id="chinese-name-unbracketed-another-topics",
+    ),
     pytest.param(  # the short name a reason gives is typed to `/notes topic` too
         ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "CUDA graphs"'),
         "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",

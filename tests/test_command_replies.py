@@ -657,8 +657,9 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
     for asked in ["CUDA Graph 捕获", "cuda graph 捕获", "cuda-graphs.", "CUDA graphs。"]:
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
     for asked, name in [
-        ("上下文并行（PCP / DCP）", "上下文并行（PCP / DCP）"),
-        ("上下文并行(PCP / DCP)", "上下文并行（PCP / DCP）"),
+        # the name in the reply's brackets without its own (review 'r40g')
+        ("上下文并行（PCP / DCP）", "上下文并行"),
+        ("上下文并行(PCP / DCP)", "上下文并行"),
         ("投机解码。", "投机解码"),
     ]:
         body = reply(f"/notes topic {asked}", library)
@@ -815,7 +816,7 @@ def test_a_topic_name_ends_at_punctuation_with_words_after_it(library):
             "采样、logits 处理器与思考预算",
         ),
         ("采样、logits 处理器与思考预算，谢谢", "采样、logits 处理器与思考预算"),
-        ("分布式执行（TP/PP/DP、集合通信），谢谢", "分布式执行（TP/PP/DP、集合通信）"),
+        ("分布式执行（TP/PP/DP、集合通信），谢谢", "分布式执行"),  # shown without brackets
     ]:
         body = reply(f"/notes topic {asked}", library)
         assert f"({name}, `" in body and "There is no topic" not in body, body
@@ -1167,3 +1168,50 @@ def test_help_leads_each_line_with_what_it_does():
     assert len(set(firsts)) == len(firsts) == 5, firsts
     assert "this message" not in render_help()
     assert "`/notes why` (until a plain `/notes`)" in render_help()  # the way back, said
+
+
+# --- found by review 'r40g' (done in r41a) ---
+
+
+def bracket_depth(text: str) -> int:
+    """How deep brackets nest in the text outside code spans (ASCII and full-width)."""
+    depth = deepest = 0
+    for ch in re.sub(r"`[^`\n]*`", "", text):
+        if ch in "(（":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")）":
+            depth -= 1
+    return deepest
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        # every topic: "`context-parallel` (Context parallelism (PCP / DCP))"
+        ("/notes topic", "`context-parallel` (Context parallelism)"),
+        # a guess, with its Chinese name "上下文并行（PCP / DCP）"
+        ("/notes topic context", "`context-parallel` (Context parallelism, 上下文并行)"),
+        ("/notes topic model", "`model-runner` (Model runner, Model Runner)"),
+        # its notes, headed by its names: its English name is outside the brackets
+        ("/notes topic context-parallel", "**Context parallelism (PCP / DCP)** (上下文并行, `"),
+    ],
+)
+def test_a_topics_name_in_brackets_holds_no_brackets_of_its_own(library, line, named):
+    """Seven topics' names hold brackets ("Context parallelism (PCP / DCP)", "Hardware CI
+    (ROCm, NPU, CUDA runners)"), and replies named them inside brackets of their own:
+    "`context-parallel` (Context parallelism (PCP / DCP), 上下文并行（PCP / DCP）)", a
+    nesting a reader has to count. Inside brackets a name is given without its own (the
+    names a `topic` command takes: "Context parallelism" is its short name)."""
+    body = reply(line, library, repo="vllm-project/vllm")
+    assert bracket_depth(body) == 1, body
+    assert named in body, body
+
+
+def test_a_topics_name_as_a_reply_gives_it_in_brackets_finds_it(library):
+    # the names above are typed back: `/notes topic 上下文并行` was "There is no topic"
+    for topic in library.topics.values():
+        for name in (topic.bracketed_en, topic.bracketed_zh):
+            body = reply(f"/notes topic {name}", library, repo="vllm-project/vllm")
+            assert "There is no topic" not in body, (topic.id, name, body)
+            assert f", `{topic.id}`)" in body, (topic.id, name, body)

@@ -939,3 +939,31 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
     page = gfm(body)
     assert "<code>worker -&gt; scheduler</code>" in page and "<code>x`y</code>" in page
     assert not LIVE_MENTION.search(outside_code(body)) and not ISSUE_REF.search(outside_code(body))
+
+
+def test_a_topic_hit_with_no_note_is_named_without_brackets_in_brackets():
+    """Found by review 'r40g': why mode named a topic with no note "Model runner (V1 / V2)
+    (Model Runner（V1 / V2）)", its Chinese name's brackets inside the brackets holding it."""
+    facts = PRFacts(
+        repo="vllm-project/vllm",
+        number=1,
+        title="[Model Runner V2] Fix input batch",
+        files=("vllm/v1/worker/gpu_model_runner.py",),
+    )
+    res = match_pr(facts, LIB, load_match_config())
+    assert [t.topic.id for t in res.topics_without_notes] == ["model-runner"]
+    body = render(res, LIB, opts=RenderOptions(verbose=True))
+    assert "\n- Model runner (V1 / V2) (Model Runner): changes " in body, body
+
+
+def test_a_topics_short_name_holds_no_brackets():
+    """A reason says "(topic: X)": a topic with no short_en and brackets in its name
+    would read "(topic: Model runner (V1 / V2))"."""
+    from bot.notes import Topic
+
+    topic = Topic(id="t", name_en="Model runner (V1 / V2)", name_zh="模型（V1）")
+    assert topic.short == "Model runner"
+    assert Topic(id="u", name_en="EC (encoder cache) connector", name_zh="x").short == (
+        "EC connector"
+    )
+    assert Topic(id="v", name_en="(odd)", name_zh="x").short == "(odd)"  # nothing else
