@@ -33,14 +33,15 @@ TopicUrl = Callable[[str], str]
 # --- pieces --------------------------------------------------------------------
 
 
-def note_line(note: Note, note_url: NoteUrl, extra: str = "") -> str:
+def note_line(note: Note, note_url: NoteUrl, extra: str = "", here: str = "") -> str:
     """One list item, headed as the notes comment heads a note: the title, then a line
     of verdict, source PR and link to the note's (Chinese) guidance, then the Chinese
     title beside an English one, then `extra`. Lines, not one: in a reply's width the
     two titles, two links and where a search matched ran to four lines of wrapped text
-    with no line a reviewer could scan (GitHub shows a comment's newlines as breaks)."""
+    with no line a reviewer could scan (GitHub shows a comment's newlines as breaks).
+    `here`: the PR's repository, as `badge_line` takes it."""
     title = note.title_en if note.title_en.strip() else note.title_zh
-    lines = [f"- **{safe_text(title, TITLE_MAX)}**", badge_line(note, note_url(note))]
+    lines = [f"- **{safe_text(title, TITLE_MAX)}**", badge_line(note, note_url(note), here)]
     if note.title_en.strip() and note.title_zh.strip():
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if extra:
@@ -342,7 +343,7 @@ def render_topic(
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
-    lines.append(_apart([note_line(n, note_url) for n in notes[:max_results]]))
+    lines.append(_apart([note_line(n, note_url, here=repo or "") for n in notes[:max_results]]))
     if len(notes) > max_results:
         lines.append(f"\n{len(notes) - max_results} more not shown.")
     return "\n".join(lines)
@@ -393,7 +394,8 @@ def render_search(
     items = []
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
-        items.append(note_line(h.note, note_url, _matched(h.terms, len(terms), where)))
+        found = _matched(h.terms, len(terms), where)
+        items.append(note_line(h.note, note_url, found, here=repo or ""))
     lines.append(_apart(items))
     if len(hits) > max_results:
         lines.append(f"\n{len(hits) - max_results} more not shown; add words to narrow the search.")

@@ -244,7 +244,10 @@ def link_target(url: str) -> str:
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def pr_link(repo: str, number: int) -> str:
-    """A link to a PR through redirect.github.com, so the linked PR gets no backlink."""
+def pr_link(repo: str, number: int, here: str = "") -> str:
+    """A link to a PR through redirect.github.com, so the linked PR gets no backlink;
+    "PR 52419" when it is in `here`, the repository the text is posted in (GitHub's
+    names, case aside), which the reader is in: its name said again is noise."""
     target = link_target(pr_url(repo, number))
-    return f"[{safe_text(repo)} PR {int(number)}]({target})"
+    name = "" if here and repo.casefold() == here.casefold() else f"{safe_text(repo)} "
+    return f"[{name}PR {int(number)}]({target})"

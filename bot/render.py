@@ -84,6 +84,7 @@ class RenderOptions:
     paused: PauseCause | None = None  # automatic updates are off on this PR, and why
     opt_out_label: str = ""  # the label that also pauses them ("" none)
     hidden: int = 0  # notes that matched but were marked not relevant here (`/notes wrong`)
+    repo: str = ""  # the PR's repository: a source PR there is "PR N" ("": not known)
 
 
 # --- the comment -------------------------------------------------------------
@@ -216,11 +217,12 @@ def _source_of(note: Note) -> tuple[str, int] | str:
     return (note.repo.lower(), note.source_pr) if note.source_pr else note.id
 
 
-def badge_line(note: Note, guidance_url: str) -> str:
+def badge_line(note: Note, guidance_url: str, here: str = "") -> str:
     """The line under a note's title, in the comment and in a command's reply: verdict in
-    English and Chinese, source PR, link to the (Chinese) guidance."""
+    English and Chinese, source PR, link to the (Chinese) guidance. `here`: the repository
+    the PR is in, whose name a source PR there goes without (`pr_link`)."""
     v = note.verdict
-    source = f" · source: {pr_link(note.repo, note.source_pr)}" if note.source_pr else ""
+    source = f" · source: {pr_link(note.repo, note.source_pr, here)}" if note.source_pr else ""
     guidance = f"[{GUIDANCE_LINK}]({link_target(guidance_url)})"
     return f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
 
@@ -229,7 +231,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     note = match.note
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
-    lines = [head, badge_line(note, opts.links.url(note))]
+    lines = [head, badge_line(note, opts.links.url(note), opts.repo)]
     if note.title_en:
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if note.summary_en:

@@ -182,7 +182,7 @@ def _render_now(
     opts = ctx.render_options(verbose=state.verbose, had_notes=had_notes)
     # only a command renders a paused PR; the PR's own opt-out outlasts `/notes on`
     paused = paused_by_pr or (PauseCause.COMMAND if state.opted_out else None)
-    opts = replace(opts, paused=paused, hidden=hidden)
+    opts = replace(opts, paused=paused, hidden=hidden, repo=facts.repo)
     # No commit SHA in the body: a push that leaves the matches as they were must
     # leave the comment untouched (no write, no "edited" churn on busy PRs).
     body = render(result, ctx.library, opts=opts)

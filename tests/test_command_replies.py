@@ -1215,3 +1215,12 @@ def test_a_topics_name_as_a_reply_gives_it_in_brackets_finds_it(library):
             body = reply(f"/notes topic {name}", library, repo="vllm-project/vllm")
             assert "There is no topic" not in body, (topic.id, name, body)
             assert f", `{topic.id}`)" in body, (topic.id, name, body)
+
+
+def test_a_replys_notes_name_their_source_pr_by_its_number_in_its_repository(library):
+    # found by review 'r40g': "source: vllm-project/vllm PR 52419" in a reply on a vllm PR
+    link = "[PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)"
+    for line in ("/notes search 52419", "/notes topic prefix-caching"):
+        body = reply(line, library, repo="vllm-project/vllm")
+        assert f" · source: {link} · " in body, body
+        assert "vllm-project/vllm PR" not in body, body

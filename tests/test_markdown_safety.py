@@ -65,6 +65,13 @@ def test_pr_link_goes_through_redirect():
     assert pr_link("vllm-project/vllm", 5) == (
         "[vllm-project/vllm PR 5](https://redirect.github.com/vllm-project/vllm/pull/5)"
     )
+    # in the repository the text is posted in (review 'r40g'): its number, the same link
+    for here in ("vllm-project/vllm", "vLLM-Project/VLLM"):
+        assert pr_link("vllm-project/vllm", 5, here) == (
+            "[PR 5](https://redirect.github.com/vllm-project/vllm/pull/5)"
+        )
+    for here in ("acme/vllm", "vllm-project/vllm-ascend", ""):
+        assert pr_link("vllm-project/vllm", 5, here).startswith("[vllm-project/vllm PR 5](")
 
 
 def gfm(markdown: str) -> str:

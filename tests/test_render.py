@@ -567,7 +567,7 @@ def test_the_readme_shows_the_comment_the_bot_renders():
     assert f'titled "{title[:20]}' in readme.replace("\n", " ") and files[0] in readme
     facts = PRFacts("vllm-project/vllm", 60001, title, files=files)
     links = NoteLinks(base_url="https://review-notes.example.org")
-    opts = RenderOptions(links=links, opt_out_label="no-review-notes")
+    opts = RenderOptions(links=links, opt_out_label="no-review-notes", repo=facts.repo)
     body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=opts)
     assert body.rstrip("\n") == shown.rstrip("\n")
 
@@ -967,3 +967,21 @@ def test_a_topics_short_name_holds_no_brackets():
         "EC connector"
     )
     assert Topic(id="v", name_en="(odd)", name_zh="x").short == "(odd)"  # nothing else
+
+
+def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
+    """Found by review 'r40g': every note on a vllm PR read "source: vllm-project/vllm PR
+    52419", the repository the reviewer is in said again. A note from the PR's repository
+    (GitHub's names: case aside) says "source: PR 52419"; one from another repository
+    keeps its repository. The link is the same, through redirect.github.com: no
+    backlink on the source PR."""
+    link = "(https://redirect.github.com/vllm-project/vllm/pull/50001)"
+    for repo, said in (
+        ("vllm-project/vllm", "[PR 50001]"),
+        ("VLLM-Project/vllm", "[PR 50001]"),
+        ("acme/vllm", "[vllm-project/vllm PR 50001]"),
+        ("", "[vllm-project/vllm PR 50001]"),  # not known: as before
+    ):
+        body = render(result(note()), LIB, opts=replace(OPTS, repo=repo))
+        assert f" · source: {said}{link} · " in body, (repo, body)
+        assert_inert(body)

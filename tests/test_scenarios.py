@@ -938,7 +938,7 @@ def expected_body(rt: Runtime, pr: PR) -> str | None:
     )
     facts = replace(facts, related_notes=notes_of_related_prs(ctx, facts))
     result, hidden = hide_dismissed(ctx.matcher.match(facts), list(state.dismissed))
-    opts = replace(ctx.render_options(had_notes=True), hidden=hidden)
+    opts = replace(ctx.render_options(had_notes=True), hidden=hidden, repo=facts.repo)
     return render(result, ctx.library, opts=opts)
 
 

@@ -1089,3 +1089,11 @@ def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
     (kept,) = ctx.github.comments(REF.repo, REF.number)
     assert r.outcome == Outcome.UPDATED and r.comment_id == kept["id"]
     assert kept["body"].startswith(MARKER) and kept["edits"] == 1
+
+
+def test_the_comment_names_a_source_pr_of_the_prs_own_repository_by_its_number(ctx):
+    # found by review 'r40g': "source: vllm-project/vllm PR 52419" on a vllm PR
+    assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
+    (body,) = bodies(ctx)
+    assert " · source: [PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)" in body
+    assert "vllm-project/vllm PR" not in body
