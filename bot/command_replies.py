@@ -382,10 +382,10 @@ def render_search(
         return f"{head}\nGive some words to look for, as in `{word} search prefix cache`."
     notes = [n for n in library.notes if _in_repo(n, repo)]
     hits = search_notes(notes, command.text, topics=library.topics)
-    if not hits:
+    if not hits:  # a topic's name finds its notes: the words name none that has any
         return (
             f"{head}\nNo note matches {code(command.text, ECHO_LIMIT)}."
-            f" Try `{word} topic ID`. {_topic_list(library, repo)}."
+            f" `{word} topic` lists the topics and which have notes."
         )
     shown = hits[:max_results]
     match = "matches" if len(hits) == 1 else "match"
