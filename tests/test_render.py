@@ -985,3 +985,16 @@ def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
         body = render(result(note()), LIB, opts=replace(OPTS, repo=repo))
         assert f" · source: {said}{link} · " in body, (repo, body)
         assert_inert(body)
+
+
+def test_a_pr_number_in_a_notes_summary_stays_plain_text():
+    """Review 'r40g' asked whether "PR 50062" in a note's summary should be a link. It
+    stays text (docs/commands.md, The notes comment in detail): GitHub links no "PR N",
+    so it makes no backlink, and a number in a curator's prose may be another
+    repository's PR or an issue, which a link would guess. "#N" and a PR's URL are made
+    inert as everywhere else."""
+    summary = "A rewrite in PR 50062 lost it (#50062)."
+    body = render(result(note(summary_en=summary)), LIB, opts=OPTS)
+    assert f"> A rewrite in PR 50062 lost it (#{ZWSP}50062)." in body
+    assert "/pull/50062" not in body and "/pull/50062" not in linked_by_github(body)
+    assert_inert(body)
