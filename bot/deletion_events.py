@@ -407,10 +407,15 @@ def _give_back(ctx: BotContext, ref: PRRef, comment_id: int) -> None:
     copy). Also when the rewrite changed nothing and the state still keeps it: no write
     passes over the comment it keeps (bot.sticky `_given_back`), and its next finds it
     no longer ours (no marker) and forgets it. None in a dry run, whose rewrites are
-    ignored: the ids are its own table's, and its comment would be passed over."""
+    ignored: the ids are its own table's, and its comment would be passed over. A
+    deletion owed on it (`owed_delete`, left up on a locked conversation) goes: the
+    comment is theirs now, and their pasting our text back would let the unlock delete
+    it."""
     if ctx.settings.is_dry_run:
         return
     state = ctx.prs.get(ref.repo, ref.number)
+    if state.owed_delete == comment_id:
+        ctx.prs.update(ref.repo, ref.number, owed_delete=None)
     if comment_id not in state.given_back:
         ctx.prs.update(ref.repo, ref.number, given_back=(*state.given_back, comment_id))
 

@@ -42,9 +42,11 @@ from tests.test_deletion_events import (
     MAINTAINER,
     AppDryRun,
     lose_the_create,
+    on_run_before_a_missed_deletion,
     said_ago,
     say_after,
     served,  # noqa: F401 (a fixture)
+    swept,
     via,
 )
 from tests.test_deletion_events import ran as deletion_ran
@@ -1130,3 +1132,27 @@ def test_the_dry_runs_port_takes_no_comment_given_back_for_the_notes_comment(tmp
     assert kept.outcome is Outcome.CREATED and kept.comment_id != theirs
     bodies = {c["id"]: c["body"] for c in port.comments(DEFAULT_REPO, N)}
     assert bodies == {theirs: f"{MARKER}\nours once", kept.comment_id: f"{MARKER}\nnow"}
+
+
+def test_a_comment_owed_a_deletion_then_rewritten_and_pasted_back_is_not_deleted(served):  # noqa: F811
+    """The deletion kept on a locked conversation owes C (the comment an `on`'s update
+    posted, outranked by the deletion). A maintainer (who may edit there) rewrites C into
+    their text (theirs now: given back), then pastes our notes text back onto it. At the
+    unlock the debt was paid on C as it stood: the App's comment, opening with our
+    marker, so it was deleted, a comment given to a person. No comment given back is the
+    bot's to delete."""
+    client, rt, fake = served
+    _, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    notes = c.body
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    assert state(rt).opted_out and state(rt).owed_delete == c.id
+    rewritten(client, rt, fake, fake.comment(c.id))
+    assert state(rt).given_back == (c.id,)
+    pasted = f"{notes}\n\n(kept here by hand)"
+    sent(client, rt, rewrite(fake, fake.comment(c.id), pasted))
+    fake.clear_requests()
+    unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
+    assert fake.comment(c.id) is not None and fake.comment(c.id).body == pasted
+    assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []  # (none tried)
+    assert state(rt).owed_delete is None and state(rt).opted_out
