@@ -534,6 +534,33 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
         assert f"ignored: {DEFAULT_REPO} is repository {payload['repository']['id']}'s" in done
 
 
+# r41f: the same late delivery run before any event of the new repository under the name:
+# the state under the name is still the renamed repository's own, so nothing tells that
+# GitHub answers the name with another repository now (`_taken_since` asks only on a
+# conflict of ids), and the delivery runs there. It posted this PR's notes on the new
+# repository's PR N (a comment nobody there asked for, notifying its subscribers) and
+# kept that comment's id in the renamed repository's state. Telling it needs a call per
+# delivery (GET the repository, or the PR's `base.repo.id`), which every other delivery
+# pays for: left for a decision, kept here as a strict xfail.
+@pytest.mark.xfail(strict=True, reason="a name taken since is asked about only on a conflict")
+def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_event_posts_nothing(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=["README.md"], title=UNRELATED_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=UNRELATED_TITLE, files=["README.md"], updated_at=at(0))
+        assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).head_sha is not None
+        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
+        fake.clear_requests()
+        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+        assert post(client, "pull_request", late, delivery="late").status_code == 202
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert fake.calls("POST", "/repos/*") == [] and ours(fake) == []
+
+
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):
