@@ -393,10 +393,28 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     comment = delivery.payload["comment"]
     ref, comment_id = _named(delivery.payload)
     if not rewrote_notes(delivery.payload):  # rewritten before: their words edited again
-        return edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
+        done = edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
+        given = _pasted_on(ctx, ref, comment_id, comment.get("body"))
+        return f"{given}; {done}" if given else done
     done = _rewritten(ctx, delivery, ref, comment_id, comment)
     _give_back(ctx, ref, comment_id)
     return done
+
+
+def _pasted_on(ctx: BotContext, ref: PRRef, comment_id: int, text: object) -> str:
+    """A person's edit put our notes marker on a comment of the App's that did not open
+    with it (a reply of ours, a rewritten notes comment): their text, which a write knowing
+    no comment would take for the notes comment by its marker (edited over, or deleted as
+    a second copy), so it is given back (`_give_back`), as a rewritten one is. Not the one
+    the PR's state keeps: the notes comment. Nor in a dry run (`_give_back`). What was
+    done ("": nothing)."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if not opens_with(text) or comment_id in (state.comment_id, *state.given_back):
+        return ""
+    if ctx.settings.is_dry_run:  # its ids are its own table's (`_give_back`)
+        return ""
+    _give_back(ctx, ref, comment_id)
+    return "our notes marker pasted on it: theirs, given back"
 
 
 def _give_back(ctx: BotContext, ref: PRRef, comment_id: int) -> None:

@@ -1156,3 +1156,46 @@ def test_a_comment_owed_a_deletion_then_rewritten_and_pasted_back_is_not_deleted
     assert fake.comment(c.id) is not None and fake.comment(c.id).body == pasted
     assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []  # (none tried)
     assert state(rt).owed_delete is None and state(rt).opted_out
+
+
+@pytest.mark.parametrize("older", [False, True], ids=["reply newer", "reply older"])
+# kills: bot/deletion_events.py:_pasted_on a reply of ours pasted our notes text onto not given back
+def test_a_reply_of_ours_a_maintainer_edits_into_our_notes_text_is_never_taken(
+    served,  # noqa: F811
+    older,
+    caplog,
+):
+    """A maintainer edits a reply of ours (`/notes help`'s) and pastes our notes text onto
+    it, marker and all: still the App's comment, it opens with our notes marker now. The
+    PR's next write took it for a notes comment of ours: newer than the notes comment, it
+    was deleted as a second copy; older (the reply came before any notes), it was kept
+    and edited, the maintainer's text gone, and the real notes comment deleted. It is
+    theirs now: given back, as a rewritten notes comment is."""
+    client, rt, fake = served
+    if older:
+        fake.pull(DEFAULT_REPO, N).title = "Fix a typo in the README"
+        deliver_pr(client, rt, title="Fix a typo in the README", updated_at="2026-09-01T10:00:01Z")
+        assert sticky(fake) is None
+    else:
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    say(client, rt, fake, "/notes help", login=AUTHOR)
+    (reply,) = [c for c in ours(fake) if not c.body.startswith(MARKER)]
+    if older:
+        fake.pull(DEFAULT_REPO, N).title = MATCHING_TITLE
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:02Z")
+    notes = sticky(fake)
+    assert notes is not None and notes.id != reply.id
+    pasted = f"{notes.body}\n\n(copied here by hand)"
+    caplog.set_level("INFO", logger="review_notes")
+    answer = sent(client, rt, rewrite(fake, reply, pasted))
+    assert ran(caplog, answer) == (
+        "our notes marker pasted on it: theirs, given back;"
+        " ignored: no words of a rewrite owed back onto it"
+    )
+    assert state(rt).given_back == (reply.id,) and state(rt).comment_id == notes.id
+    fake.clear_requests()
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:09Z"))
+    assert fake.comment(reply.id) is not None and fake.comment(reply.id).body == pasted
+    assert fake.comment(notes.id) is not None and state(rt).comment_id == notes.id
+    assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []
