@@ -149,7 +149,12 @@ def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
-    return _taken_away(ctx, delivery, *_named(delivery.payload)).done
+    ref, comment_id = _named(delivery.payload)
+    state = ctx.prs.get(ref.repo, ref.number)
+    if comment_id in state.given_back and comment_id != state.comment_id:
+        # theirs (a rewrite, or our text pasted onto a reply of ours): their own text deleted
+        return "ignored: a comment of ours given back to a person, not our notes comment"
+    return _taken_away(ctx, delivery, ref, comment_id).done
 
 
 def _named(payload: dict[str, Any]) -> tuple[PRRef, int]:

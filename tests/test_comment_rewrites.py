@@ -41,6 +41,7 @@ from tests.test_command_events import OWNER, with_token, written_as
 from tests.test_deletion_events import (
     MAINTAINER,
     AppDryRun,
+    deleted,
     lose_the_create,
     on_run_before_a_missed_deletion,
     said_ago,
@@ -1199,3 +1200,31 @@ def test_a_reply_of_ours_a_maintainer_edits_into_our_notes_text_is_never_taken(
     assert fake.comment(reply.id) is not None and fake.comment(reply.id).body == pasted
     assert fake.comment(notes.id) is not None and state(rt).comment_id == notes.id
     assert fake.calls("DELETE", "/repos/*/issues/comments/*") == []
+
+
+# kills: bot/deletion_events.py:handle_deleted a comment given back taken for our notes comment
+def test_a_comment_given_back_deleted_by_its_maintainer_leaves_the_updates_on(
+    served,  # noqa: F811
+    caplog,
+):
+    """A reply of ours a maintainer edited into our notes text is theirs (given back).
+    On a PR with no notes comment (nothing matched yet), their deletion of it was GitHub's
+    word that our notes comment was deleted: it opens with our marker, our account wrote
+    it, and no other is known. The updates went off, and the PR, once it matched, got no
+    notes comment. A comment given back is none of ours: its deletion changes nothing."""
+    client, rt, fake = served
+    fake.pull(DEFAULT_REPO, N).title = "Fix a typo in the README"
+    deliver_pr(client, rt, title="Fix a typo in the README", updated_at="2026-09-01T10:00:01Z")
+    say(client, rt, fake, "/notes help", login=AUTHOR)
+    (reply,) = ours(fake)
+    sent(client, rt, rewrite(fake, reply, f"{MARKER}\nsee the notes page"))
+    assert state(rt).given_back == (reply.id,) and state(rt).comment_id is None
+    caplog.set_level("INFO", logger="review_notes")
+    answer = deleted(client, rt, fake, fake.comment(reply.id))
+    assert deletion_ran(caplog, answer) == (
+        "ignored: a comment of ours given back to a person, not our notes comment"
+    )
+    assert not state(rt).opted_out
+    fake.pull(DEFAULT_REPO, N).title = MATCHING_TITLE
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:09Z")
+    assert sticky(fake) is not None
