@@ -545,6 +545,31 @@ def test_a_dry_run_takes_no_deletion_or_rewrite_for_one_of_its_comments(
         assert state(rt).given_back == ()  # its own comment, never passed over
 
 
+# kills: bot/deletion_events.py:_pasted_on a dry run's comment said given back
+def test_a_dry_run_gives_back_no_comment_of_its_own_our_marker_is_pasted_on(
+    tmp_path, monkeypatch, caplog
+):
+    """A reply of the dry run's edited to open with our notes marker: its ids are its own
+    table's, none on GitHub, so nothing is given back, nor said to be."""
+    clean_env(monkeypatch)
+    caplog.set_level("INFO", logger="review_notes")
+    with serving(make_settings(tmp_path, bot_login=BOT)) as (client, rt):
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, files=MATCHING_FILES)
+        known = state(rt).comment_id
+        assert known is not None
+        now = time.time()
+        bot = SimpleNamespace(login=BOT, id=1, type="Bot")
+        reply = SimpleNamespace(
+            id=known + 1, body=f"{MARKER}\nx", user=bot, created_at=now, updated_at=now
+        )
+        payload = comment_payload(reply, action="edited", old_body=f"{REPLY_MARKER}\nhelp")
+        payload["sender"] = dict(MAINTAINER)
+        answer = post(client, "issue_comment", payload).json()
+        drain(rt)
+        assert ran(caplog, answer, "edited") == "ignored: no words of a rewrite owed back onto it"
+        assert state(rt).given_back == ()
+
+
 def deletion_event(body: str, sender: dict, author: str = BOT, author_type: str = "Bot") -> dict:
     return {
         "action": "deleted",
