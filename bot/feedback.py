@@ -367,13 +367,19 @@ def _unbracketed(words: list[str]) -> list[str]:
     `1 2`, `1,2`, `2,3`: two numbers, as typed without the brackets. Other words in
     brackets (`(see 2)`, `(2]`) and those after a reason are as typed."""
     read: list[str] = []
-    taken = 0  # words read
+    taken = between = 0  # words read; of them, the separators since the last number
     for word in words:
         numbers, end = _numbers_unbracketed(word)
-        # a list's separator typed as a word of its own between two (`(1) - (2)`), as typed
+        # a list's separator typed as a word of its own between two (`(1) - (2)`)
         if not numbers and not (read and _BETWEEN.fullmatch(_as_ascii(word))):
             break
-        read += (numbers + word[end:]).split(" ")
+        parts = (numbers + word[end:]).split(" ")
+        if numbers and between:  # glued to both, as the brackets set the numbers apart:
+            # `(1) - (2) x` is `1-2 x`, a list, not note 1 with the reason `2 x` (`_is_number`)
+            parts[0] = "".join(read[-between - 1 :]) + parts[0]
+            del read[-between - 1 :]
+        between = 0 if numbers else between + 1
+        read += parts
         taken += 1
         if _BETWEEN.fullmatch(_as_ascii(word), end) is None:  # a reason glued on: `(2)只是改名`
             break

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from bot import feedback
 from bot.cli import main
 from bot.commands import load_command_config, parse_commands
 from bot.context import BotContext
@@ -169,11 +170,15 @@ def test_a_list_separator_typed_apart_reads_as_glued(spaced, glued):
         assert (pick.note_id, pick.problem) == (wanted.note_id, wanted.problem) != (None, None)
 
 
-@pytest.mark.parametrize("spaced", ["2 , 3", "2 - 3", "(2) - (3)"])
-def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced):
+# (bracketed numbers read as glued, `(2)-(3)`, whose answer quotes both: "no note `2-3`")
+@pytest.mark.parametrize(
+    ("spaced", "asked"), [("2 , 3", "2"), ("2 - 3", "2"), ("(2) - (3)", "2-3"), ("(2) (3)", "2")]
+)
+def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
     (command,) = parse_commands(f"/notes wrong {spaced}")
     pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank, pick.asked) == (None, PickProblem.RANGE, 2, "2")
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert pick.asked == asked
 
 
 # a separator alone is a list's only between two numbers: a dash before words still sets
@@ -222,6 +227,34 @@ def test_numbers_alone_after_a_dash_are_a_list(typed):
     (command,) = parse_commands(f"/notes wrong {typed}")
     for shown in (SHOWN[:1], SHOWN):
         assert pick_note(command.args, shown).note_id is None, (typed, shown)
+
+
+# a bracketed number is a list's, as a numbered list writes its items: after a dash or colon
+# typed apart too (a reason does not start with `(2)`), whatever follows it
+@pytest.mark.parametrize(
+    "typed", ["(1) - (2) both off", "(1) — (2) 只是改名", "（1） ： （2） both off", "[1] - [2] x"]
+)
+def test_a_bracketed_number_after_a_dash_is_a_list_s(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    for shown in (SHOWN[:1], SHOWN):
+        pick = pick_note(command.args, shown)
+        assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH), (typed, shown)
+
+
+# kills: bot/feedback.py:_unbracketed (mutation) the words glued to the number counted wrong
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("(1) - (2) x", ["1-2", "x"]),
+        ("(1) (2) - (3) x", ["1", "2-3", "x"]),
+        ("(1) - - (2)", ["1--2"]),
+        ("(1) (2) (3)", ["1", "2", "3"]),
+        ("(1) , (2) - (3)", ["1,2-3"]),
+        ("(1) - x (2)", ["1", "-", "x", "(2)"]),
+    ],
+)
+def test_bracketed_numbers_are_read_with_the_separators_between_them(typed, read):
+    assert feedback._unbracketed(typed.split(" ")) == read
 
 
 def test_a_separator_before_a_bracketed_number_is_the_reason_s():
