@@ -213,7 +213,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     ends, no word of it, and an edit adding or dropping them asks for nothing new."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
     words = _reason_quoted(_unbracketed(_without_emoji(args)))  # `2「只是改名」`: `2` apart
-    text = _reason(_ordinal(words)[0])
+    text = _reason(_list_glued(_ordinal(words)[0]))
     head, *rest = text.split(" ")
     number = _number_read(_as_ascii(head))[1]
     if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
@@ -223,6 +223,27 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest = "", [text]
     return tuple(w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w)
+
+
+def _list_glued(words: list[str]) -> list[str]:
+    """The words with a list of notes' numbers typed apart (`1 , 2`, `1, 2`, `1 - 2`) glued
+    as `1,2`, `1-2` are typed, and `1 2` as `1,2`: as `pick_note` reads them (`_is_number`),
+    so an edit spacing a list out asks nothing new. A number and a reason it sets off
+    (`1 - 2 both off`: note 1) stay apart."""
+    while len(words) > 1 and _list_head(words[0]) and _is_number(words[1:]):
+        past = _past_separators(words[1:])
+        typed = " ".join(words[1:])
+        between = typed[: len(typed) - len(" ".join(past))].replace(" ", "")
+        glue = between or ("" if _as_ascii(words[0])[-1] in ".:,)" else ",")  # `1, 2`: `1,2`
+        words = [words[0] + glue + past[0], *past[1:]]
+    return words
+
+
+def _list_head(word: str) -> bool:
+    """Whether a word is a list's start, or a note's number with no reason glued on, which
+    `pick_note` reads a number after as a list's second (`2，只是改名 3` is no list)."""
+    listed, number = _number_read(_as_ascii(word))
+    return listed is not None or (number is not None and not number["rest"])
 
 
 def _unquoted(reason: str) -> str:

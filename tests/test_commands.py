@@ -2351,6 +2351,40 @@ def test_a_topics_name_is_read_without_the_brackets_its_start_opens(typed, read)
     assert unbracketed(typed) == read
 
 
+# A list's separator typed apart reads as glued (`feedback._is_number`), and so is keyed:
+# an edit spacing it out asks the same again and is answered once; one that makes the list
+# a note and a reason (`1 - 2 both off`: note 1, `2 both off`) is a new command
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("1,2", "1 , 2"),
+        ("1,2", "1, 2"),
+        ("1,2", "1 ,2"),
+        ("1,2", "1 2"),
+        ("1-2", "1 - 2"),
+        ("1，2", "1 ， 2"),
+        ("1、2", "1 、 2"),
+        ("1,2 both off", "1 , 2 both off"),
+        ("1,2,3", "1 , 2 , 3"),
+        ("(1),(2)", "(1) , (2)"),
+        ("(1)-(2) both off", "(1) - (2) both off"),
+    ],
+)
+def test_a_list_of_numbers_is_keyed_as_glued_however_spaced(old, new):
+    (before,), (after,) = (parse_commands(f"/notes wrong {typed}") for typed in (old, new))
+    assert before.key == after.key
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("1 2 both off", "1 - 2 both off"), ("1,2", "1,3"), ("1 , 2", "1 , 2 both off")],
+)
+def test_an_edit_making_a_list_a_note_and_its_reason_is_a_new_wrong(old, new):
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+
+
 # kills: bot/commands.py:Command.key a `wrong`'s reading of its words given to other kinds
 def test_an_edit_naming_the_same_note_another_way_is_no_new_wrong_but_a_new_search():
     assert changed_commands("/notes wrong 第2条 — 只是改名", "/notes wrong 2 只是改名") == []
