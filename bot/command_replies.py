@@ -9,7 +9,6 @@ typed comes back inside a code span. Search is `bot.search`'s RANKED mode.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -19,7 +18,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import QUOTES, Note, Topic, topic_key, topics_by_key
+from bot.notes import QUOTE_PAIRS, Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
 
@@ -254,9 +253,10 @@ def _named_topic(library: Library, text: str) -> Topic | None:
     return None
 
 
-# The quotes and brackets that close a name (of bot.notes.QUOTES, those Unicode says close):
-# what follows them is not part of it (`「投机解码」谢谢`: Chinese puts no space after `」`)
-_CLOSING = "".join(c for c in QUOTES if unicodedata.category(c) in ("Pe", "Pf"))
+# The quotes and brackets that close a name (of bot.notes.QUOTE_PAIRS, the closings that
+# open nothing; `"` may open the next): what follows them is not part of it (`「投机解码」谢谢`:
+# Chinese puts no space after `」`)
+_CLOSING = "".join(c for o, c in QUOTE_PAIRS.items() if c != o)
 
 
 def _starts(text: str) -> list[str]:

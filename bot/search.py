@@ -42,7 +42,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from bot.comment_prose import is_mark, without_shortcodes
-from bot.notes import QUOTES, Note, Topic
+from bot.notes import QUOTE_PAIRS, QUOTES, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -89,8 +89,11 @@ SEARCHED_GUIDANCE_CHARS = 200_000
 # A filter's term: a phrase in double quotes or backticks (`"prefix cache"`, `“前缀 缓存”`,
 # `「…」`, a closing mark after it) is one, found as written, as a search box reads it;
 # else what lies between whitespace or list separators (a Chinese input method's `、`;
-# `，` and `；` are `,` and `;` once folded). Single quotes make no phrase: apostrophes.
-_PHRASE_QUOTES = ('""', "“”", "「」", "『』", "＂＂", "``")  # each opening, closing
+# `，` and `；` are `,` and `;` once folded). The quotes are bot.notes.QUOTE_PAIRS' but
+# single quotes, which make no phrase (apostrophes), and the brackets a tag or a title is
+# put in (`【ROCm】`, `《…》`); full-width `＂` is `"` once folded, as the filter reads it.
+_NO_PHRASE = "'‘【《"  # openings
+_PHRASE_QUOTES = tuple(o + c for o, c in QUOTE_PAIRS.items() if o not in _NO_PHRASE)
 _PHRASE = "|".join(f"{o}[^{c}]+{c}" for o, c in _PHRASE_QUOTES)  # none a regex's mark
 _SEPARATORS = ",;、"  # and whitespace
 _FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s{_SEPARATORS}]*|[^\s{_SEPARATORS}]+")

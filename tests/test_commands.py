@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot import commands, comment_prose, feedback, notes
+from bot import command_replies, commands, comment_prose, feedback, notes, search
 from bot.command_policy import Decision, most_writes
 from bot.commands import (
     Command,
@@ -2434,6 +2434,40 @@ def test_each_reader_s_quote_and_bracket_pairs_are_as_before():
                 assert feedback._unquoted(text) == _old_unquoted(text)
             held = f"{opening}{closing}x{closing}"  # a closing quote inside: as typed
             assert feedback._unquoted(held) == _old_unquoted(held), held
+
+
+# The search's phrase quotes and the reply's closing marks are views of the table too: as
+# before, pair for pair, but the search's `＂＂`, which no text reaches (the query is folded,
+# NFKC, before it is cut: `＂` is `"` by then), and reading every pair of marks as before
+_OLD_PHRASE_QUOTES = ('""', "“”", "「」", "『』", "＂＂", "``")
+_OLD_REPLY_CLOSING = "”’」』】》"
+
+
+def test_the_search_s_and_the_reply_s_quotes_are_as_before():
+    assert set(search._PHRASE_QUOTES) == set(_OLD_PHRASE_QUOTES) - {"＂＂"}
+    assert command_replies._CLOSING == _OLD_REPLY_CLOSING
+    old_phrase = "|".join(f"{o}[^{c}]+{c}" for o, c in _OLD_PHRASE_QUOTES)
+    old_term = re.compile(rf"(?:{old_phrase})[^\s,;、]*|[^\s,;、]+")
+    old_marks = frozenset("".join(_OLD_PHRASE_QUOTES) + ",;、")
+    for opening in _MARKS:
+        for closing in _MARKS:
+            for text in (f"{opening}a b{closing}", f"x {opening}a, b{closing}c", opening + closing):
+                folded = search.fold(text)
+                assert search._FILTER_TERM.findall(folded) == old_term.findall(folded), text
+                marked = "".join(
+                    f if len(f := search.fold(c)) == 1 and f in old_marks else c for c in text
+                )
+                assert search._marks_folded(text) == marked, text
+                assert command_replies._starts(text + "y") == _old_starts(text + "y"), text
+
+
+def _old_starts(text: str) -> list[str]:
+    cuts = {len(text)} | {
+        i
+        for i in range(1, len(text))
+        if text[i] == " " or comment_prose.is_mark(text[i]) or text[i - 1] in _OLD_REPLY_CLOSING
+    }
+    return [text[:cut] for cut in sorted(cuts, reverse=True)]
 
 
 def _old_unbracketed(text: str) -> str:
