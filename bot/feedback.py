@@ -90,8 +90,9 @@ _LISTED = re.compile(
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
-# flag)
-_SEPARATORS = re.compile(r"(?:(?:[-:]+(?=\s|$)|[\u2012-\u2015\uff1a]+)\s*)*")
+# flag), and commas typed apart from the number, as glued to it (`2 , only renames`,
+# `2 ，只是改名`, `2 、 只是改名`, as `2，只是改名`)
+_SEPARATORS = re.compile(r"(?:(?:[-:]+(?=\s|$)|[\u2012-\u2015\uff1a,\uff0c\u3001]+)\s*)*")
 
 
 @dataclass(frozen=True)

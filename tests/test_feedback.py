@@ -189,7 +189,7 @@ def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
     [
         ("2 - only renames", "only renames"),
         ("2 — 3x faster", "3x faster"),
-        ("2 ， 3个文件只是改名", "， 3个文件只是改名"),
+        ("2 ， 3个文件只是改名", "3个文件只是改名"),
         ("2 - --enforce-eager", "--enforce-eager"),
     ],
 )
@@ -197,6 +197,31 @@ def test_a_separator_before_words_keeps_them_the_reason(typed, reason):
     (command,) = parse_commands(f"/notes wrong {typed}")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
+# a comma typed apart from the number sets the reason off as one glued to it does
+#   (`2，只是改名`, `2, only renames`): no word of the reason, ASCII or full-width, with a
+#   space after it or none, as Chinese puts none
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 ， 只是改名", "只是改名"),
+        ("2 ，只是改名", "只是改名"),
+        ("2 、 只是改名", "只是改名"),
+        ("2 , only renames", "only renames"),
+        ("2 ,only renames", "only renames"),
+        ("2 , , only renames", "only renames"),
+        ("2 ， — 只是改名", "只是改名"),
+    ],
+)
+def test_a_comma_typed_apart_sets_the_reason_off(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    glued = parse_commands(f"/notes wrong 2，{reason}")[0]
+    assert command.key == glued.key
+    alone = pick_note(parse_commands(f"/notes wrong 1{typed[1:]}")[0].args, SHOWN[:1])
+    assert (alone.note_id, alone.reason) == (SHOWN[0], reason)
 
 
 # found by review 'r40j': a dash or colon typed apart sets a reason off, and one that starts
