@@ -241,10 +241,17 @@ def _list_glued(words: list[str]) -> list[str]:
 
 
 def _list_head(word: str) -> bool:
-    """Whether a word is a list's start, or a note's number with no reason glued on, which
-    `pick_note` reads a number after as a list's second (`2，只是改名 3` is no list)."""
-    listed, number = _number_read(_as_ascii(word))
-    return listed is not None or (number is not None and not number["rest"])
+    """Whether a word is a list of numbers, or a note's number with no reason glued on, which
+    `pick_note` reads a number after as a list's second (`2，只是改名 3`, `1,2：(see 2)`: the
+    next word is the reason's)."""
+    ascii_form = _as_ascii(word)
+    listed, number = _number_read(ascii_form)
+    if listed is not None:
+        return _NUMBERS_ONLY.fullmatch(ascii_form) is not None
+    return number is not None and not number["rest"]
+
+
+_NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, as ASCII
 
 
 def _unquoted(reason: str) -> str:

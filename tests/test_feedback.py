@@ -266,6 +266,29 @@ def test_a_bracketed_number_after_a_dash_is_a_list_s(typed):
         assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH), (typed, shown)
 
 
+# kills: bot/feedback.py:_list_glued, _list_head (mutation) a list keyed as spaced, or a
+#   number and its reason glued into one
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("1 , 2", ("1,2",)),
+        ("1, 2", ("1,2",)),
+        ("1. 2", ("1.2",)),
+        ("1 2 3", ("1,2,3",)),
+        ("1 - 2 , 3 x", ("1-2,3", "x")),
+        ("1,2 , 3", ("1,2,3",)),
+        ("1,2：(see 2)", ("1,2：(see", "2)")),
+        ("1,2：x 3", ("1,2：x", "3")),
+        ("1 - 2 both off", ("1", "2", "both", "off")),
+        ("2，只是改名 3", ("2", "只是改名", "3")),
+        ("x 1 2", ("x", "1", "2")),
+        ("1", ("1",)),
+    ],
+)
+def test_a_list_is_said_as_glued(typed, said):
+    assert as_said(typed.split(" ")) == said
+
+
 # kills: bot/feedback.py:_unbracketed (mutation) the words glued to the number counted wrong
 @pytest.mark.parametrize(
     ("typed", "read"),
