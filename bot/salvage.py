@@ -33,6 +33,20 @@ ROW_NAMES = {
     "redelivery": ("redelivery {}", ("key",)),
     "dry_run_answered": ("dry-run delivery {}", ("id",)),
     "first_sent": ("first sending of delivery {}", ("id",)),
+    # a dry run's own GitHub: lost, its next write on that PR posts (or reacts) anew
+    "dry_run_comments": (
+        "a dry run's comment {} on PR {}#{} (never on GitHub)",
+        ("id", "repo", "number"),
+    ),
+    "dry_run_reactions": (
+        "a dry run's reaction {} to its comment {} on PR {}#{}",
+        ("content", "comment_id", "repo", "number"),
+    ),
+    "github_outage": (
+        "the pause of every delivery while GitHub is down, until {}"
+        " (without it the server claims deliveries at once)",
+        ("until",),
+    ),
     # not run at the unlock: the operator tells the PR to say them again
     "locked_commands": (
         "commands of comment {} on PR {}#{} kept for an unlock",

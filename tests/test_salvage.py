@@ -17,10 +17,14 @@ from bot.command_policy import Decision
 from bot.commands import Kind
 from bot.db import SCHEMA_VERSION, Database, NewerDatabase, servers_kept_out
 from bot.decision_store import DecisionStore
+from bot.dryrun import DryRunGitHub
 from bot.feedback_store import FeedbackStore
+from bot.github_port import PRRef
 from bot.locked_commands import LockedCommands
 from bot.prstate import PRState, PRStore
 from bot.queue import DeliveryQueue
+from bot.salvage import ROW_NAMES, _row_name
+from bot.server import build_runtime
 from tests.damage_kit import break_overflow_chain, damage_root_page, leaf_pages, overwrite
 from tests.fake_github import DEFAULT_REPO
 from tests.webhook_kit import (
@@ -30,6 +34,7 @@ from tests.webhook_kit import (
     deliver_pr,
     free_port,
     live_settings,
+    make_settings,
     ours,
     run_cli,
     serving,
@@ -693,3 +698,57 @@ def test_a_row_whose_name_reads_nowhere_is_named_by_its_rowid(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     lost = [line for line in r.stdout.splitlines() if line.startswith("  lost: pr_state")]
     assert [line.split(": ")[1] for line in lost] == ["pr_state row 1 (its name unreadable)"]
+
+
+# kills: bot/salvage.py ROW_NAMES a lost dry-run comment named by its rowid alone
+def test_a_lost_dry_run_comment_is_named_by_its_pr(tmp_path):
+    # A dry run's comment (never on GitHub) whose long text a failing disk broke: the
+    # operator learns which PR's dry-run comment the copy lacks (its next write posts anew).
+
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    DeliveryQueue(db)  # (salvage knows the bot's file by its tables)
+    port = DryRunGitHub(db)
+    made = port.create_comment(PRRef("o/r", 3, 1), "y" * 20_000)
+    db.close()
+    break_overflow_chain(path, b"y" * 200)
+    r = _salvage(tmp_path, tmp_path / "new.sqlite3")
+    assert r.returncode == 1, r.stdout + r.stderr
+    lost = [line.split(": ")[1] for line in r.stdout.splitlines() if line.startswith("  lost: ")]
+    assert lost == [f"a dry run's comment {made} on PR o/r#3 (never on GitHub)"]
+
+
+# kills: bot/salvage.py ROW_NAMES a lost dry-run reaction or outage pause named by rowid alone
+def test_a_dry_run_reaction_and_the_outage_pause_are_named_by_what_they_hold(tmp_path):
+
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    DeliveryQueue(db)
+    DryRunGitHub(db).add_reaction(PRRef("o/r", 3, 1), 12, "eyes")
+    db.execute("INSERT INTO github_outage (id, until) VALUES (1, '2026-09-01T10:00:00Z')")
+    db.close()
+    with closing(sqlite3.connect(path)) as source:
+        reaction = _row_name(source, "dry_run_reactions", 1, [])
+        outage = _row_name(source, "github_outage", 1, [])
+    assert reaction == "a dry run's reaction eyes to its comment 12 on PR o/r#3"
+    assert outage == (
+        "the pause of every delivery while GitHub is down, until 2026-09-01T10:00:00Z"
+        " (without it the server claims deliveries at once)"
+    )
+
+
+def test_every_table_of_the_bots_file_has_a_name_for_its_rows(tmp_path):
+    # A row salvage loses is named by ROW_NAMES, or by its rowid alone, which tells the
+    # operator nothing: a table added since must add its names (the dry run's, too).
+
+    rt = build_runtime(make_settings(tmp_path, dry_run=True))
+    rt.db.close()
+    with closing(sqlite3.connect(tmp_path / "bot.sqlite3")) as conn:
+        tables = {
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
+    assert {"deliveries", "pr_state", "dry_run_comments", "github_outage"} <= tables
+    assert sorted(tables - set(ROW_NAMES)) == []
