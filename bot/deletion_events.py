@@ -34,7 +34,9 @@ deletion for readers, counted as one by the same rules, but dated when it was ma
 commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
 the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
 A later edit of a comment so rewritten comes by the same route (`claims_rewrite`): the
-words owed back onto it are then theirs (bot.write_backs.edited_again).
+words owed back onto it are then theirs (bot.write_backs.edited_again). Its deletion
+(without our marks: not the notes comment's route's) comes by its own
+(`claims_given_back_gone`): gone, it is no longer kept as given back.
 """
 
 from __future__ import annotations
@@ -50,7 +52,13 @@ from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
 from bot.files_recheck import after_command
 from bot.github_port import ConversationLocked, PRRef, ref_from_payload
-from bot.markers import MARKER, by_our_app, opens_with, written_by_us
+from bot.markers import (
+    MARKER,
+    by_our_app,
+    opens_with,
+    written_by_review_notes,
+    written_by_us,
+)
 from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
@@ -70,6 +78,18 @@ def register(d: Dispatcher) -> None:
             check_deleted,
             bots=True,
             by_sender=True,
+        )
+    )
+    # a comment given back to a person (no marker) deleted: taken from the route above
+    d.add(
+        Route(
+            "issue_comment",
+            frozenset({"deleted"}),
+            handle_given_back_gone,
+            check_rewritten,
+            bots=True,
+            by_sender=True,
+            claims=claims_given_back_gone,
         )
     )
     # an edit that drops our marker, taken from the slash commands' route (bot.command_events)
@@ -152,9 +172,53 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     ref, comment_id = _named(delivery.payload)
     state = ctx.prs.get(ref.repo, ref.number)
     if comment_id in state.given_back and comment_id != state.comment_id:
-        # theirs (a rewrite, or our text pasted onto a reply of ours): their own text deleted
+        # theirs (a rewrite, or our text pasted onto a reply of ours): their own text
+        # deleted; gone, it need be kept as given back no longer
+        _no_longer_given_back(ctx, ref, comment_id)
         return "ignored: a comment of ours given back to a person, not our notes comment"
-    return _taken_away(ctx, delivery, ref, comment_id).done
+    done = _taken_away(ctx, delivery, ref, comment_id).done
+    _no_longer_given_back(ctx, ref, comment_id)  # (our text pasted back onto it)
+    return done
+
+
+def claims_given_back_gone(payload: dict[str, Any], us: Us) -> bool:
+    """Whether the deletion of a comment GitHub says our App wrote (`by_our_app`) whose
+    text is none review-notes writes (neither our notes marker nor a reply's marks:
+    those are the notes comment's route's, which ignores a reply at intake) is taken
+    from the notes comment's route: it may be one a rewrite gave a person
+    (`PRState.given_back`), whose id the list need keep no longer. Not with a token,
+    whose comments cannot be told from its owner's: the list keeps theirs (never
+    trimmed, one id per rewrite). A `comment.user` that is no object claims nothing
+    (the notes comment's route ignores it: no marker)."""
+    comment = payload.get("comment") or {}
+    body = comment.get("body")
+    if not isinstance(body, str) or written_by_review_notes(body):
+        return False
+    return by_our_app(*_writer(comment), us.app_id)
+
+
+def handle_given_back_gone(ctx: BotContext, delivery: Delivery) -> str:
+    """A comment of the App's without our marker deleted: one a rewrite gave a person
+    (or a reply of ours)."""
+    ref, comment_id = _named(delivery.payload)
+    if not _no_longer_given_back(ctx, ref, comment_id):
+        return "ignored: not a comment given back to a person"
+    return f"comment {comment_id}, given back to a person, deleted: no longer kept as given back"
+
+
+def _no_longer_given_back(ctx: BotContext, ref: PRRef, comment_id: int) -> bool:
+    """Drop comment `comment_id`, deleted, from the PR's comments given back: the rule
+    they keep (no write takes one back, bot.sticky `_given_back`) cannot matter for a
+    comment gone, as GitHub gives a deleted comment's id to no other. Whether it was on
+    the list. The list is trimmed so only: a comment still up stays theirs for good
+    (a cap dropping the oldest would let a write take one back), and a PR's state is
+    never pruned (retention forgets its file list only)."""
+    state = ctx.prs.get(ref.repo, ref.number)
+    if comment_id not in state.given_back:
+        return False
+    kept = tuple(i for i in state.given_back if i != comment_id)
+    ctx.prs.update(ref.repo, ref.number, given_back=kept)
+    return True
 
 
 def _named(payload: dict[str, Any]) -> tuple[PRRef, int]:

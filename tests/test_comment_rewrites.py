@@ -50,6 +50,7 @@ from tests.test_deletion_events import (
     swept,
     via,
 )
+from tests.test_deletion_events import deleted as deletion_deleted
 from tests.test_deletion_events import ran as deletion_ran
 from tests.webhook_kit import (
     BOT,
@@ -1224,7 +1225,43 @@ def test_a_comment_given_back_deleted_by_its_maintainer_leaves_the_updates_on(
     assert deletion_ran(caplog, answer) == (
         "ignored: a comment of ours given back to a person, not our notes comment"
     )
-    assert not state(rt).opted_out
+    assert not state(rt).opted_out and state(rt).given_back == ()  # (gone: no longer kept)
     fake.pull(DEFAULT_REPO, N).title = MATCHING_TITLE
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:09Z")
     assert sticky(fake) is not None
+
+
+# kills: bot/deletion_events.py:handle_given_back_gone a deleted comment kept as given back
+# kills: bot/deletion_events.py:claims_given_back_gone its deletion ignored at intake
+@pytest.mark.parametrize("pasted", [False, True])
+def test_a_comment_given_back_and_deleted_is_no_longer_kept_as_given_back(
+    served,  # noqa: F811
+    caplog,
+    pasted,
+):
+    """The list of comments given back grows by one at each rewrite. A comment deleted
+    can never be taken back (no write finds it), so its deletion drops it from the list,
+    whether it shows their words or our text pasted back; the other comments stay."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    notes = c.body
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    rewritten(client, rt, fake, c)
+    other = 987654  # (an earlier comment given back, still up)
+    rt.ctx.prs.update(DEFAULT_REPO, N, given_back=(other, c.id))
+    if pasted:
+        sent(client, rt, rewrite(fake, fake.comment(c.id), f"{notes}\n\n(kept by hand)"))
+    answer = deletion_deleted(client, rt, fake, fake.comment(c.id))
+    assert answer["status"] == "queued", answer
+    assert state(rt).given_back == (other,)
+    if not pasted:  # (pasted: a notes comment's deletion, as any)
+        assert deletion_ran(caplog, answer) == (
+            f"comment {c.id}, given back to a person, deleted: no longer kept as given back"
+        )
+    # the comment still up stays given back; another comment's deletion changes nothing
+    stranger = fake.add_comment(DEFAULT_REPO, N, "not given back", login=BOT, bot=True)
+    answer = deletion_deleted(client, rt, fake, stranger)
+    assert deletion_ran(caplog, answer) == "ignored: not a comment given back to a person"
+    assert state(rt).given_back == (other,)
