@@ -130,7 +130,9 @@ class DryRunGitHub:
             )
         return cur.rowcount > 0
 
-    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+    def restore_text(
+        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
+    ) -> bool:
         return False  # a dry run's comments are not on GitHub: no person rewrote one
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

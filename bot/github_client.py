@@ -331,12 +331,15 @@ class GitHubClient:
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
-    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+    def restore_text(
+        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
+    ) -> bool:
+        def written_over(c: IssueComment) -> bool:
+            return opens_with(c.body, marker) or (over is not None and c.body == over)
+
         def op(gh: Github) -> bool:
             issue = gh.get_repo(ref.repo).get_issue(ref.number)
-            comment = self._our_sticky(
-                ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
-            )
+            comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
             return comment is not None and self._edit(ref, comment, text)
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)

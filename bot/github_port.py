@@ -272,11 +272,15 @@ class GitHubPort(Protocol):
         maintainer rewrote into their text). False: it is not, or is gone already."""
         ...
 
-    def restore_text(self, ref: PRRef, comment_id: int, text: str, marker: str) -> bool:
+    def restore_text(
+        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
+    ) -> bool:
         """Write `text`, a person's own words their rewrite put on comment `comment_id`,
         back onto it when it is the bot's own comment opening with `marker` on this PR
         again (asked for by its id first): an edit of ours, in flight when they rewrote
-        it, applied after theirs. False: it is not (their text shows, or it is gone)."""
+        it, applied after theirs; or showing `over`, their earlier words the bot wrote
+        back, which landed after their later edit. False: it is not (their text shows,
+        or it is gone)."""
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

@@ -173,6 +173,9 @@ class WriteBack:
     # the order key of the edit that put them there (`deletion_events._edited_at`; None:
     # not known, or kept by a release before it was), so that a later edit's words win
     at: str | None = None
+    # words the bot wrote back onto it, kept until its next write of the notes comment:
+    # landed after a later edit of theirs, they are written over too (bot.write_backs)
+    over: str | None = None
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -940,11 +943,17 @@ def _write_back(text: str | None) -> WriteBack | None:
     if text is None:
         return None
     data = json.loads(text)
-    return WriteBack(int(data["comment"]), str(data["text"]), data.get("at"))
+    over = data.get("over")
+    return WriteBack(
+        int(data["comment"]), str(data["text"]), data.get("at"), None if over is None else str(over)
+    )
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:
     """`write_back` as stored (`_write_back` reads it)."""
     if owed is None:
         return None
-    return json.dumps({"comment": owed.comment_id, "text": owed.text, "at": owed.at})
+    kept: dict[str, object] = {"comment": owed.comment_id, "text": owed.text, "at": owed.at}
+    if owed.over is not None:  # (a release before it reads the rest as ever)
+        kept["over"] = owed.over
+    return json.dumps(kept)

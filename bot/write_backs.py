@@ -13,7 +13,10 @@ shown, so that nothing loses them:
 - the call fails: the delivery's retry writes it, or any write of ours before it;
 - an edit of ours whose answer GitHub lost may land after the rewrite's event looked
   (answered late, or applied after the client gave up): kept owed past that look, the
-  next write looks again.
+  next write looks again;
+- their second edit, made before our late edit landed, is under it too, and the words
+  written back are the rewrite's: those written are kept (`WriteBack.over`) until the
+  next write, and that edit's event writes its words over them (`edited_again`).
 
 Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
 theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
@@ -32,6 +35,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 
 from bot.context import BotContext
 from bot.github_port import PRRef, counting_writes, never_sent
@@ -67,11 +71,14 @@ def owe_write_back(
 ) -> None:
     """Keep a rewrite's words, put there at order key `at`, as owed back onto comment
     `comment_id`, before any call; not over words a later edit of theirs put there, kept
-    already (its event ran first)."""
+    already (its event ran first). Words we wrote back onto it stay known (a re-run)."""
     owed = ctx.prs.get(ref.repo, ref.number).write_back
-    if owed is not None and owed.comment_id == comment_id and said_before(at, owed.at):
+    if owed is not None and owed.comment_id != comment_id:
+        owed = None  # (another comment's: theirs is replaced, as ever)
+    if owed is not None and said_before(at, owed.at):
         return
-    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at))
+    over = None if owed is None else owed.over
+    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at, over))
 
 
 def edited_again(
@@ -83,7 +90,15 @@ def edited_again(
     lock, a write of ours long in coming) must not write older words back over them. Now
     owed in their place; or, when they put our notes text back themselves (it opens with
     our marker again), the debt is dropped: the comment shows what they chose. An edit
-    made before the words owed (its event run late) changes nothing. What was done."""
+    made before the words owed (its event run late) changes nothing.
+
+    Words the bot wrote back (`WriteBack.over`) are kept so until its next write of the
+    notes comment: this edit, made before they landed (our late edit wrote over both
+    their rewrite and this edit, and we wrote back the rewrite's words), is lost under
+    them, and its event is the last word of it. Its words are written over ours at once
+    (the updates are off after a rewrite: the next write may never come), only where
+    the comment shows what we wrote or our marker, never their own later text. What was
+    done."""
     owed = ctx.prs.get(ref.repo, ref.number).write_back
     if owed is None or owed.comment_id != comment_id:
         return "ignored: no words of a rewrite owed back onto it"
@@ -92,15 +107,21 @@ def edited_again(
     if opens_with(text, MARKER):
         ctx.prs.update(ref.repo, ref.number, write_back=None)
         return "their words owed back onto it dropped: they put our text back themselves"
-    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text or "", at))
-    return "their newest words are owed back onto it instead"
+    newest = WriteBack(comment_id, text or "", at, owed.over)
+    ctx.prs.update(ref.repo, ref.number, write_back=newest)
+    if owed.over is None:
+        return "their newest words are owed back onto it instead"
+    if write_back_owed(ctx, ref, keep=True):
+        return "their newest words written back over those we wrote back"
+    return "their newest words shown: nothing written back"
 
 
 def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:
     """Write the words owed back onto their comment if an edit of ours shows there: True
     when written, False when there was nothing to write (their text shows, or the comment
-    is gone), None when nothing is owed. Then no longer owed, but for `keep` when nothing
-    was written (the rewrite's own look: an edit of ours may land after it). Raises what
+    is gone), None when nothing is owed. Then no longer owed, but for `keep` (the
+    rewrite's own look, or a later edit's: an edit of ours may land after it; and what
+    we wrote may have landed over a later edit of theirs, `edited_again`). Raises what
     the call raises (ConversationLocked for a lock): it stays owed."""
     state = ctx.prs.get(ref.repo, ref.number)
     owed = state.write_back
@@ -118,8 +139,10 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
             ref.number,
             owed.comment_id,
         )
-    if wrote or not keep:
+    if not keep:
         ctx.prs.update(ref.repo, ref.number, write_back=None)
+    elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
+        ctx.prs.update(ref.repo, ref.number, write_back=replace(owed, over=owed.text))
     return wrote
 
 
@@ -133,7 +156,7 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> bool:
     sent = True
     with counting_writes() as asked:
         try:
-            return ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER)
+            return ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER, over=owed.over)
         except BaseException as exc:
             sent = not never_sent(exc)
             raise

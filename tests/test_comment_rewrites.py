@@ -403,7 +403,7 @@ def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_
 class _HeldBack:
     """A port whose write-back a rate limit pause holds back: its PATCH begun, never sent."""
 
-    def restore_text(self, ref, comment_id, text, marker) -> bool:
+    def restore_text(self, ref, comment_id, text, marker, *, over=None) -> bool:
         write_asked()
         raise GitHubError("held back: the identity is paused", transient=True, sent=False)
 
@@ -1265,3 +1265,46 @@ def test_a_comment_given_back_and_deleted_is_no_longer_kept_as_given_back(
     answer = deletion_deleted(client, rt, fake, stranger)
     assert deletion_ran(caplog, answer) == "ignored: not a comment given back to a person"
     assert state(rt).given_back == (other,)
+
+
+# kills: bot/write_backs.py:write_back_owed the words written back forgotten at once: a later
+#        edit our late edit wrote over is ignored
+# kills: bot/write_backs.py:edited_again their newest words not written over those we wrote
+def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_first(
+    served,  # noqa: F811
+    caplog,
+):
+    """The race, twice: a maintainer rewrites the notes comment, then edits their text
+    again (a typo fixed), both before our edit in flight lands. The rewrite's event
+    writes back its words (their first), and forgot them: their second edit's event found
+    nothing owed and was ignored, their first words shown for good. Now the words the bot
+    wrote are kept until its next write of the notes comment, and an edit of theirs made
+    after them is written over them, once; their own later edit is never written over."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made: list[dict] = []
+
+    def twice() -> None:
+        made.append(rewrite(fake, c, THEIRS, ago=2))
+        made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
+
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    assert fake.comment(c.id).body.startswith(MARKER)  # ours wrote over both
+    sent(client, rt, made[0])
+    assert fake.comment(c.id).body == THEIRS
+    assert state(rt).write_back.over == THEIRS  # what we wrote, known
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words written back over those we wrote back"
+    assert fake.comment(c.id).body == AGAIN and state(rt).write_back.over == AGAIN
+    # their own edit since is never written over: its event finds it shown
+    third = "Reading list: in the description."
+    patches = len(fake.calls("PATCH"))
+    answer = sent(client, rt, rewrite(fake, fake.comment(c.id), third))
+    assert ran(caplog, answer) == "their newest words shown: nothing written back"
+    assert fake.comment(c.id).body == third and len(fake.calls("PATCH")) == patches
+    # the next write of the notes comment forgets the words: theirs stand
+    say_after(client, rt, fake, "/notes on")
+    assert state(rt).write_back is None and fake.comment(c.id).body == third
