@@ -23,12 +23,25 @@ class GlobError(ValueError):
     """A path pattern that cannot be compiled; the message says why."""
 
 
+def _control_said(ch: str) -> str:
+    """What a control character in a pattern is told: a tab or line break pasted with the
+    path, or another one typed as an escape."""
+    if ch == "\t":
+        return "holds a tab (U+0009), which no file's path holds: delete it"
+    if ch in "\n\r":
+        return f"holds a line break (U+{ord(ch):04X}): write one path per string"
+    return f"holds U+{ord(ch):04X}, a control character no file's path holds: delete it"
+
+
 def glob_to_regex(pattern: str) -> str:
     """Translate one path glob to an anchored regular expression source."""
     if not pattern or not pattern.strip():
         raise GlobError("empty pattern")
     if "\\" in pattern:
         raise GlobError("use '/' as the path separator, not '\\'")
+    control = next((c for c in pattern if c < " " or c == "\x7f"), None)
+    if control is not None:  # a tab is legal in a TOML string: the path would match nothing
+        raise GlobError(_control_said(control))
     if pattern != pattern.strip():
         raise GlobError("leading or trailing whitespace")
     if pattern.startswith("!"):

@@ -395,6 +395,16 @@ NOTE_DEFECTS = [
         ),
         id="ideographic-space-in-path",
     ),
+    pytest.param(  # found by review 'r41i': it passed, and matched no file
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm/models/deepseek_v4/\tattention.py"'),
+        (
+            8,
+            "paths",
+            "bad glob 'vllm/models/deepseek_v4/\\tattention.py': holds a tab (U+0009), which"
+            " no file's path holds: delete it",
+        ),
+        id="tab-in-path",
+    ),
 ]
 
 

@@ -500,6 +500,11 @@ def test_glob_semantics(pattern, path, matches):
         ("vllm//x.py", "GitHub's paths have no empty parts: write one '/' between names"),
         ("//vllm/", "GitHub's paths have no empty parts: write one '/' between names"),
         ("vllm//", "GitHub's paths have no empty parts: write one '/' between names"),
+        # found by review 'r41i': a tab (legal in a TOML string) passed, and the path
+        # matched no file, silently
+        ("vllm/x\t.py", "holds a tab (U+0009), which no file's path holds: delete it"),
+        ("vllm/x.py\nvllm/y.py", "holds a line break (U+000A): write one path per string"),
+        ("vllm/\x01x.py", "holds U+0001, a control character no file's path holds: delete it"),
     ],
 )
 def test_bad_globs(pattern, message):
