@@ -383,9 +383,15 @@ def _no_opening_fence(lines: list[str]) -> str:
 def _fence_typed_as(line: str) -> str | None:
     """Why `line` seems a header fence mistyped, as the rest of a message, or None: the
     plus signs a Chinese input method types full-width (`＋＋＋`), one too many or too few
-    (`++++`), or YAML's `---`. No header line is any of them: a TOML key cannot start with
-    `+` or `-`."""
+    (`++++`), YAML's `---`, or a fence with the guidance typed on its line (`+++值得精读`).
+    No header line is any of them: a TOML key cannot start with `+` or `-`."""
     typed = line.strip()
+    if typed.startswith(FENCE) and typed.lstrip("+\uff0b"):
+        shown = typed if len(typed) <= len(FENCE) + 12 else typed[: len(FENCE) + 12] + "…"
+        return (
+            f": {shown!r} has text after its '{FENCE}': the fence is a line of its own;"
+            " put what follows it on the next line"
+        )
     if typed == "---":
         return f": '---' is YAML's fence; the header is TOML, closed by a '{FENCE}' line"
     if not typed or set(typed) - {"+", "\uff0b"}:

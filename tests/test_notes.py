@@ -263,6 +263,27 @@ def test_an_opening_fence_typed_full_width_says_what_to_type():
     )
 
 
+# found by review 'r41i': the guidance typed on the closing fence's line, `+++值得精读。`,
+# was "n.md:1: header: no closing '+++' line": line 1 holds a good fence, and nothing said
+# that line 4 was meant
+@pytest.mark.parametrize("after", ["值得精读：这是采样器中第一个水印方案。", " 值得精读。", "值得"])
+def test_a_closing_fence_with_the_guidance_on_its_line_is_named(after):
+    said = _fence_problem('+++\nid = "n1"\nrepo = "o/r"\n+++' + after + "\n更多。\n")
+    shown = repr("+++" + after) if len(after) <= 12 else repr("+++" + after[:12] + "…")
+    assert said == (
+        f"n.md:4: header: no closing '+++' line: {shown} has text after its '+++':"
+        " the fence is a line of its own; put what follows it on the next line"
+    )
+
+
+def test_an_opening_fence_with_the_first_field_on_its_line_is_named():
+    said = _fence_problem('+++id = "n1"\nrepo = "o/r"\n+++\n值得精读。\n')
+    assert said == (
+        "n.md:1: header: file must start with a '+++' line: '+++id = \"n1\"' has text after"
+        " its '+++': the fence is a line of its own; put what follows it on the next line"
+    )
+
+
 def test_a_header_never_closed_is_named_on_its_first_line():
     # nothing looks like a fence (a line of other signs, a blank one, a plus inside text)
     said = _fence_problem('+++\nid = "n1"\n\n*** a+b\n+-+\n')
