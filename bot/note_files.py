@@ -56,6 +56,7 @@ from bot.notes import (
 )
 from bot.toml_errors import (
     bad_date,
+    bad_escape,
     ended_early,
     left_open,
     set_twice,
@@ -542,6 +543,10 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         early = ended_early(text.split("\n")[at - 1], str(exc)) if m else None
         if early is not None:  # tomllib: "Expected newline ... after a statement"
             key, msg = early
+            raise LibraryError([Problem(path, line, key, msg)]) from None
+        escape = bad_escape(text.split("\n"), at, str(exc)) if m else None
+        if escape is not None:  # tomllib: "Unescaped '\\' in a string", under no key
+            key, msg = escape
             raise LibraryError([Problem(path, line, key, msg)]) from None
         twice = set_twice(text) if "Cannot overwrite a value" in str(exc) else None
         if twice is not None:  # tomllib names neither the key nor where it was first set

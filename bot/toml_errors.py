@@ -117,6 +117,27 @@ def ended_early(line: str, error: str) -> tuple[str, str] | None:
     return m[1], f"a {quote} inside the string ends it (column {len(read)}): {fix}"
 
 
+_KEY_LINE = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
+_BACKSLASHED = re.compile(r'"((?:[^"\\]|\\.)*\\(?:[^"\\]|\\.)*)"')
+_PATH_KEYS = ("paths", "aux_files", "upkeep_files")
+
+
+def bad_escape(lines: list[str], at: int, error: str) -> tuple[str, str] | None:
+    """The key and what to do when a `\\` in a "..." string on line `at` (1-based) starts
+    no escape TOML knows: a path copied from Windows (`vllm\\models\\x.py`) or a regular
+    expression in a summary. tomllib names neither the key nor the fix."""
+    if not error.startswith("Unescaped '\\'"):
+        return None
+    key = next((m[1] for ln in reversed(lines[:at]) if (m := _KEY_LINE.match(ln))), None)
+    string = _BACKSLASHED.search(lines[at - 1])
+    if key is None or string is None:
+        return None
+    said = f"\"{string[1]}\" holds '\\', which TOML reads as an escape: "
+    if key in _PATH_KEYS:
+        return key, said + f"a path uses '/': write \"{string[1].replace(chr(92), '/')}\""
+    return key, said + "write '\\\\' for a backslash, or put the string between ' quotes"
+
+
 def set_twice(text: str) -> tuple[str, int, int] | None:
     """The first key set twice (dotted), its 0-based line and that of its first setting.
     Each `[[array]]` header opens a new table: the keys of the one before are forgotten

@@ -405,6 +405,28 @@ NOTE_DEFECTS = [
         ),
         id="tab-in-path",
     ),
+    # found by review 'r41i': a path copied from Windows was "header: malformed TOML:
+    # Unescaped '\' in a string (column 17)", under no field and with nothing to do
+    pytest.param(
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm\\models\\deepseek_v4\\attention.py"'),
+        (
+            8,
+            "paths",
+            "\"vllm\\models\\deepseek_v4\\attention.py\" holds '\\', which TOML reads as an"
+            " escape: a path uses '/': write \"vllm/models/deepseek_v4/attention.py\"",
+        ),
+        id="backslash-in-path",
+    ),
+    pytest.param(
+        ("a function pointer", "a \\d+ pattern"),
+        (
+            11,
+            "summary_en",
+            "\"Shows how a \\d+ pattern picks the eager region.\" holds '\\', which TOML reads"
+            " as an escape: write '\\\\' for a backslash, or put the string between ' quotes",
+        ),
+        id="backslash-in-summary",
+    ),
 ]
 
 
@@ -3067,3 +3089,32 @@ def test_a_double_star_glued_in_a_topics_or_the_configs_globs_is_warned_of_on_it
     # the shipped files have none
     assert main([*argv, "--topics", str(TOPICS)]) == 0
     assert "'**' glued" not in capsys.readouterr().out
+
+
+def test_a_backslashed_path_in_a_multi_line_array_is_named_under_its_key(tmp_path):
+    # found by review 'r41i': the key is lines above the string tomllib stops in
+    listed = 'paths = [\n  "vllm/a.py",\n  "vllm\\b\\c.py",\n]'
+    path = write(
+        tmp_path, VALID.replace('paths = ["vllm/models/deepseek_v4/attention.py"]', listed)
+    )
+    assert problems_of(tmp_path) == [
+        f"{path}:10: paths: \"vllm\\b\\c.py\" holds '\\', which TOML reads as an escape: a path"
+        " uses '/': write \"vllm/b/c.py\""
+    ]
+
+
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        # a backslash escaped rightly, the array stopped by a missing comma: not the escape
+        ('paths = ["vllm\\\\x.py" "y"]\n', "n.md:2: header: malformed TOML: Unclosed array"),
+        # in a multi-line string, on a line with no "...": TOML's own words, not a crash
+        ('summary_en = """\nfoo \\q bar\n"""\n', "n.md:3: header: malformed TOML: Unescaped"),
+    ],
+)
+def test_a_backslash_is_blamed_only_where_it_stops_toml(header, said):
+    from bot.note_files import LibraryError, parse_toml
+
+    with pytest.raises(LibraryError) as exc:
+        parse_toml(header, "n.md", 2, "header")
+    assert str(exc.value).startswith(said)
