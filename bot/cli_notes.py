@@ -522,6 +522,20 @@ def _library_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dir",
         nargs="?",
+        default=argparse.SUPPRESS,  # --notes-dir's default stands when neither is given
+        action=_OneDirectory,
         help="notes directory " + NOTES_DIR_DEFAULT,
     )
+    # the same, as `match` and `notes import` name it: a curator types it after them
+    parser.add_argument("--notes-dir", dest="dir", action=_OneDirectory, help="the same as dir")
     topics_argument(parser)
+
+
+class _OneDirectory(argparse.Action):
+    """The notes directory, given as `dir` or `--notes-dir`: both is refused, not one of
+    them silently dropped."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        if getattr(namespace, "dir", None) is not None:
+            parser.error("give the notes directory as dir or as --notes-dir, not both")
+        namespace.dir = values

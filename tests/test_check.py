@@ -1085,6 +1085,18 @@ def test_shipped_taxonomy_has_the_sixteen_topics():
 # --- the command line --------------------------------------------------------------
 
 
+# found by review 'r41i': `match` and `notes import` take the directory as --notes-dir,
+# and `notes check --notes-dir DIR`, as a curator writes it after them, was refused with
+# the top-level usage ("unrecognized arguments: --notes-dir")
+def test_notes_check_takes_the_directory_as_match_does(tmp_path, capsys):
+    write(tmp_path, VALID.replace('verdict = "deep"', 'verdict = "x"'))
+    assert main(["notes", "check", "--notes-dir", str(tmp_path), "--topics", str(TOPICS)]) == 1
+    assert "5: verdict: bad verdict 'x'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # two directories: which one was meant?
+        main(["notes", "check", str(tmp_path), "--notes-dir", str(tmp_path)])
+    assert "not both" in capsys.readouterr().err
+
+
 def test_cli_exit_codes_and_messages(tmp_path, capsys):
     write(tmp_path, VALID)
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
