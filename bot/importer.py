@@ -87,6 +87,10 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
         if derive_verdict(t_lines[0]) is not None:
             # A guidance where a title should be: report it and pair up again after it.
             msg = "this looks like a guidance paragraph (it states a verdict); is a title missing?"
+            if k > 0 and len(blocks[k - 1][1]) > 1:  # a blank line left out before the title
+                last = blocks[k - 1][0] + len(blocks[k - 1][1]) - 1
+                msg += f" Line {last}, the last of the paragraph above, may be it: put a blank"
+                msg += " line before it"
             problems.append(Problem(path, t_line, "title", msg))
             k += 1
             continue

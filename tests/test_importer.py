@@ -164,6 +164,17 @@ MALFORMED = [
         ],
         id="missing-title",
     ),
+    # found by review 'r41i': the blank line after a guidance left out, the next title
+    # was read as its last line, and only the next guidance was named, "is a title missing?"
+    pytest.param(
+        "o/r\n\n标题一\n\n值得精读。一。\n标题二\n\n值得精读。二。\n",
+        [
+            "8: title: this looks like a guidance paragraph (it states a verdict); is a title "
+            "missing? Line 6, the last of the paragraph above, may be it: put a blank line"
+            " before it"
+        ],
+        id="no-blank-line-after-a-guidance",
+    ),
     pytest.param(
         "o/r\n\n标题\n\n这是一段没有结论的说明。\n",
         [
