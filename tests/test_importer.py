@@ -175,6 +175,14 @@ MALFORMED = [
         ],
         id="no-blank-line-after-a-guidance",
     ),
+    pytest.param(  # the paragraph above one line: no title of this one's in it
+        "o/r\n\n标题一\n\n值得精读。一。\n\n值得精读。二。\n",
+        [
+            "7: title: this looks like a guidance paragraph (it states a verdict); is a title "
+            "missing?"
+        ],
+        id="second-guidance-after-a-one-line-one",
+    ),
     pytest.param(
         "o/r\n\n标题\n\n这是一段没有结论的说明。\n",
         [
