@@ -3,9 +3,11 @@ the end-to-end retries on the fake GitHub are in test_github_client and test_fau
 
 from __future__ import annotations
 
+import pytest
 import requests
 from github import GithubException
 
+from bot.github_port import GitHubError
 from bot.github_retry import Retrier, RetryPolicy
 
 # --- mutation review r41h ----------------------------------------------------------------
@@ -46,3 +48,18 @@ def test_a_max_wait_under_the_secondary_wait_never_shortens_the_first_minute():
     retrier = Retrier(RetryPolicy(secondary_wait=60.0, max_wait=10.0))
     retrier.note_secondary_streak(3)
     assert retrier.asked_wait(_secondary_limit()) == 60.0
+
+
+# kills: bot/github_retry.py:Retrier._failure `said = ... if clock is not None else ""`
+#        negated: every refusal's error ended ": None" (test_server pins the clock's words)
+def test_a_refused_call_fails_at_once_with_githubs_words_alone():
+    tries: list[int] = []
+
+    def refused() -> None:
+        tries.append(1)
+        raise GithubException(404, {"message": "Not Found"}, {})
+
+    with pytest.raises(GitHubError) as failed:
+        Retrier(RetryPolicy(), sleep=lambda _: None).call("read the PR", refused)
+    assert str(failed.value) == "GitHub read the PR: 404 Not Found"
+    assert (failed.value.status, failed.value.transient, tries) == (404, False, [1])
