@@ -505,3 +505,15 @@ def test_admitting_a_delivery_again_forgets_no_other():
     assert all(flood.admitted(d) for d in ("d1", "d2", "d3"))
     flood.admit("d4", max_kept=3)
     assert [flood.admitted(d) for d in ("d1", "d2", "d3", "d4")] == [False, True, True, True]
+
+
+# --- mutation review r41h ------------------------------------------------------------------
+
+
+# kills: bot/flood_control.py:ReplyBudget.refund its default `n=1` -> 2: a reply not posted
+#        gave back two, one more than it spent (FloodControl.refund_reply uses the default)
+def test_a_refund_gives_back_one_reply_not_more():
+    budget = ReplyBudget(3, 60.0, FakeClock())
+    assert budget.allow("pr1") and budget.allow("pr1")
+    budget.refund("pr1")
+    assert budget.left("pr1") == 2.0
