@@ -246,7 +246,6 @@ def _run_judged(
         first = first_reaction(c, d)
         if not (source.heard and first == TAKEN):  # (a kept comment's 👀 shows already)
             reactions.add(source.comment_id, first, source.on_diff)
-    spent.heard = True
     switching = any(c.kind in SWITCHES and d is Decision.ALLOW for c, d in judged)
     newer = newer_switch(ctx, ref, source) if switching else None
 

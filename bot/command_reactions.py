@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot.command_policy import TAKEN
 from bot.context import BotContext
 from bot.github_port import (
     ClientClosed,
@@ -48,7 +49,7 @@ class Spent:
     it again each time).
 
     And how far GitHub took the answer, for a lock met halfway (bot.command_answers):
-    `heard`, its first reactions (👀) added; `answered`, a reply of it posted, or its
+    `heard`, its 👀 added (GitHub took it); `answered`, a reply of it posted, or its
     update begun (the lock leaves that owed to the unlock)."""
 
     writes: int = 0
@@ -82,6 +83,9 @@ class Reactions:
         self.spent.writes += 1
         try:
             self.ctx.github.add_reaction(self.ref, comment_id, content, on_diff=on_diff)
+            # heard only once GitHub took the 👀: one it failed shows nothing (a lock met
+            # next keeps the comment for an unlock that must add it)
+            self.spent.heard |= content == TAKEN
         except ConversationLocked:
             raise  # locked since the event: nothing more can be said there (bot.dispatch)
         except Exception as exc:

@@ -485,6 +485,48 @@ def test_a_command_whose_reply_the_lock_refused_after_its_eyes_is_kept(live, cap
     assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
 
 
+# kills: bot/command_answers.py:_run_judged a 👀 GitHub failed taken for one that shows
+def test_a_command_whose_eyes_failed_before_the_lock_gets_them_at_the_unlock(live, caplog):
+    """GitHub failed the 👀 (a 422, not the lock), then the lock refused the reply: kept,
+    but not as heard, since no 👀 shows. Kept as heard, its run at the unlock added
+    none: the command answered with a 👍 alone, never its 👀."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+    fake.inject("POST", f"/repos/*/issues/comments/{c.id}/reactions", Fault.error(422))
+    lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", lock)
+    r = post(client, "issue_comment", comment_payload(c))
+    drain(rt)
+    said = ran(caplog, r.json(), "issue_comment.created")
+    assert said == "the conversation is locked: its commands are kept for the unlock"
+    assert reactions(fake, c) == set() and replies(fake) == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.heard
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+
+
+# kills: bot/command_reactions.py:Reactions.add the 👀 heard only once every first reaction landed
+def test_a_command_whose_confused_the_lock_refused_after_its_eyes_is_kept_heard(live, caplog):
+    """`/notes help` and an unknown command: the 👀 landed, the lock came before the 😕.
+    Its 👀 shows, so it is kept as heard, and the unlock adds no second 👀 (a write for
+    nothing): the 😕, the reply and the 👍."""
+    client, rt, fake = live
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes frobnicate", login="octo-dev")
+    lock = Fault.landed_after(lambda: fake.lock(DEFAULT_REPO, N))
+    fake.inject("POST", f"/repos/*/issues/comments/{c.id}/reactions", Fault(), lock)
+    assert post(client, "issue_comment", comment_payload(c)).status_code == 202
+    drain(rt)
+    assert reactions(fake, c) == {"eyes"} and replies(fake) == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert kept.heard and rt.queue.counts()["failed"] == 0
+    fake.clear_requests()
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "confused", "+1"}
+    assert len(fake.calls("POST", f"/repos/*/issues/comments/{c.id}/reactions")) == 2
+
+
 # kills: bot/command_answers.py:run_commands a command kept after one of its replies posted
 def test_a_command_refused_after_one_of_its_replies_is_not_kept(live, caplog):
     """`/notes help` answered, the lock before the `search`'s reply: run again at the
