@@ -85,13 +85,14 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
     reply to its command `index` (or ERRORS): one a maintainer deleted since must stay
     deleted. Recorded once GitHub confirmed it, and paid from the reply budget then; else
     found by its key (the run died between the post and the record, or failed unsure
-    GitHub had taken it), and paid now. A first run has posted nothing and asks GitHub
-    nothing."""
-    if delivery.attempts <= 1:
-        return False
+    GitHub had taken it), and paid now. A first run asks GitHub nothing; its record is
+    read all the same: a run handed back at a stop is uncounted (`DeliveryQueue.release`),
+    and its re-run, taken for a first, would post what it had posted again."""
     key = reply_key(delivery.id, index)
     if ctx.prs.reply_recorded(key):
         return True
+    if delivery.attempts <= 1:
+        return False
     found = ctx.github.find_comment(ref, key)
     if found is not None:  # posted, not recorded: record it now, lest a deletion hide it
         ctx.prs.record_reply(ref.repo, ref.number, key, found, delivery.id)

@@ -856,6 +856,30 @@ def test_a_run_the_stop_closed_the_client_under_is_handed_back_not_failed(
     assert len(ours(fake, N)) == 1
 
 
+# kills: bot/command_answers.py:_reply_posted a reply recorded read only from a second run on
+def test_a_command_run_handed_back_at_a_stop_posts_no_reply_twice(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """`/notes help` replied, the stop closing the client in the `search` reply's
+    back-off: the run is handed back uncounted (its attempts as before it), and its
+    re-run, taken for a first, posted the `help` reply again (a comment notifying
+    everyone on the PR). A reply recorded under the delivery's key is one posted."""
+    fake = fake_github
+    settings = _stopped_in_a_back_off(tmp_path, fake, app_key, monkeypatch)
+    with serving(settings) as (client, rt):
+        c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes search cache", login="octo")
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault(), Fault.error(502))
+        r = post(client, "issue_comment", comment_payload(c, number=N))
+        delivery = r.json()["delivery"]
+        _at_the_first_try(fake)
+    assert DeliveryQueue(Database(settings.db_path)).get(delivery).state == "pending"
+    assert len(replies(fake, N)) == 1
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        drain(rt)
+        assert rt.queue.get(delivery).state == "done"
+    assert len(replies(fake, N)) == 2 and reactions(fake, c) == {"eyes", "+1"}
+
+
 # --- the command budgets after an outage --------------------------------------------
 
 
