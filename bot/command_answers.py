@@ -155,13 +155,22 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             return _run_judged(ctx, ref, source, delivery, judged, spent)
     except ConversationLocked:
         # answered in part (a reply, which a run under another id would post again; its
-        # update, owed), maybe so by an earlier run, or not kept: what it left owed waits
+        # update, owed), maybe so by an earlier run (its reply recorded: one handed back
+        # at a stop is uncounted), or not kept: what it left owed waits
         # (bot.dispatch). Its 👀 alone is no answer: kept, the unlock adds no second one.
-        if spent.answered or delivery.attempts > 1 or source.comment_id is None or source.on_diff:
+        answered = spent.answered or delivery.attempts > 1 or _replied(ctx, delivery, judged)
+        if answered or source.comment_id is None or source.on_diff:
             raise
         return _kept_for_the_unlock(ctx, ref, source, delivery, source.heard or spent.heard)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _replied(ctx: BotContext, delivery: Delivery, judged: list[tuple[Command, Decision]]) -> bool:
+    """Whether a run of the delivery posted a reply (recorded): one handed back at a stop
+    is uncounted, its re-run's attempts those of a first (`_reply_posted`)."""
+    keys = [*range(len(judged)), ERRORS]
+    return any(ctx.prs.reply_recorded(reply_key(delivery.id, i)) for i in keys)
 
 
 def _kept_for_the_unlock(

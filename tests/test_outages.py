@@ -880,6 +880,32 @@ def test_a_command_run_handed_back_at_a_stop_posts_no_reply_twice(
     assert len(replies(fake, N)) == 2 and reactions(fake, c) == {"eyes", "+1"}
 
 
+# kills: bot/command_answers.py:run_commands a re-run that met the lock kept, though its
+#        first run (handed back at a stop) had posted a reply
+def test_a_command_run_handed_back_after_a_reply_is_not_kept_at_a_lock(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """As above, the PR locked before the re-run: its 👀 refused, it was kept as never
+    heard (its attempts say a first run), and the unlock ran it under another delivery,
+    posting the `help` reply a second time. A reply recorded is an answer: not kept."""
+    fake = fake_github
+    settings = _stopped_in_a_back_off(tmp_path, fake, app_key, monkeypatch)
+    with serving(settings) as (client, rt):
+        c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes search cache", login="octo")
+        fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault(), Fault.error(502))
+        post(client, "issue_comment", comment_payload(c, number=N))
+        _at_the_first_try(fake)
+    fake.lock(DEFAULT_REPO, N)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        drain(rt)
+        assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+        fake.unlock(DEFAULT_REPO, N)
+        unlock = pr_payload("unlocked", number=N, title=MATCHING_TITLE)
+        assert post(client, "pull_request", unlock).status_code == 202
+        drain(rt)
+    assert len(replies(fake, N)) == 1
+
+
 # --- the command budgets after an outage --------------------------------------------
 
 
