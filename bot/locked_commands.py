@@ -11,11 +11,12 @@ or owed: bot.pr_events.handle_unlocked writes it)
 (`locked_commands`). The unlock (bot.pr_events) queues each again (`release`), run then
 as if GitHub had just sent it (reactions, replies, the notes comment's update), when the
 comment still says what was kept: one deleted since was taken back, and one edited since
-is answered by its edit's own event. Their order keys (`said_at`) decide as for any
-command run late: an `off` kept, outranked by an `on` said after the unlock, changes
-nothing. An edit made while locked replaces the kept comment's text, and asks for the
-commands that neither the comment's text before the lock nor the edit before had (as an
-edit's event does).
+is answered by its edit's own event, for what the edit changed (a kept command it
+left in place is not run: tests/test_unlocks.py's strict xfail). Their order keys
+(`said_at`) decide as for any command run late: an `off` kept, outranked by an `on`
+said after the unlock, changes nothing. An edit made while locked replaces the kept
+comment's text, and asks for the commands that neither the comment's text before the
+lock nor the edit before had (as an edit's event does).
 
 Rows are keyed by the repository's name; a rename or transfer moves them with the PR's
 state (`move`, from bot.dispatch.follow_repository). They go when released, when the PR
