@@ -70,8 +70,15 @@ def _new_commands(ctx: BotContext, source: Source) -> list[Command]:
     """The commands to run: every one of a new comment, those an edit added or changed."""
     caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
     if source.old_body is not None:
-        return changed_commands(source.old_body, source.body, ctx.command_word, **caps)
-    return parse_commands(source.body, ctx.command_word, **caps)
+        commands = changed_commands(source.old_body, source.body, ctx.command_word, **caps)
+    else:
+        commands = parse_commands(source.body, ctx.command_word, **caps)
+    if source.still is None:
+        return commands
+    # a kept comment edited since: those the edit took out are taken back, and those it
+    # added are its own event's
+    still = {c.key for c in parse_commands(source.still, ctx.command_word, **caps)}
+    return [c for c in commands if c.key in still]
 
 
 # The reply key's part for a delivery's one reply to the commands it could not do: one

@@ -37,7 +37,7 @@ from bot.context import BotContext
 from bot.db import as_github_time, github_time
 from bot.dispatch import Dispatcher, Route, payload_id
 from bot.github_port import PRRef, ref_from_payload, repository_id
-from bot.locked_commands import HEARD, release_unlocked
+from bot.locked_commands import HEARD, STILL, release_unlocked
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -197,7 +197,10 @@ def _comment_source(payload: dict[str, Any]) -> Source:
     pull = {k: issue[k] for k in _PULL_FIELDS if k in issue}
     source = _source(payload, "comment", pull, reacts=True)
     # (set by bot.locked_commands only: GitHub's payloads have no such field)
-    return replace(source, heard=payload.get(HEARD) is True)
+    still = payload.get(STILL)
+    return replace(
+        source, heard=payload.get(HEARD) is True, still=still if isinstance(still, str) else None
+    )
 
 
 def _review_source(payload: dict[str, Any], received_at: str = "") -> Source:

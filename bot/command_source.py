@@ -29,3 +29,6 @@ class Source:
     said_at: str | None = None  # when GitHub says its text was written (command_events.said_at)
     repo_id: int | None = None  # the repository's id (`repository.id`); None: not told
     heard: bool = False  # its 👀 shows: a kept comment's run that met the lock after it
+    # a kept comment edited since (bot.locked_commands): only the kept commands this text,
+    # the comment's at the unlock, still has are run; its edit's event runs the rest
+    still: str | None = None

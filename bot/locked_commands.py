@@ -11,8 +11,8 @@ or owed: bot.pr_events.handle_unlocked writes it)
 (`locked_commands`). The unlock (bot.pr_events) queues each again (`release`), run then
 as if GitHub had just sent it (reactions, replies, the notes comment's update), when the
 comment still says what was kept: one deleted since was taken back, and one edited since
-is answered by its edit's own event, for what the edit changed (a kept command it
-left in place is not run: tests/test_unlocks.py's strict xfail). Their order keys
+runs the kept commands the edit left in place (`STILL`), its edit's own event the rest
+(a command the edit took out is taken back). Their order keys
 (`said_at`) decide as for any command run late: an `off` kept, outranked by an `on`
 said after the unlock, changes nothing. An edit made while locked replaces the kept
 comment's text, and asks for the commands that neither the comment's text before the
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
+from bot.commands import changed_commands, parse_commands
 from bot.db import Database, utcnow
 from bot.github_port import PRRef
 from bot.order_keys import after_second, said_before
@@ -68,6 +69,8 @@ CREATE TABLE IF NOT EXISTS locked_commands (
 UNLOCKED_ID = "#unlocked"
 # set in its payload when the comment's 👀 shows: its run adds no second one
 HEARD = "review_notes_heard"
+# set in its payload when the comment was edited since it was kept: its text then
+STILL = "review_notes_still"
 
 
 @dataclass(frozen=True)
@@ -250,19 +253,20 @@ def drop_closed(ctx: BotContext, ref: PRRef, why: str) -> int:
 
 def release(ctx: BotContext, ref: PRRef) -> str | None:
     """At the unlock: queue each kept comment's commands again, to run after the unlock,
-    when the comment still shows the text kept (one GET each); forget them all. What was
-    done, None when nothing was kept."""
+    when the comment still shows the text kept (one GET each), or, edited since, still
+    has a kept command (`_still_asked`); forget them all. What was done, None when
+    nothing was kept."""
     if ctx.queue is None:  # (a replay's: no queue to run them in)
         return None
     queued, dropped = 0, []
     for k in ctx.locked.kept(ref.repo, ref.number):
         now = ctx.github.comment_text(ref, k.comment_id)
-        if now == k.body:
+        if now is not None and (now == k.body or _still_asked(ctx, k, now)):
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
                 "created" if k.old_body is None else "edited",
-                _as_said(k),
+                _as_said(k, None if now == k.body else now),
                 ref.repo,
                 ref.number,
                 by_bot=True,
@@ -278,13 +282,25 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     return "; ".join(said) or None
 
 
-def _as_said(kept: Kept) -> dict[str, Any]:
+def _still_asked(ctx: BotContext, kept: Kept, now: str) -> bool:
+    """Whether the comment, edited since it was kept (`now`: its text), still has a kept
+    command: one its edit took out is taken back, and one it added is its own event's
+    (whose `from` is the kept text), so those it left as they were are run at the unlock
+    (`Source.still`), and no other."""
+    word = ctx.command_word
+    still = {c.key for c in parse_commands(now, word)}
+    return any(c.key in still for c in changed_commands(kept.old_body, kept.body, word))
+
+
+def _as_said(kept: Kept, still: str | None = None) -> dict[str, Any]:
     """The kept delivery's payload, asking for the commands the comment's text before the
     lock did not have (all of a comment new then). Its text is the one kept (`keep`): the
     newest delivery's. A `created` reads no `changes` an edit's payload carries."""
     payload = copy.deepcopy(kept.payload)
     if kept.heard:
         payload[HEARD] = True
+    if still is not None:  # edited since: the kept commands it still has (`Source.still`)
+        payload[STILL] = still
     if kept.old_body is None:
         payload["action"] = "created"
     else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)

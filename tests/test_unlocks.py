@@ -402,26 +402,26 @@ def test_a_kept_comment_edited_after_the_unlock_is_left_to_its_edit(live, caplog
     assert replies(fake) == []
 
 
-# Found by review r41k, left for a decision: the kept text is dropped as edited, and the
-# edit's event runs only what the edit changed (its `from` is the kept text), so a kept
-# command the edit leaves in place is never run. docs/commands.md says the edit's own
-# event answers it.
-@pytest.mark.xfail(strict=True, reason="a kept command an edit after the unlock keeps is lost")
-def test_a_kept_comment_edited_after_the_unlock_keeping_its_command_runs_it(live):
-    """Kept `/notes help`, edited once unlocked (before the unlock's event ran) to add a
-    line under it: the kept text is dropped (edited since), and the edit's event runs
-    the `why` alone. The `help`, never answered, is lost."""
+# kills: bot/locked_commands.py:release a kept comment edited since dropped whole
+#        bot/command_answers.py:_new_commands a kept command the edit took out run
+def test_a_kept_comment_edited_after_the_unlock_runs_the_kept_commands_it_kept(live):
+    """Kept `/notes help` and `/notes search cache`, edited once unlocked (before the
+    unlock's event ran): the search taken out, `/notes why` added. The kept text was
+    dropped (edited since), and the edit's event ran the `why` alone (its `from` is the
+    kept text): the `help`, left in place, was never answered. The kept commands the
+    edit left are run at the unlock, those alone: the search is taken back."""
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     fake.lock(DEFAULT_REPO, N)
-    c = said_while_locked(client, rt, fake, "/notes help")
+    c = said_while_locked(client, rt, fake, "/notes help\n/notes search cache")
     fake.unlock(DEFAULT_REPO, N)
     old, c.body = c.body, "/notes help\n/notes why"  # in the web UI, its event after the unlock's
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     post(client, "issue_comment", comment_payload(c, action="edited", old_body=old))
     drain(rt)
-    assert "(why mode)" in sticky(fake).body
-    assert len(replies(fake)) == 1  # the help
+    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 1  # the help's; none for the search
+    assert reactions(fake, c) == {"eyes", "+1"}
 
 
 def test_a_command_locked_before_its_eyes_is_answered_at_the_unlock(live):
