@@ -67,6 +67,7 @@ DEFAULT_APP_ID = 4242
 DEFAULT_APP_SLUG = "review-notes"
 DEFAULT_INSTALLATION_ID = 1001
 DEFAULT_REPO = "vllm-project/vllm"
+DEFAULT_REPO_ID = 186853002  # `repository.id` of GitHub's example payloads (tests/webhook_kit)
 
 RATE_LIMIT = 5000
 LOCKING_DOCS = "https://docs.github.com/articles/locking-conversations/"
@@ -211,6 +212,7 @@ class Recorded:
     login: str | None  # who it authenticated as ("app" for a JWT), None if nobody
     faulted: bool
     peer: int = 0  # the client's port: calls over one kept-open connection share it
+    by_id: bool = False  # asked as /repositories/{id}/...; `path` names the repository
 
 
 @dataclass
@@ -540,7 +542,7 @@ class FakeGitHub:
     def add_repo(self, full_name: str) -> FakeRepo:
         with self._lock:
             if full_name not in self._repos:
-                self._repos[full_name] = FakeRepo(full_name, self._new_id())
+                self._repos[full_name] = FakeRepo(full_name, self._repo_id(full_name))
             return self._repos[full_name]
 
     def transfer(self, old: str, new: str) -> None:
@@ -903,6 +905,7 @@ class FakeGitHub:
         method = handler.command
         split = urlsplit(handler.path)
         path, query = split.path, dict(parse_qsl(split.query))
+        path, by_id = self._by_name(path)
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         fault = self._take_fault(method, path, query)
@@ -930,6 +933,7 @@ class FakeGitHub:
                     login,
                     fault is not None,
                     handler.client_address[1],
+                    by_id,
                 )
             )
         if fault is not None and fault.drop:
@@ -938,6 +942,20 @@ class FakeGitHub:
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
         self._send(handler, reply, bucket)
+
+    def _by_name(self, path: str) -> tuple[str, bool]:
+        """GitHub serves every /repos/{owner}/{repo}/... route under /repositories/{id}/...
+        too (a rename keeps the id): the path as its repository's current name, and whether
+        it was asked by id. Faults and recorded requests see the name. An unknown id is
+        left as asked (no route: 404)."""
+        found = re.fullmatch(r"/repositories/(\d+)(/.*)?", path)
+        if found is None:
+            return path, False
+        with self._lock:
+            named = [r.full_name for r in self._repos.values() if r.id == int(found[1])]
+        if not named:
+            return path, True
+        return f"/repos/{named[0]}{found[2] or ''}", True
 
     def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
         with self._lock:
@@ -1311,6 +1329,12 @@ class FakeGitHub:
         }
 
     # --- helpers for handlers -----------------------------------------------
+
+    def _repo_id(self, full_name: str) -> int:
+        """A new repository's id: DEFAULT_REPO's is the one test payloads carry (GitHub's
+        example payloads' `repository.id`), while no other repository holds it."""
+        taken = any(r.id == DEFAULT_REPO_ID for r in self._repos.values())
+        return DEFAULT_REPO_ID if full_name == DEFAULT_REPO and not taken else self._new_id()
 
     def _new_id(self) -> int:
         with self._lock:

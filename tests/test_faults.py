@@ -417,6 +417,7 @@ def test_one_installations_rate_limit_does_not_stall_another_installations_deliv
         assert fake.calls(path=f"/repos/{DEFAULT_REPO}/*/7302/*") == []  # not sent
         other = pr_payload(number=1, title=MATCHING_TITLE, repo=OTHER_REPO)
         other["installation"]["id"] = OTHER_INSTALLATION
+        other["repository"]["id"] = fake.add_repo(OTHER_REPO).id  # its own id
         delivery = post(client, "pull_request", other).json()["delivery"]
         wait_until(lambda: rt.queue.get(delivery).state == "done", timeout=5, what="2002's")
         assert manual_time.sleepers == 0  # no worker asleep in 1001's pause
