@@ -2,7 +2,9 @@
 must not be doubled.
 
 - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
-  comment) cost no GET. Lists use per_page=100. A new PR costs three calls: its
+  comment) cost no GET. The repository is addressed by its id where the payload gave
+  one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's.
+  Lists use per_page=100. A new PR costs three calls: its
   files, its comments, the comment create; a slash command that updates the
   comment adds one GET of the PR (a comment event does not carry its head).
 - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
@@ -34,6 +36,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from github import Github, GithubException
 from github.IssueComment import IssueComment
 from github.PullRequestComment import PullRequestComment
+from github.Repository import Repository
 from github.Requester import Requester
 
 from bot.github_errors import (
@@ -135,7 +138,7 @@ class GitHubClient:
 
     def get_pull(self, ref: PRRef) -> PRFacts:
         def op(gh: Github) -> PRFacts:
-            pull = gh.get_repo(ref.repo).get_pull(ref.number)  # lazy: no request yet
+            pull = _repo(gh, ref).get_pull(ref.number)  # lazy: no request yet
             data = self._retry.call(f"get {_pr(ref)}", lambda: pull.raw_data)
             _check_answer(f"get {_pr(ref)}", data, ref.number)
             try:
@@ -149,7 +152,7 @@ class GitHubClient:
 
     def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
         def op(gh: Github) -> FileList:
-            files = gh.get_repo(ref.repo).get_pull(ref.number).get_files()
+            files = _repo(gh, ref).get_pull(ref.number).get_files()
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
             fetched = self._retry.call(f"list files of {_pr(ref)}", lambda: list(files))
@@ -187,7 +190,7 @@ class GitHubClient:
         """Whether the number is a PR (True) or an issue (False); None: the repo has neither."""
 
         def op(gh: Github) -> bool | None:
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)  # lazy: no request yet
+            issue = _repo(gh, ref).get_issue(ref.number)  # lazy: no request yet
             try:
                 data = self._retry.call(f"get {ref.repo}#{ref.number}", lambda: issue.raw_data)
             except GitHubError as err:
@@ -222,7 +225,7 @@ class GitHubClient:
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            issue = _repo(gh, ref).get_issue(ref.number)
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
@@ -315,7 +318,7 @@ class GitHubClient:
 
     def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
         def op(gh: Github) -> bool:
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            issue = _repo(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(
                 ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
             )
@@ -338,7 +341,7 @@ class GitHubClient:
             return opens_with(c.body, marker) or (over is not None and c.body == over)
 
         def op(gh: Github) -> bool:
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            issue = _repo(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
             return comment is not None and self._edit(ref, comment, text)
 
@@ -366,7 +369,7 @@ class GitHubClient:
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         def op(gh: Github) -> int | None:
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            issue = _repo(gh, ref).get_issue(ref.number)
             found = self._retry.call(
                 f"look for a comment on {_pr(ref)}",
                 lambda: self._find(issue, lambda c: ends_with_key(c.body, key), None),
@@ -377,7 +380,7 @@ class GitHubClient:
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         def op(gh: Github) -> str | None:
-            comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
+            comment = _repo(gh, ref).get_issue(ref.number).get_comment(comment_id)
             if self._gone_when_called(  # lazy: the request is the raw_data
                 f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
             ):
@@ -394,7 +397,7 @@ class GitHubClient:
         def op(gh: Github) -> int:
             nonlocal runs
             runs += 1
-            issue = gh.get_repo(ref.repo).get_issue(ref.number)
+            issue = _repo(gh, ref).get_issue(ref.number)
             # run again after a 401 (a new token): the first run's POST may have landed
             return self._create(ref, issue, body, same_text, since, look_first=runs > 1).id
 
@@ -412,9 +415,9 @@ class GitHubClient:
         def op(gh: Github) -> None:
             comment: IssueComment | PullRequestComment
             if on_diff:  # lazy objects: the one request is the POST
-                comment = gh.get_repo(ref.repo).get_pull(ref.number).get_review_comment(comment_id)
+                comment = _repo(gh, ref).get_pull(ref.number).get_review_comment(comment_id)
             else:
-                comment = gh.get_repo(ref.repo).get_issue(ref.number).get_comment(comment_id)
+                comment = _repo(gh, ref).get_issue(ref.number).get_comment(comment_id)
             # GitHub answers 200 for a reaction that exists: repeating is harmless
             self._retry.call(
                 f"react to comment {comment_id}", lambda: comment.create_reaction(content)
@@ -428,7 +431,7 @@ class GitHubClient:
         """admin, maintain, write, triage, read or none (custom roles give their base)."""
 
         def op(gh: Github) -> dict[str, Any]:
-            url = f"/repos/{ref.repo}/collaborators/{quote(login, safe='')}/permission"
+            url = f"{_repo_path(ref)}/collaborators/{quote(login, safe='')}/permission"
             _, data = self._retry.call(
                 f"permission of {login} on {ref.repo}",
                 lambda: gh.requester.requestJsonAndCheck("GET", url),
@@ -446,7 +449,7 @@ class GitHubClient:
 
     def repository_now(self, ref: PRRef) -> int:
         def op(gh: Github) -> int:
-            repo = gh.get_repo(ref.repo)  # lazy: no request yet
+            repo = gh.get_repo(ref.repo)  # by name: which repository holds it now
             data = self._retry.call(f"get {ref.repo}", lambda: repo.raw_data)
             found = data.get("id") if isinstance(data, dict) else None
             if type(found) is not int:
@@ -630,6 +633,19 @@ def _listed_at(contents_url: str | None) -> str:
     """The commit a listed file is of: the `ref` of its `contents_url` ("" when absent)."""
     refs = parse_qs(urlsplit(contents_url or "").query).get("ref")
     return refs[0] if refs else ""
+
+
+def _repo(gh: Github, ref: PRRef) -> Repository:
+    """The ref's repository, lazy (no request): by its id where the ref has one, so a
+    late delivery of a repository renamed away reaches its own PR, not the PR of the
+    repository that took the name since (GitHub serves every /repos/{owner}/{repo}/...
+    route under /repositories/{id}/...); else by name."""
+    return gh.get_repo(ref.repo if ref.repo_id is None else ref.repo_id)
+
+
+def _repo_path(ref: PRRef) -> str:
+    """The API path of `_repo`'s repository."""
+    return f"/repos/{ref.repo}" if ref.repo_id is None else f"/repositories/{ref.repo_id}"
 
 
 def _pr(ref: PRRef) -> str:

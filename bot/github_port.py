@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -26,6 +26,10 @@ class PRRef:
     repo: str  # "owner/name"
     number: int
     installation_id: int | None = None
+    # `repository.id` (a rename keeps it): GitHub is addressed by it where known, so a
+    # late delivery reaches this repository's PR, not one of the repository that took
+    # its name since. None (the CLI, older queued payloads): by `repo`.
+    repo_id: int | None = field(default=None, compare=False)
 
 
 def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
@@ -43,6 +47,7 @@ def ref_from_payload(payload: dict[str, Any], number: int) -> PRRef:
         repo=payload["repository"]["full_name"],
         number=number,
         installation_id=found or None,
+        repo_id=repository_id(payload),
     )
 
 

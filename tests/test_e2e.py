@@ -537,12 +537,10 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
 # r41f: the same late delivery run before any event of the new repository under the name:
 # the state under the name is still the renamed repository's own, so nothing tells that
 # GitHub answers the name with another repository now (`_taken_since` asks only on a
-# conflict of ids), and the delivery runs there. It posted this PR's notes on the new
-# repository's PR N (a comment nobody there asked for, notifying its subscribers) and
-# kept that comment's id in the renamed repository's state. Telling it needs a call per
-# delivery (GET the repository, or the PR's `base.repo.id`), which every other delivery
-# pays for: left for a decision, kept here as a strict xfail.
-@pytest.mark.xfail(strict=True, reason="a name taken since is asked about only on a conflict")
+# conflict of ids). Its calls by name posted this PR's notes on the new repository's PR N
+# (a comment nobody there asked for, notifying its subscribers). GitHub is addressed by
+# the payload's `repository.id` (r41j): the notes land on this repository's own PR N,
+# under its new name, at no extra call.
 def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_event_posts_nothing(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -558,7 +556,57 @@ def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_eve
         assert post(client, "pull_request", late, delivery="late").status_code == 202
         drain(rt)
         assert rt.queue.counts()["failed"] == 0
-        assert fake.calls("POST", "/repos/*") == [] and ours(fake) == []
+        assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/*") == [] and ours(fake) == []
+        (posted,) = fake.calls("POST", "/repos/*")
+        assert posted.path == f"/repos/{elsewhere}/issues/{N}/comments" and posted.by_id
+        (own,) = ours(fake, repo=elsewhere)
+        assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == own.id
+
+
+# r41j: a late delivery of the renamed repository whose PR has our notes comment: listed
+# by name, the new repository's PR N lacked it, and the comment asked for by its id
+# (GitHub answers any of the account's comments by id... under the old name, a 404) was
+# taken for one a maintainer deleted. By id: its own comment is listed and edited, its
+# updates stay on, and the new repository's PR is never asked for.
+def test_a_late_delivery_under_a_name_taken_since_edits_its_own_comment_by_id(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (first,) = ours(fake)
+        shown = first.body
+        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
+        fake.clear_requests()
+        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+        assert post(client, "pull_request", late, delivery="late").status_code == 202
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert fake.calls(path=f"/repos/{DEFAULT_REPO}/*") == [] and ours(fake) == []
+        (listed,) = fake.calls("GET", f"/repos/{elsewhere}/issues/{N}/comments")
+        assert listed.by_id  # the edit: at the url GitHub's listing gave, its current name
+        (edited,) = fake.calls("PATCH", "/repos/*")
+        assert edited.path == f"/repos/{elsewhere}/issues/comments/{first.id}"
+        (own,) = ours(fake, repo=elsewhere)
+        assert own.id == first.id and own.body != shown
+        state = rt.ctx.prs.get(DEFAULT_REPO, N)
+        assert (state.comment_id, state.opted_out) == (first.id, False)
+
+
+# r41j: a payload without `repository.id` (a hand-made one, one queued by an older
+# release) is run by its repository's name, as before.
+def test_a_delivery_without_a_repository_id_is_run_by_name(live):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    payload = pr_payload(title=MATCHING_TITLE, updated_at=at(0))
+    del payload["repository"]["id"]
+    assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and len(ours(fake)) == 1
+    asked = fake.calls(path="/repos/*")
+    assert asked and not any(r.by_id for r in asked)
 
 
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(

@@ -5,6 +5,7 @@ in bot.github_sessions)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import email.utils
 import re
 import threading
@@ -120,6 +121,29 @@ def test_fake_paginates_files_like_github_with_the_3000_cap(http, fake_github, a
     assert last.json()[-1]["filename"] == "f2999.py"
     assert 'rel="next"' not in last.headers["link"]
     assert http.get(url, params={"per_page": 500, "page": 31}, headers=auth).json() == []
+
+
+# r41j: GitHub serves a repository's routes under /repositories/{id}/... too (a rename
+# keeps the id); the fake answers them as under the repository's current name, records
+# them (and matches faults) by that name, and answers an id it has no repository of 404
+def test_fake_serves_a_repository_by_its_id_under_its_current_name(http, fake_github, app_key):
+    repo = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 9, title="by id")
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    auth = {"Authorization": f"token {_token(http, fake_github, app_key)}"}
+    base = f"{fake_github.base_url}/repositories"
+    assert http.get(f"{base}/{repo.id}", headers=auth).json()["full_name"] == "vllm-org/vllm"
+    assert http.get(f"{base}/{repo.id}/pulls/9", headers=auth).json()["title"] == "by id"
+    assert http.get(f"{base}/{repo.id + 1}/pulls/9", headers=auth).status_code == 404
+    fake_github.inject("GET", "/repos/vllm-org/vllm/pulls/9", Fault.error(502))
+    assert http.get(f"{base}/{repo.id}/pulls/9", headers=auth).status_code == 502
+    asked = [(r.path, r.by_id, r.status) for r in fake_github.calls("GET", "/repo*")]
+    assert asked == [
+        ("/repos/vllm-org/vllm", True, 200),
+        ("/repos/vllm-org/vllm/pulls/9", True, 200),
+        (f"/repositories/{repo.id + 1}/pulls/9", True, 404),
+        ("/repos/vllm-org/vllm/pulls/9", True, 502),
+    ]
 
 
 def test_fake_faults_are_used_once_in_order_and_recorded(http, fake_github, app_key):
@@ -1083,6 +1107,34 @@ def test_a_repository_answer_without_an_integer_id_is_an_error(
     fake_github.inject("GET", f"/repos/{DEFAULT_REPO}", Fault(status=200, body=body))
     with pytest.raises(GitHubError, match="a malformed answer: id"):
         make_github_client().repository_now(PR)
+
+
+# r41j: a ref carrying its repository's id (every webhook payload's `repository.id`) is
+# sent to GitHub by the id: a late delivery of a repository renamed away, whose name
+# another repository has taken, reaches its own PR, never the other one's PR of the number
+def test_a_ref_with_its_repository_id_reaches_that_repository_under_a_name_taken_since(
+    fake_github, make_github_client
+):
+    renamed = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    command = fake_github.add_comment(DEFAULT_REPO, 7, "/notes", login="alice")
+    fake_github.set_permission(DEFAULT_REPO, "alice", "maintain")
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    fake_github.take_name(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["b.py"])
+    ref = dataclasses.replace(PR, repo_id=renamed.id)
+    client = make_github_client()
+    assert client.get_pull(ref).number == 7 and client.is_pull(ref)
+    assert list(client.list_files(ref)) == ["a.py"]
+    made = client.upsert_sticky(ref, f"{MARKER}\nnotes", MARKER, create=True)
+    assert [c.id for c in fake_github.comments("vllm-org/vllm", 7)] == [command.id, made.comment_id]
+    client.add_reaction(ref, command.id, "eyes")
+    assert client.permission(ref, "alice") == "maintain"
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
+    asked = fake_github.calls(path="/repos/*")
+    assert asked and all(r.path.startswith("/repos/vllm-org/vllm/") for r in asked)
+    assert all(r.by_id for r in asked if r.method != "PATCH")  # an edit: at the comment's url
+    assert client.repository_now(ref) != renamed.id  # which repository the name is: by name
 
 
 def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(

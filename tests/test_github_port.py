@@ -77,5 +77,6 @@ def test_a_count_inside_another_counts_into_both():
 def test_a_payload_the_bot_queues_for_itself_reads_back_as_it_was_made(ref, repo_id):
     payload = own_payload(ref, "recheck", repo_id, {"number": 7, "title": "t"})
     assert ref_from_payload(payload, 7) == ref and repository_id(payload) == repo_id
+    assert ref_from_payload(payload, 7).repo_id == repo_id  # sent to GitHub by it (r41j)
     assert payload["action"] == "recheck" and payload["pull_request"]["title"] == "t"
     assert ("installation" in payload) == (ref.installation_id is not None)
