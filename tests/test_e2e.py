@@ -563,11 +563,11 @@ def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_eve
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == own.id
 
 
-# r41j: a late delivery of the renamed repository whose PR has our notes comment: listed
-# by name, the new repository's PR N lacked it, and the comment asked for by its id
-# (GitHub answers any of the account's comments by id... under the old name, a 404) was
-# taken for one a maintainer deleted. By id: its own comment is listed and edited, its
-# updates stay on, and the new repository's PR is never asked for.
+# r41j: a late delivery of the renamed repository whose PR has our notes comment: by
+# name, the new repository's PR N's comment list lacked it, and the comment asked for by
+# its id under that name (another repository's now) was a 404, taken for one a maintainer
+# deleted (its updates off). By id: its own comment is listed and edited, its updates
+# stay on, and the new repository's PR is never asked for.
 def test_a_late_delivery_under_a_name_taken_since_edits_its_own_comment_by_id(
     tmp_path, fake_github, app_key, monkeypatch
 ):
