@@ -330,7 +330,9 @@ def _taken_since(
     the repository renamed away, sent before and run late (a retry, a redelivery): its
     calls by name would reach the other repository's PR (its comment edited with this
     one's notes, this one's state taking that comment's id). Else (the name is this
-    repository's: the other one renamed away) None. Asked only on that conflict."""
+    repository's: the other one renamed away) None. Asked only on that conflict: with no
+    conflict, the delivery's calls go by its repository's id (`PRRef.repo_id`), which
+    reach its own PR whatever the name is now."""
     other = ctx.prs.kept_for(repo, number)
     if other is None or other == repo_id:
         return None
