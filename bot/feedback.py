@@ -214,8 +214,12 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     ends, no word of it, and an edit adding or dropping them asks for nothing new."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
     words = _reason_quoted(_unbracketed(_without_emoji(args)))  # `2「只是改名」`: `2` apart
-    text = _reason(_list_glued(_ordinal(words)[0]))
+    typed = " ".join(_list_glued(_ordinal(words)[0]))
+    text = _reason([typed])
     head, *rest = text.split(" ")
+    if text != typed and _numbered(head):  # `, 3`, `— 3`: `pick_note` reads no number past
+        # them (which note? or, with one shown, all of it the reason): not keyed as `3` is
+        return (typed[: len(typed) - len(text)].replace(" ", "") + head, *rest)
     number = _number_read(_as_ascii(head))[1]
     if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
         glued = _glued_reason(head, number)[1]

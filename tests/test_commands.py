@@ -2482,3 +2482,16 @@ def _old_unquoted(reason: str) -> str:
     if end < 0 or close in reason[1:end] or comment_prose.marks_end(reason, end + 1) != len(reason):
         return reason
     return reason[1:end].strip()
+
+
+# A separator typed before the number is not read past by `pick_note` (`, 3` with three
+# notes shown asks which; with one, `3` is the reason): keyed as `3`, an edit to the number
+# alone, which hides note 3, ran nothing
+@pytest.mark.parametrize("old", [",3", "，3", "， 3", "— 3", "- 3", ": 3 x", "，3 只是改名"])
+def test_an_edit_dropping_a_separator_before_the_number_is_a_new_wrong(old):
+    new = old.lstrip(",，—-: ")
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    picks = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    assert picks[0] != picks[1]  # which note, then note 3
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
