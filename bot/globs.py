@@ -23,9 +23,34 @@ class GlobError(ValueError):
     """A path pattern that cannot be compiled; the message says why."""
 
 
-def _control_said(ch: str) -> str:
-    """What a control character in a pattern is told: a tab or line break pasted with the
-    path, or another one typed as an escape."""
+# The control characters TOML's escapes in a "..." string make, by the letter after `\`
+_ESCAPED = {"\b": "b", "\t": "t", "\n": "n", "\f": "f", "\r": "r"}
+_NAMES = {"\t": "a tab", "\n": "a line break", "\r": "a line break", "\b": "a backspace"}
+
+
+def _windows_path(pattern: str) -> str | None:
+    r"""The path with '/', when `pattern` reads as one copied from Windows whose `\` started
+    TOML escapes (`vllm\tests\foo.py` is read `vllm<tab>ests<form feed>oo.py`): no `/`,
+    and each control character one an escape makes, with a name after it."""
+    controls = [i for i, c in enumerate(pattern) if c < " " or c == "\x7f"]
+    if "/" in pattern or any(pattern[i] not in _ESCAPED for i in controls):
+        return None
+    if controls[-1] == len(pattern) - 1:  # `x.py<tab>`: pasted with the path, no escape
+        return None
+    return "".join(f"/{_ESCAPED[c]}" if c in _ESCAPED else c for c in pattern)
+
+
+def _control_said(ch: str, pattern: str) -> str:
+    """What a control character in a pattern is told: the path with '/' when it was one
+    copied from Windows (`_windows_path`); else a tab or line break pasted with the path,
+    or another one typed as an escape."""
+    path = _windows_path(pattern)
+    if path is not None:
+        name = _NAMES.get(ch, "a form feed")
+        return (
+            f"holds {name} (U+{ord(ch):04X}), which is what '\\{_ESCAPED[ch]}' in a \"...\""
+            f" string is: a path uses '/': write {path!r}"
+        )
     if ch == "\t":
         return "holds a tab (U+0009), which no file's path holds: delete it"
     if ch in "\n\r":
@@ -41,7 +66,7 @@ def glob_to_regex(pattern: str) -> str:
         raise GlobError("use '/' as the path separator, not '\\'")
     control = next((c for c in pattern if c < " " or c == "\x7f"), None)
     if control is not None:  # a tab is legal in a TOML string: the path would match nothing
-        raise GlobError(_control_said(control))
+        raise GlobError(_control_said(control, pattern))
     if pattern != pattern.strip():
         raise GlobError("leading or trailing whitespace")
     if pattern.startswith("!"):

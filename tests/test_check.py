@@ -417,6 +417,19 @@ NOTE_DEFECTS = [
         ),
         id="backslash-in-path",
     ),
+    # found by review 'r41l': a path copied from Windows whose '\' start escapes TOML knows
+    # (`\t`, `\b`, `\f`, `\n`, `\r`: vllm's tests, benchmarks, ...) is read, with a tab
+    # and a form feed in it, and was told "holds a tab: delete it", a tab no one typed
+    pytest.param(
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm\\tests\\fixtures.py"'),
+        (
+            8,
+            "paths",
+            "bad glob 'vllm\\tests\\x0cixtures.py': holds a tab (U+0009), which is what '\\t'"
+            " in a \"...\" string is: a path uses '/': write 'vllm/tests/fixtures.py'",
+        ),
+        id="backslash-escapes-in-path",
+    ),
     pytest.param(
         ("a function pointer", "a \\d+ pattern"),
         (

@@ -526,6 +526,19 @@ def test_glob_semantics(pattern, path, matches):
         ("vllm/x\t.py", "holds a tab (U+0009), which no file's path holds: delete it"),
         ("vllm/x.py\nvllm/y.py", "holds a line break (U+000A): write one path per string"),
         ("vllm/\x01x.py", "holds U+0001, a control character no file's path holds: delete it"),
+        # found by review 'r41l': a path copied from Windows, its `\b`, `\t`, `\r` escapes
+        (
+            "benchmarks\backend.py",
+            "holds a backspace (U+0008), which is what '\\b' in a \"...\" string is: a path"
+            " uses '/': write 'benchmarks/backend.py'",
+        ),
+        (
+            "vllm\reasoning\tools.py",
+            "holds a line break (U+000D), which is what '\\r' in a \"...\" string is: a path"
+            " uses '/': write 'vllm/reasoning/tools.py'",
+        ),
+        ("x.py\t", "holds a tab (U+0009), which no file's path holds: delete it"),  # at the end
+        ("vllm\tx\x01.py", "holds a tab (U+0009), which no file's path holds: delete it"),
     ],
 )
 def test_bad_globs(pattern, message):
