@@ -158,13 +158,15 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
         # command reads it, must say one topic
         # and the names replies write in brackets, without brackets of their own
         shown = {"bracketed_en": "name_en", "bracketed_zh": "name_zh"}
+        checked: set[str] = set()  # the keys of this topic's own fields
         for key_field in ("id", "name_en", "name_zh", "short_en", *shown):
             if not getattr(topic, key_field):
                 continue  # no short_en: its name_en
             key = topic_key(getattr(topic, key_field))
             field = shown.get(key_field, key_field)
-            if field != key_field and key == topic_key(getattr(topic, field)):
-                continue  # no brackets: the name itself, checked above
+            if field != key_field and key in checked:
+                continue  # no brackets: the name itself; or its short_en: checked above
+            checked.add(key)
             line = block.line_of(field, default=id_line)
             other = named.get(key)
             if other is not None and other[0] != topic.id:

@@ -984,6 +984,15 @@ TAXONOMY_DEFECTS = [
         "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
         id="short-name-another-topics",
     ),
+    pytest.param(  # review r41l: a bracketed name's short one is short_en, said once, not
+        # also under name_en as "without its brackets" (`ROCm` is `ROCm` without them)
+        (
+            'name_en = "ROCm"\nname_zh = "ROCm"',
+            'name_en = "ROCm (AMD)"\nname_zh = "ROCm"\nshort_en = "CUDA graphs"',
+        ),
+        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        id="short-name-of-a-bracketed-name-another-topics",
+    ),
     pytest.param(
         ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "ROCm "'),
         "12: short_en: leading or trailing whitespace",
