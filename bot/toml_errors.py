@@ -125,8 +125,9 @@ _PATH_KEYS = ("paths", "aux_files", "upkeep_files")
 def bad_escape(lines: list[str], at: int, error: str) -> tuple[str, str] | None:
     """The key and what to do when a `\\` in a "..." string on line `at` (1-based) starts
     no escape TOML knows: a path copied from Windows (`vllm\\models\\x.py`) or a regular
-    expression in a summary. tomllib names neither the key nor the fix."""
-    if not error.startswith("Unescaped '\\'"):
+    expression in a summary; or a `\\u` with no four hex digits after it, which TOML reads
+    as a character's code (`vllm\\utils\\x.py`). tomllib names neither the key nor the fix."""
+    if not error.startswith(("Unescaped '\\'", "Invalid hex value")):
         return None
     key = next((m[1] for ln in reversed(lines[:at]) if (m := _KEY_LINE.match(ln))), None)
     string = _BACKSLASHED.search(lines[at - 1])

@@ -417,6 +417,19 @@ NOTE_DEFECTS = [
         ),
         id="backslash-in-path",
     ),
+    # found by review 'r41l': `\u` starts a TOML escape needing four hex digits, so a path
+    # under vllm/utils or vllm/usage copied from Windows was "header: malformed TOML:
+    # Invalid hex value (column 17)", under no field, with nothing to do
+    pytest.param(
+        ('"vllm/models/deepseek_v4/attention.py"', '"vllm\\utils\\deepseek.py"'),
+        (
+            8,
+            "paths",
+            "\"vllm\\utils\\deepseek.py\" holds '\\', which TOML reads as an escape: a path"
+            " uses '/': write \"vllm/utils/deepseek.py\"",
+        ),
+        id="backslash-u-in-path",
+    ),
     # found by review 'r41l': a path copied from Windows whose '\' start escapes TOML knows
     # (`\t`, `\b`, `\f`, `\n`, `\r`: vllm's tests, benchmarks, ...) is read, with a tab
     # and a form feed in it, and was told "holds a tab: delete it", a tab no one typed
