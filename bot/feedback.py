@@ -218,10 +218,15 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     text = _reason([typed])
     head, *rest = text.split(" ")
     if text != typed and _numbered(head):  # `, 3`, `— 3`: `pick_note` reads no number past
-        # them (which note? or, with one shown, all of it the reason): not keyed as `3` is
-        return (typed[: len(typed) - len(text)].replace(" ", "") + head, *rest)
-    number = _number_read(_as_ascii(head))[1]
-    if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
+        # them (which note? or, with one shown, all of it the reason): not keyed as `3` is,
+        # but as `-3`, whichever separators they are (their answer is the same)
+        return (f"-{head}", *rest)
+    listed, number = _number_read(_as_ascii(head))
+    if listed is not None and _NUMBERS_ONLY.fullmatch(_as_ascii(head)):
+        # a list is answered by its first number alone, whatever separates them (`1. 2`,
+        # `#1-2`): keyed by its numbers, `1,2`
+        head = ",".join(str(int(n)) for n in re.findall("[0-9]+", _as_ascii(head)))
+    elif number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
         glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it

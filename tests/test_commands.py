@@ -2495,3 +2495,23 @@ def test_an_edit_dropping_a_separator_before_the_number_is_a_new_wrong(old):
     assert picks[0] != picks[1]  # which note, then note 3
     (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
     assert changed.line == f"/notes wrong {new}"
+
+
+# A list is answered by its first number alone (which note? or, out of range, that there is
+# none), whatever separates its numbers: keyed as `1,2` however it is typed, so an edit
+# between `1. 2` and `1, 2`, keyed alike before lists were glued, asks nothing again
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("2: 2", "2 2"), ("1. 2", "1, 2"), ("#2 3", "2 3"), ("2) 3", "2 , 3"), ("1-2", "1,2")],
+)
+def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
+    shown = ("a", "b", "c")
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    assert feedback.pick_note(said[0], shown) == feedback.pick_note(said[1], shown)
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
+
+
+def test_an_edit_changing_the_separator_before_the_number_asks_nothing_again():
+    # `- 3`, `: 3`, `， 3` are answered alike (which note?), keyed alike
+    assert changed_commands("/notes wrong - 3", "/notes wrong ： 3") == []
+    assert changed_commands("/notes wrong , 3 x", "/notes wrong — 3 x") == []
