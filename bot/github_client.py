@@ -3,7 +3,8 @@ must not be doubled.
 
 - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
   comment) cost no GET. The repository is addressed by its id where the payload gave
-  one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's.
+  one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's
+  (`address_repos_by="name"`, REVIEW_NOTES_ADDRESS_REPOS_BY: by name, as before).
   Lists use per_page=100. A new PR costs three calls: its
   files, its comments, the comment create; a slash command that updates the
   comment adds one GET of the PR (a comment event does not carry its head).
@@ -30,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, quote, urlsplit
 
 from github import Github, GithubException
@@ -68,6 +69,9 @@ log = logging.getLogger(__name__)
 
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 ROLES = ("admin", "maintain", "write", "triage", "read")
+# How a call names a repository (REVIEW_NOTES_ADDRESS_REPOS_BY): "id", /repositories/{id}
+# (a webhook's repository.id, which a rename keeps), or "name", /repos/{owner}/{repo}
+AddressBy = Literal["id", "name"]
 # The permission each call needs (github_facts 2.3), named in its failure and keyed on by
 # GitHubSessions: one a new token was refused too is not minted for again. A comment is
 # either permission's (a PR's conversation is its issue's).
@@ -105,6 +109,7 @@ class GitHubClient:
         seconds_between_requests: float = 0.25,
         seconds_between_writes: float = 1.0,
         bot_login: str | None = None,
+        address_repos_by: AddressBy = "id",
         token_refresh_margin: float = 300.0,
         user_agent: str = "review-notes",
         clock: Callable[[], float] = time.monotonic,
@@ -112,6 +117,9 @@ class GitHubClient:
     ):
         if (app_id is None) == (token is None) or (app_id is not None and not private_key):
             raise ValueError("GitHubClient needs app_id and private_key, or token (not both)")
+        if address_repos_by not in ("id", "name"):
+            raise ValueError(f"address_repos_by is 'id' or 'name', not {address_repos_by!r}")
+        self._by_id = address_repos_by == "id"
         self.calls = CallCounter(clock)
         self.policy = retry or RetryPolicy()
         self._retry = Retrier(self.policy, sleep)
@@ -138,7 +146,7 @@ class GitHubClient:
 
     def get_pull(self, ref: PRRef) -> PRFacts:
         def op(gh: Github) -> PRFacts:
-            pull = _repo(gh, ref).get_pull(ref.number)  # lazy: no request yet
+            pull = self._repo_of(gh, ref).get_pull(ref.number)  # lazy: no request yet
             data = self._retry.call(f"get {_pr(ref)}", lambda: pull.raw_data)
             _check_answer(f"get {_pr(ref)}", data, ref.number)
             try:
@@ -152,7 +160,7 @@ class GitHubClient:
 
     def list_files(self, ref: PRRef, *, expected: int | None = None) -> FileList:
         def op(gh: Github) -> FileList:
-            files = _repo(gh, ref).get_pull(ref.number).get_files()
+            files = self._repo_of(gh, ref).get_pull(ref.number).get_files()
             # Re-iterating a PaginatedList yields the pages already fetched and goes on
             # from the one that failed, so a retry does not start over.
             fetched = self._retry.call(f"list files of {_pr(ref)}", lambda: list(files))
@@ -190,7 +198,7 @@ class GitHubClient:
         """Whether the number is a PR (True) or an issue (False); None: the repo has neither."""
 
         def op(gh: Github) -> bool | None:
-            issue = _repo(gh, ref).get_issue(ref.number)  # lazy: no request yet
+            issue = self._repo_of(gh, ref).get_issue(ref.number)  # lazy: no request yet
             try:
                 data = self._retry.call(f"get {ref.repo}#{ref.number}", lambda: issue.raw_data)
             except GitHubError as err:
@@ -225,7 +233,7 @@ class GitHubClient:
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
-            issue = _repo(gh, ref).get_issue(ref.number)
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
@@ -318,7 +326,7 @@ class GitHubClient:
 
     def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
         def op(gh: Github) -> bool:
-            issue = _repo(gh, ref).get_issue(ref.number)
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(
                 ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
             )
@@ -341,7 +349,7 @@ class GitHubClient:
             return opens_with(c.body, marker) or (over is not None and c.body == over)
 
         def op(gh: Github) -> bool:
-            issue = _repo(gh, ref).get_issue(ref.number)
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
             return comment is not None and self._edit(ref, comment, text)
 
@@ -369,7 +377,7 @@ class GitHubClient:
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         def op(gh: Github) -> int | None:
-            issue = _repo(gh, ref).get_issue(ref.number)
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
             found = self._retry.call(
                 f"look for a comment on {_pr(ref)}",
                 lambda: self._find(issue, lambda c: ends_with_key(c.body, key), None),
@@ -380,7 +388,7 @@ class GitHubClient:
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         def op(gh: Github) -> str | None:
-            comment = _repo(gh, ref).get_issue(ref.number).get_comment(comment_id)
+            comment = self._repo_of(gh, ref).get_issue(ref.number).get_comment(comment_id)
             if self._gone_when_called(  # lazy: the request is the raw_data
                 f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
             ):
@@ -397,7 +405,7 @@ class GitHubClient:
         def op(gh: Github) -> int:
             nonlocal runs
             runs += 1
-            issue = _repo(gh, ref).get_issue(ref.number)
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
             # run again after a 401 (a new token): the first run's POST may have landed
             return self._create(ref, issue, body, same_text, since, look_first=runs > 1).id
 
@@ -415,9 +423,9 @@ class GitHubClient:
         def op(gh: Github) -> None:
             comment: IssueComment | PullRequestComment
             if on_diff:  # lazy objects: the one request is the POST
-                comment = _repo(gh, ref).get_pull(ref.number).get_review_comment(comment_id)
+                comment = self._repo_of(gh, ref).get_pull(ref.number).get_review_comment(comment_id)
             else:
-                comment = _repo(gh, ref).get_issue(ref.number).get_comment(comment_id)
+                comment = self._repo_of(gh, ref).get_issue(ref.number).get_comment(comment_id)
             # GitHub answers 200 for a reaction that exists: repeating is harmless
             self._retry.call(
                 f"react to comment {comment_id}", lambda: comment.create_reaction(content)
@@ -431,7 +439,7 @@ class GitHubClient:
         """admin, maintain, write, triage, read or none (custom roles give their base)."""
 
         def op(gh: Github) -> dict[str, Any]:
-            url = f"{_repo_path(ref)}/collaborators/{quote(login, safe='')}/permission"
+            url = f"{self._path_of(ref)}/collaborators/{quote(login, safe='')}/permission"
             _, data = self._retry.call(
                 f"permission of {login} on {ref.repo}",
                 lambda: gh.requester.requestJsonAndCheck("GET", url),
@@ -457,6 +465,12 @@ class GitHubClient:
             return found
 
         return self._sessions.as_installation(ref, op, READ_METADATA)
+
+    def _repo_of(self, gh: Github, ref: PRRef) -> Repository:
+        return _repo(gh, ref, self._by_id)
+
+    def _path_of(self, ref: PRRef) -> str:
+        return _repo_path(ref, self._by_id)
 
     # --- identity ---------------------------------------------------------------
 
@@ -635,17 +649,20 @@ def _listed_at(contents_url: str | None) -> str:
     return refs[0] if refs else ""
 
 
-def _repo(gh: Github, ref: PRRef) -> Repository:
-    """The ref's repository, lazy (no request): by its id where the ref has one, so a
-    late delivery of a repository renamed away reaches its own PR, not the PR of the
-    repository that took the name since (GitHub serves every /repos/{owner}/{repo}/...
-    route under /repositories/{id}/...); else by name."""
-    return gh.get_repo(ref.repo if ref.repo_id is None else ref.repo_id)
+def _repo(gh: Github, ref: PRRef, by_id: bool) -> Repository:
+    """The ref's repository, lazy (no request): `by_id` (REVIEW_NOTES_ADDRESS_REPOS_BY)
+    and the ref has an id, by that id, so a late delivery of a repository renamed away
+    reaches its own PR, not the PR of the repository that took the name since (GitHub
+    serves every /repos/{owner}/{repo}/... route under /repositories/{id}/...); else by
+    name."""
+    return gh.get_repo(ref.repo_id if by_id and ref.repo_id is not None else ref.repo)
 
 
-def _repo_path(ref: PRRef) -> str:
+def _repo_path(ref: PRRef, by_id: bool) -> str:
     """The API path of `_repo`'s repository."""
-    return f"/repos/{ref.repo}" if ref.repo_id is None else f"/repositories/{ref.repo_id}"
+    if by_id and ref.repo_id is not None:
+        return f"/repositories/{ref.repo_id}"
+    return f"/repos/{ref.repo}"
 
 
 def _pr(ref: PRRef) -> str:

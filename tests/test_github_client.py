@@ -1137,6 +1137,38 @@ def test_a_ref_with_its_repository_id_reaches_that_repository_under_a_name_taken
     assert client.repository_now(ref) != renamed.id  # which repository the name is: by name
 
 
+# r41m: writes by /repositories/{id} were never tried on real GitHub; an operator whose
+# GitHub refuses them sets REVIEW_NOTES_ADDRESS_REPOS_BY=name: every call goes by the
+# repository's name, as before r41j, and reaches whichever repository holds it now
+def test_a_client_set_to_address_by_name_sends_every_call_by_the_name(
+    fake_github, make_github_client
+):
+    renamed = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    fake_github.take_name(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["b.py"])
+    command = fake_github.add_comment(DEFAULT_REPO, 7, "/notes", login="alice")
+    fake_github.set_permission(DEFAULT_REPO, "alice", "maintain")
+    ref = dataclasses.replace(PR, repo_id=renamed.id)
+    client = make_github_client(address_repos_by="name")
+    assert list(client.list_files(ref)) == ["b.py"]  # the name's repository now
+    made = client.upsert_sticky(ref, f"{MARKER}\nnotes", MARKER, create=True)
+    client.upsert_sticky(ref, f"{MARKER}\nmore", MARKER, create=False, known_id=made.comment_id)
+    client.add_reaction(ref, command.id, "eyes")
+    assert client.permission(ref, "alice") == "maintain"
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [command.id, made.comment_id]
+    assert fake_github.comments("vllm-org/vllm", 7) == []
+    asked = fake_github.calls(path="/repos/*")
+    assert {r.method for r in asked} >= {"GET", "POST", "PATCH"}
+    assert all(r.path.startswith(f"/repos/{DEFAULT_REPO}/") and not r.by_id for r in asked)
+
+
+def test_a_client_addresses_repositories_by_id_or_by_name_only():
+    with pytest.raises(ValueError, match="address_repos_by"):
+        GitHubClient(token="t", address_repos_by="full_name")  # type: ignore[arg-type]
+
+
 def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
     fake_github, make_github_client
 ):
