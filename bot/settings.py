@@ -204,6 +204,9 @@ class Settings(BaseSettings):
     # a refused (401) delivery is logged once per this many seconds, with a count
     seconds_between_unverified_logs: float = Field(default=60.0, ge=1, le=3600)
     bot_login: str | None = None  # default: the App's "<slug>[bot]" or the token's user
+    # how calls name a repository: "id", the webhook's repository.id (/repositories/{id},
+    # which a rename keeps); "name", /repos/{owner}/{repo}, should GitHub refuse the former
+    address_repos_by: Literal["id", "name"] = "id"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

@@ -563,6 +563,31 @@ def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_eve
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == own.id
 
 
+# r41m: REVIEW_NOTES_ADDRESS_REPOS_BY=name (for a GitHub that refuses writes under
+# /repositories/{id}): calls go by the name, as before r41j, and the race that gives up
+# is back: the late delivery's notes land on the PR of the repository that took the name
+def test_addressed_by_name_a_late_delivery_under_a_name_taken_since_posts_on_the_new_pr(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=["README.md"], title=UNRELATED_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key, address_repos_by="name")) as (client, rt):
+        deliver_pr(client, rt, title=UNRELATED_TITLE, files=["README.md"], updated_at=at(0))
+        assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).head_sha is not None
+        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
+        fake.clear_requests()
+        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+        assert post(client, "pull_request", late, delivery="late").status_code == 202
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        asked = fake.calls(path="/repos/*")
+        assert asked and not any(r.by_id for r in asked)
+        (posted,) = fake.calls("POST", "/repos/*")
+        assert posted.path == f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        assert len(ours(fake)) == 1 and ours(fake, repo=elsewhere) == []
+
+
 # r41j: a late delivery of the renamed repository whose PR has our notes comment: by
 # name, the new repository's PR N's comment list lacked it, and the comment asked for by
 # its id under that name (another repository's now) was a 404, taken for one a maintainer

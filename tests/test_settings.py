@@ -277,6 +277,7 @@ def test_app_credentials_make_a_live_configuration(tmp_path):
         ({"command": "notes"}, ["REVIEW_NOTES_COMMAND"]),
         ({"repos": "vllm"}, ["REVIEW_NOTES_REPOS"]),
         ({"note_links": "wiki"}, ["REVIEW_NOTES_NOTE_LINKS"]),
+        ({"address_repos_by": "owner"}, ["REVIEW_NOTES_ADDRESS_REPOS_BY"]),
         ({"note_links": "github"}, ["REVIEW_NOTES_NOTES_GITHUB_REPO"]),
         ({"github_api_url": "api.github.com"}, ["GITHUB_API_URL"]),
     ],
@@ -959,6 +960,15 @@ def test_a_numeric_setting_takes_its_whole_range_and_nothing_past_it(field, lowe
         assert getattr(load(**{field: value}), field) == value
     for value in (lowest - step, highest + 1):
         assert errors(**{field: value}).startswith(f"{env_name(field)}: ")
+
+
+# r41m: how the GitHub client names a repository (GitHubClient `address_repos_by`): by
+# its webhook's `repository.id` unless the operator says "name" (writes by id refused)
+def test_repositories_are_addressed_by_id_unless_set_to_name():
+    assert load().address_repos_by == "id"
+    assert load(address_repos_by="name").address_repos_by == "name"
+    text = errors(address_repos_by="full_name")
+    assert text == "REVIEW_NOTES_ADDRESS_REPOS_BY: Input should be 'id' or 'name'"
 
 
 def test_files_recheck_delays_take_0_to_3600_seconds():
