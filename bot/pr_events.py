@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 # same words, is the action of a command's re-check. Both are in queued payloads: kept.
 RECHECK = "review_notes_files_recheck"
 RECHECK_ID = "#files-recheck-"  # and its number: a re-check's delivery id after its event's
+# what an unlock says when its own deletion owed met the lock: locked again since it was sent
+RELOCKED = "kept commands left kept: the conversation is locked again"
 
 ACTIONS = frozenset(
     {
@@ -88,8 +90,9 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     commands' update (`pending`, one a lock refused) by their rules, with their 👍; else
     a write of ours the lock refused, or whose answer was lost (`unconfirmed`), as any
     PR event's. Then the commands said on the locked PR, or locked before their 👀, are
-    queued again (bot.locked_commands). Nothing owed: nothing written (the lock changed
-    nothing the comment shows)."""
+    queued again (bot.locked_commands), unless the deletion owed met the lock: a stale
+    unlock, the PR locked again since, whose commands would meet it again (`RELOCKED`).
+    Nothing owed: nothing written (the lock changed nothing the comment shows)."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     back = write_back_owed(ctx, ref) and "a rewrite's words written back over our late edit"
@@ -99,7 +102,10 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     else:
         said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
         done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]
-    done.append(_release_or_drop(ctx, delivery, ref))  # the commands it kept from being heard
+    if deletion_owed(ctx.prs.get(ref.repo, ref.number)):  # its deletion met a new lock
+        done.append(RELOCKED)  # (as `handle_pull_request`: they would meet it again)
+    else:
+        done.append(_release_or_drop(ctx, delivery, ref))  # the commands it kept from being heard
     nothing = "nothing owed: no write or deletion was left to the unlock"
     return "; ".join(x for x in done if x) or nothing
 

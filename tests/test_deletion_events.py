@@ -34,6 +34,7 @@ from tests.command_kit import (
     tune,
     unlocked,
 )
+from tests.docs_kit import doc
 from tests.fake_github import DEFAULT_APP_ID, DEFAULT_REPO, Fault
 from tests.test_command_events import OWNER, with_token, written_as
 from tests.webhook_kit import (
@@ -313,6 +314,39 @@ def test_a_pr_event_whose_owed_deletion_the_lock_refused_leaves_the_kept_command
     assert not k.delivery.endswith("#unlocked")
     unlocked(client, rt, fake, later.strftime("%Y-%m-%dT%H:%M:%SZ"))
     assert c not in ours(fake) and len(replies(fake)) == 1  # deleted; the help answered
+
+
+# kills: bot/pr_events.py:handle_unlocked a stale unlock whose deletion met a new lock releasing
+def test_a_stale_unlock_whose_owed_deletion_a_new_lock_refused_leaves_the_kept_commands_kept(
+    served, caplog
+):
+    """An `unlocked` delivered late, the PR locked again since: its own deletion owed is
+    refused (the PR is locked now, as the bot just saw), so the commands kept there would
+    meet the lock again (a GET and a refused 👀 each). They wait for the next unlock, as
+    at a PR event whose look met the lock."""
+    from tests.test_unlocks import ran, said_while_locked
+
+    client, rt, fake = served
+    caplog.set_level("INFO")
+    a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
+    fake.lock(DEFAULT_REPO, N)
+    swept(rt, fake, attempt)
+    kept = said_while_locked(client, rt, fake, "/notes help")
+    fake.clear_requests()
+    at = [
+        (datetime.now(UTC) + timedelta(seconds=s)).strftime("%Y-%m-%dT%H:%M:%SZ") for s in (60, 90)
+    ]
+    stale = deliver_pr(client, rt, action="unlocked", title=MATCHING_TITLE, updated_at=at[0])
+    said = ran(caplog, stale)
+    assert said.startswith(f"our comment {c.id} still up: the conversation is locked"), said
+    assert said.endswith("; kept commands left kept: the conversation is locked again"), said
+    assert fake.calls(path=f"/repos/*/issues/comments/{kept.id}*") == []
+    (k,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not k.delivery.endswith("#unlocked") and replies(fake) == []
+    unlocked(client, rt, fake, at[1])  # the next unlock
+    assert c not in ours(fake) and len(replies(fake)) == 1  # deleted; the help answered
+    said = " ".join(doc("commands.md").split())
+    assert "deletion owed the lock refused (locked again since): they wait for the next" in said
 
 
 # kills: bot/deletion_events.py:_still_owed a debt paid while an `on` said since stands
