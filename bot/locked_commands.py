@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
 from bot.commands import changed_commands, parse_commands
-from bot.db import Database, utcnow
+from bot.db import Database, as_github_time, utcnow
 from bot.github_port import PRRef
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
@@ -226,7 +226,9 @@ def release_unlocked(
     kept = ctx.locked.kept(ref.repo, ref.number)
     if not kept:
         return None
-    standing = ctx.prs.get(ref.repo, ref.number).event_at  # the newest PR event's
+    # the newest PR event's, as GitHub writes times (one an older release stored as given
+    # would compare as text wrongly: `seen_event` reads it so too)
+    standing = as_github_time(ctx.prs.get(ref.repo, ref.number).event_at)
     if conversation.get("state") == "closed" and not said_before(event_at, standing):
         dropped = drop_closed(ctx, ref, "closed, said unlocked")
         return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -790,6 +791,29 @@ def test_commands_kept_after_their_pr_closed_are_dropped_at_a_comment_saying_unl
     assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
     again = _comment_on_the_closed_pr(client, rt, fake, "/notes why")  # nothing kept now
     assert "dropped" not in ran(caplog, again, "issue_comment.created")
+
+
+# kills: bot/locked_commands.py:release_unlocked the PR's event time compared as stored
+def test_a_closed_prs_event_time_stored_in_an_older_format_is_compared_as_a_time(live, caplog):
+    """As above, the PR's `closed` time stored by an older release as it was given, with
+    an offset (`12:05:00+02:00` for `10:05:00Z`): compared as text, the comment said
+    after it seemed said before it (reopened since), and its commands ran on the PR done
+    with. The stored time is read as GitHub writes times first, as `seen_event` does."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    closed_at = github_time_ago(60)
+    deliver_pr(
+        client, rt, action="closed", state="closed", title=MATCHING_TITLE, updated_at=closed_at
+    )
+    said_while_locked(client, rt, fake, "/notes help")
+    when = datetime.fromisoformat(closed_at).astimezone(timezone(timedelta(hours=2)))
+    rt.ctx.prs.update(DEFAULT_REPO, N, event_at=when.isoformat())  # (an older release's)
+    fake.unlock(DEFAULT_REPO, N)
+    answer = _comment_on_the_closed_pr(client, rt, fake, "/notes why")
+    said = ran(caplog, answer, "issue_comment.created")
+    assert said.endswith("; the PR is closed: the commands kept of 1 comment(s) dropped"), said
+    assert replies(fake) == [] and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
 
 
 # kills: bot/locked_commands.py:release_unlocked a comment's stale `closed` taken for the PR's now
