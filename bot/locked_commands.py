@@ -220,7 +220,8 @@ def release_unlocked(
     time of what it says; None: not told) of a second before the newest kept comment was
     said (a late delivery, a retry), whose commands would meet the lock again. A closed
     PR's (a comment's payload) are dropped, as `closed` drops them, unless an event of
-    the PR newer than this one was seen (reopened since)."""
+    the PR newer than this one (`event_at`, else the conversation's `updated_at`: an
+    edited review's) was seen (reopened since)."""
     if conversation.get("locked") is not False:
         return None
     kept = ctx.locked.kept(ref.repo, ref.number)
@@ -229,7 +230,10 @@ def release_unlocked(
     # the newest PR event's, as GitHub writes times (one an older release stored as given
     # would compare as text wrongly: `seen_event` reads it so too)
     standing = as_github_time(ctx.prs.get(ref.repo, ref.number).event_at)
-    if conversation.get("state") == "closed" and not said_before(event_at, standing):
+    # its word `closed` dated by the event, else (an edited review's: not told) by when the
+    # PR last changed as the payload has it: older than a reopening seen, it is stale
+    said_at = event_at or as_github_time(conversation.get("updated_at"))
+    if conversation.get("state") == "closed" and not said_before(said_at, standing):
         dropped = drop_closed(ctx, ref, "closed, said unlocked")
         return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
     newest = max((k.said_at for k in kept if k.said_at), default=None)

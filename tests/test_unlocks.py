@@ -837,6 +837,48 @@ def test_a_comment_whose_payload_says_closed_after_a_reopening_releases_the_kept
     assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
 
 
+# kills: bot/locked_commands.py:release_unlocked an edited review's `closed` (no time of its
+#        own) taken for the PR's now after a reopening
+@pytest.mark.parametrize("reopened", [True, False])
+def test_an_edited_reviews_closed_is_dated_by_its_pull_requests_time(live, caplog, reopened):
+    """An edited review's payload does not say when it was edited, but its `pull_request`
+    says when the PR last changed (`updated_at`): the time of its word `closed`. Older
+    than a reopening run since (its delivery late), the commands kept are the reopened
+    PR's, queued (they were dropped, the edit taken for the newest word); not reopened
+    since, they are dropped as at any event saying the PR is closed and unlocked."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    closed_at = github_time_ago(60)
+    deliver_pr(
+        client, rt, action="closed", state="closed", title=MATCHING_TITLE, updated_at=closed_at
+    )
+    said_while_locked(client, rt, fake, "/notes help")
+    if reopened:
+        again = pr_payload("reopened", title=MATCHING_TITLE, updated_at=github_time_ago(-60))
+        again["pull_request"]["locked"] = True
+        assert post(client, "pull_request", again).status_code == 202
+        drain(rt)
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    payload = review_payload("/notes why", login=AUTHOR, head_sha=head)
+    payload.update(action="edited", changes={"body": {"from": "LGTM"}})
+    payload["pull_request"].update(state="closed", locked=False, updated_at=github_time_ago(0))
+    r = post(client, "pull_request_review", payload)
+    assert r.status_code == 202, r.text
+    drain(rt)
+    said = ran(caplog, r.json(), "pull_request_review.edited")
+    if reopened:
+        assert said.endswith("; 1 comment(s) of commands kept while locked queued"), said
+        assert len(replies(fake)) == 1  # the help
+    else:
+        assert said.endswith("; the PR is closed: the commands kept of 1 comment(s) dropped")
+        assert replies(fake) == []  # (the help not answered)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    said = " ".join(doc("commands.md").split())
+    assert "an edited review, whose payload does not say when it was edited, is dated" in said
+
+
 def test_an_event_that_says_the_pr_locked_leaves_the_kept_commands_kept(live):
     """A comment's event whose payload says the PR is still locked (a collaborator's
     command said there) releases nothing: the kept commands wait for the unlock."""
