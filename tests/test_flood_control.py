@@ -12,6 +12,7 @@ from bot.flood_control import (
     UpdateWindows,
     _Spells,
 )
+from bot.markers import reply_key
 
 
 class FakeClock:
@@ -517,3 +518,60 @@ def test_a_refund_gives_back_one_reply_not_more():
     assert budget.allow("pr1") and budget.allow("pr1")
     budget.refund("pr1")
     assert budget.left("pr1") == 2.0
+
+
+# --- mutation review r41q: `refusing` under the installation's spell, held replies ------
+
+
+def test_an_installations_spent_reply_budget_refuses_the_reply_commands_of_all_its_prs():
+    """Past the installation's reply budget the first command is refused (😕, said in the
+    log); then every command that wants only replies, on any of its PRs, is not answered
+    at all, while another installation's (and the token's, keyed None) are, until a reply
+    is back. The spell goes on until the budget is full again."""
+    clock = FakeClock()
+    flood = FloodControl(
+        CommandConfig(reply_burst=5, installation_reply_burst=2, installation_reply_refill_s=30.0),
+        clock,
+    )
+    assert flood.allow_reply("pr1", 7) is None and flood.allow_reply("pr2", 7) is None
+    assert not flood.refusing(7) and not flood.refusing(7, "pr3")  # no refusal yet: 😕 next
+    assert flood.allow_reply("pr3", 7) == Overspent(installation=True, first=True)
+    assert flood.refusing(7) is True
+    assert flood.refusing(7, "pr1") and flood.refusing(7, "pr3"), "its PRs' budgets are not spent"
+    assert not flood.refusing(8, "pr1") and not flood.refusing(None, "pr1")
+    clock.advance(30)  # one back: answered
+    assert not flood.refusing(7, "pr3")
+    assert flood.allow_reply("pr3", 7) is None
+    assert flood.refusing(7, "pr4")  # none left, and the spell goes on
+
+
+def test_the_tokens_installation_is_refused_on_its_own():
+    """A token's single identity (installation None) has its spell, not shared with an
+    installation's."""
+    flood = FloodControl(CommandConfig(installation_reply_burst=1), FakeClock())
+    assert flood.allow_reply("pr1", None) is None
+    assert flood.allow_reply("pr2", None) == Overspent(installation=True, first=True)
+    assert flood.refusing(None, "pr1") and flood.refusing(None)
+    assert not flood.refusing(7, "pr1")
+
+
+def test_a_held_reply_is_claimed_once_by_its_re_run_and_stays_paid():
+    """A reply whose POST failed unsure GitHub took it is kept paid (`hold_reply`): its
+    re-run claims it once (`held_reply`) and asks no budget; no other key is held, and
+    holding it gives nothing back to the budgets."""
+    flood = FloodControl(CommandConfig(reply_burst=2, installation_reply_burst=2), FakeClock())
+    assert flood.held_reply(reply_key("d1", 0)) is False  # never held: the re-run pays
+    assert flood.allow_reply("pr1", 7) is None
+    flood.hold_reply(reply_key("d1", 0))
+    assert flood.replies.left("pr1") == 1 and flood.installation_replies.left(7) == 1
+    assert flood.held_reply(reply_key("d1", 1)) is False
+    assert flood.held_reply(reply_key("d1", 0)) is True
+    assert flood.held_reply(reply_key("d1", 0)) is False  # once: a later run pays as a first run
+
+
+def test_the_oldest_held_replies_are_forgotten_past_max_kept():
+    flood = FloodControl(load_command_config(), clock=lambda: 0.0)
+    keys = [reply_key(delivery, 0) for delivery in ("d1", "d2", "d3")]
+    for key in keys:
+        flood.hold_reply(key, max_kept=2)
+    assert [flood.held_reply(k) for k in keys] == [False, True, True]
