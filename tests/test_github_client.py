@@ -3219,3 +3219,68 @@ def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_g
     listed = make_github_client().list_files(PR)
     assert sorted(listed) == ["vllm/b_copy.py", "vllm/c.py", "vllm/new/x.py", "vllm/old/x.py"]
     assert listed.renamed == {"vllm/old/x.py": "vllm/new/x.py"}
+
+
+# --- mutation review r41q (bot/github_pacing.py) ---
+
+
+# kills: bot/github_pacing.py:CallCounter.__init__ `self.rate_reset = None` dropped,
+#        `self.pauses = 0` -> 1, and :CallCounter.record_pause `self.pauses += news` dropped
+def test_a_new_call_counter_has_seen_nothing_and_counts_only_the_pauses_begun():
+    """What /metrics reads before GitHub answered anything: no call, no rate headers, no
+    pause; then a pause begun is counted, and more answers within it are not."""
+    calls = github_pacing.CallCounter(clock=lambda: 0.0)
+    assert (calls.snapshot(), calls.remaining(), calls.rate_reset, calls.pauses) == (
+        {},
+        {},
+        None,
+        0,
+    )
+    calls.record_pause(3.0, news=True)
+    calls.record_pause(2.0, news=False)
+    assert calls.pauses == 1 and calls.paused_for() == 3.0
+
+
+# kills: bot/github_pacing.py:CallCounter.total `s == status` -> `s != status`
+def test_the_call_counter_totals_by_status():
+    calls = github_pacing.CallCounter()
+    for status in ("200", "200", "502"):
+        calls.record("GET", FILES_ROUTE, status)
+    assert (calls.total(status="200"), calls.total(status="502"), calls.total(status="404")) == (
+        2,
+        1,
+        0,
+    )
+
+
+# kills: bot/github_pacing.py:Pacer.__init__ `self._limited_at = 0.0` dropped,
+#        `self._write_limited = False` -> True
+def test_a_new_pacers_read_that_met_a_secondary_limit_starts_it_over_when_one_goes_through():
+    pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: 0.0)
+    pacer.answered("GET")  # nothing met yet: nothing to start over
+    assert pacer.met_secondary_limit("GET") == 1
+    pacer.answered("GET")  # no write met it: a read going through ends it
+    assert pacer.met_secondary_limit("GET") == 1
+
+
+# kills: bot/github_pacing.py:Pacer.met_secondary_limit `self._limited_at = self._clock()` dropped
+def test_a_writes_secondary_limit_is_kept_over_reads_for_an_hour_from_when_it_was_met():
+    """The hour a read cannot start a write's back-off over counts from the limit met, on
+    the pacer's clock (time.monotonic: far from zero)."""
+    now = [50_000.0]
+    pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
+    assert pacer.met_secondary_limit("POST") == 1
+    now[0] += github_pacing.WRITE_LIMIT_WINDOW - 1
+    pacer.answered("GET")
+    assert pacer.met_secondary_limit("POST") == 2
+
+
+# kills: bot/github_pacing.py:Pacer.before `call_paused()` dropped
+def test_a_request_not_sent_for_a_pause_is_seen_as_held_back_by_another_calls_limit():
+    """bot.workers does not count the put-back of a run whose calls met no limit but were
+    held back by another's pause (`LimitsSeen.others_only`)."""
+    pacer = github_pacing.Pacer(0.0, 0.0, sleep_max=10, clock=lambda: 0.0)
+    pacer.pause(60.0)
+    with watching_limits() as seen, pytest.raises(github_pacing.Paused):
+        pacer.before("POST")
+    assert (seen.paused, seen.met, seen.others_only) == (True, False, True)
