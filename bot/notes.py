@@ -192,6 +192,19 @@ def _no_duplicates(terms: tuple[Any, ...]) -> tuple[Any, ...]:
 # no date and time
 StrictDate = Annotated[date, Strict()]
 
+
+def title_control(title: str) -> str | None:
+    """What a title holding a tab or another control character is told, else None. Legal
+    in a TOML string (pasted, or typed as `\\t`) and in a digest's line, a tab would reach
+    the comment, the pages and `match`'s output as typed."""
+    control = next((c for c in title if c < " " or c == "\x7f"), None)
+    if control == "\t":
+        return "holds a tab (U+0009), which a title prints as typed: type a space"
+    if control is not None:
+        return f"holds U+{ord(control):04X}, a control character no title shows: delete it"
+    return None
+
+
 # Validated per element, so an error names the element (and so its line).
 Glob = Annotated[str, AfterValidator(check_glob)]
 Term = Annotated[str, AfterValidator(check_term)]
@@ -358,6 +371,9 @@ class Note(BaseModel):
     def _one_line(cls, v: str) -> str:
         if "\n" in v or "\r" in v:
             raise ValueError("a title is one line")
+        control = title_control(v)
+        if control:
+            raise ValueError(control)
         if v != v.strip():
             raise ValueError("leading or trailing whitespace")
         return v

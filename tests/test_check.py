@@ -160,6 +160,25 @@ NOTE_DEFECTS = [
         (10, "title_en", "a title is one line"),
         id="two-line-title",
     ),
+    # found by review 'r41i': a tab pasted in a title passed, and `match` printed it raw
+    pytest.param(
+        (
+            'title_en = "Pick the eager region per model runner"',
+            'title_en = "Pick the\teager region"',
+        ),
+        (10, "title_en", "holds a tab (U+0009), which a title prints as typed: type a space"),
+        id="tab-in-title",
+    ),
+    pytest.param(  # typed as TOML's escape, `\t`, it is the same tab
+        ('title_zh = "按 runner 选择 eager 区域"', 'title_zh = "按 runner\\t选择"'),
+        (9, "title_zh", "holds a tab (U+0009), which a title prints as typed: type a space"),
+        id="escaped-tab-in-chinese-title",
+    ),
+    pytest.param(
+        ('title_en = "Pick the eager region per model runner"', 'title_en = "Pick\\u0007 it"'),
+        (10, "title_en", "holds U+0007, a control character no title shows: delete it"),
+        id="control-character-in-title",
+    ),
     pytest.param(
         ('summary_en = "Shows how a function pointer picks the eager region."', 'summary_en = ""'),
         (11, "summary_en", "missing: write a one- or two-sentence English summary"),
