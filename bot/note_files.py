@@ -64,6 +64,7 @@ from bot.toml_errors import (
     typed_hint,
     unclosed_string,
     unquoted,
+    year_first_date,
 )
 from bot.toml_lines import first_lines
 
@@ -135,9 +136,12 @@ class Header:
 def _not_a_date(value: Any) -> str:
     """Why a date field's value is none, in TOML's words."""
     if isinstance(value, datetime):
-        return f"{value.isoformat()} is a date and time: write the date alone, as 2026-08-15"
-    if isinstance(value, str):
-        return f"{toml_string(value)} is a string: write the date without quotes, as 2026-08-15"
+        day = value.date().isoformat()
+        return f"{value.isoformat()} is a date and time: write the date alone, as {day}"
+    if isinstance(value, str):  # their own date unquoted, when it reads as one year first
+        meant = year_first_date(value)
+        example = "2026-08-15" if meant is None else meant.isoformat()
+        return f"{toml_string(value)} is a string: write the date without quotes, as {example}"
     return f"{toml_value(value)} is not a date: write one as 2026-08-15, without quotes"
 
 

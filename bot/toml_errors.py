@@ -27,6 +27,19 @@ _DATE_LINE = re.compile(
 )
 
 
+_YEAR_FIRST = re.compile(r"(\d{4})([-/.]|年)(\d{1,2})(?:\2|月)(\d{1,2})日?")
+
+
+def year_first_date(written: str) -> date | None:
+    """The date `written` names year first, between `-`, `/`, `.` or 年月日 (`2026-8-15`,
+    `2026/08/15`, `2026年8月15日`), or None: the curator's own date, to tell them back."""
+    m = _YEAR_FIRST.fullmatch(written.strip())
+    try:
+        return None if m is None else date(int(m[1]), int(m[3]), int(m[4]))
+    except ValueError:  # 2026-02-30
+        return None
+
+
 def bad_date(line: str) -> tuple[str, str] | None:
     """The key and why, when the line sets a key to what is meant as a date but is none
     (`created = 2026-13-04`, `2026-8-15`, `2026/08/15`), which tomllib reports as a
@@ -38,17 +51,14 @@ def bad_date(line: str) -> tuple[str, str] | None:
         return None if other is None or said is None else (other[1], said)
     key, written, (year, month, day) = m[1], m[2], (int(m[3]), int(m[5]), int(m[6]))
     try:
-        date(year, month, day)
+        when = date(year, month, day)
     except ValueError as exc:
-        why = str(exc)
-    else:
-        if m[4] != "-":
-            why = "TOML writes a date with '-'"
-        elif len(m[5]) == 2 and len(m[6]) == 2:
-            return None  # a real date: tomllib's error is another
-        else:
-            why = "month and day take two digits"
-    return key, f"{written} is not a date ({why}): write year-month-day, as 2026-08-15"
+        return key, f"{written} is not a date ({exc}): write year-month-day, as 2026-08-15"
+    if m[4] == "-" and len(m[5]) == 2 and len(m[6]) == 2:
+        return None  # a real date: tomllib's error is another
+    why = "TOML writes a date with '-'" if m[4] != "-" else "month and day take two digits"
+    # the date they wrote, in TOML's form
+    return key, f"{written} is not a date ({why}): write year-month-day, as {when.isoformat()}"
 
 
 # a date as another locale writes it, the year last: 14/08/2026, 14.08.2026, 14 Aug 2026

@@ -520,6 +520,13 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
             "5: source_pr: `source_pr` is set twice (first on line 4): keep one",
             id="duplicate-key",
         ),
+        # kills: bot/toml_errors.py:bad_date a valid date on the line tomllib stops at (set
+        #   twice) told "is not a date (month and day take two digits)"
+        pytest.param(
+            ("created = 2026-08-14", "created = 2026-08-14\ncreated = 2026-08-15"),
+            "13: created: `created` is set twice (first on line 12): keep one",
+            id="duplicate-date",
+        ),
         pytest.param(
             ("+++\nid", "id"), "1: header: file must start with a '+++' line", id="no-open"
         ),
@@ -535,13 +542,13 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         pytest.param(
             ("created = 2026-08-14", "created = 2026/08/14"),
             "12: created: 2026/08/14 is not a date (TOML writes a date with '-'): write"
-            " year-month-day, as 2026-08-15",
+            " year-month-day, as 2026-08-14",
             id="date-with-slashes",
         ),
         pytest.param(
             ("created = 2026-08-14", "created = 2026年8月14日"),
             "12: created: 2026年8月14日 is not a date (TOML writes a date with '-'): write"
-            " year-month-day, as 2026-08-15",
+            " year-month-day, as 2026-08-14",
             id="date-in-chinese",
         ),
         pytest.param(
@@ -2099,10 +2106,19 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
     ("written", "said"),
     [
         ("1755216000", "1755216000 is not a date: write one as 2026-08-15, without quotes"),
-        ('"2026-08-14"', '"2026-08-14" is a string: write the date without quotes, as 2026-08-15'),
+        # found by review 'r41i': told "as 2026-08-15", not the date the curator wrote
+        ('"2026-08-14"', '"2026-08-14" is a string: write the date without quotes, as 2026-08-14'),
+        ('"2026/02/10"', '"2026/02/10" is a string: write the date without quotes, as 2026-02-10'),
         (
-            "2026-08-14T10:00:00",
-            "2026-08-14T10:00:00 is a date and time: write the date alone, as 2026-08-15",
+            '"2026年2月10日"',
+            '"2026年2月10日" is a string: write the date without quotes, as 2026-02-10',
+        ),
+        # one that is no date, or not year first: the format
+        ('"2026-02-30"', '"2026-02-30" is a string: write the date without quotes, as 2026-08-15'),
+        ('"last week"', '"last week" is a string: write the date without quotes, as 2026-08-15'),
+        (
+            "2026-02-10T10:00:00",
+            "2026-02-10T10:00:00 is a date and time: write the date alone, as 2026-02-10",
         ),
         # one TOML cannot read as a date: named under its field all the same
         (
@@ -2113,7 +2129,12 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
         (
             "2026-8-14  # PR opened",
             "2026-8-14 is not a date (month and day take two digits): write year-month-day,"
-            " as 2026-08-15",
+            " as 2026-08-14",
+        ),
+        (
+            "2026/02/10",
+            "2026/02/10 is not a date (TOML writes a date with '-'): write year-month-day,"
+            " as 2026-02-10",
         ),
     ],
 )
