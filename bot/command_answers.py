@@ -66,7 +66,7 @@ from bot.write_backs import charged
 log = logging.getLogger(__name__)
 
 
-def _new_commands(ctx: BotContext, source: Source) -> list[Command]:
+def _new_commands(ctx: BotContext, ref: PRRef, source: Source) -> list[Command]:
     """The commands to run: every one of a new comment, those an edit added or changed."""
     caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
     if source.old_body is not None:
@@ -74,11 +74,23 @@ def _new_commands(ctx: BotContext, source: Source) -> list[Command]:
     else:
         commands = parse_commands(source.body, ctx.command_word, **caps)
     if source.still is None:
-        return commands
+        return _not_run_at_unlock(ctx, ref, source, commands)
     # a kept comment edited since: those the edit took out are taken back, and those it
     # added are its own event's
     still = {c.key for c in parse_commands(source.still, ctx.command_word, **caps)}
     return [c for c in commands if c.key in still]
+
+
+def _not_run_at_unlock(
+    ctx: BotContext, ref: PRRef, source: Source, commands: list[Command]
+) -> list[Command]:
+    """The comment's commands but the kept ones the unlock's run answers: an edit said
+    before the unlock read it (edited twice: the first took one out, this one put it
+    back) runs none of them again."""
+    if source.comment_id is None:  # (a review's body)
+        return commands
+    at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
+    return [c for c in commands if c.key not in at_unlock]
 
 
 # The reply key's part for a delivery's one reply to the commands it could not do: one
@@ -111,7 +123,7 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
-    commands = _new_commands(ctx, source)
+    commands = _new_commands(ctx, ref, source)
     if not commands:
         return "no new command"
     kept = False  # this delivery kept the comment's numbers (this run, or an earlier run)

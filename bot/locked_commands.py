@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
 from bot.commands import changed_commands, parse_commands
-from bot.db import Database, as_github_time, utcnow
+from bot.db import Database, as_github_time, github_time, utcnow
 from bot.github_port import PRRef
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
@@ -64,7 +64,20 @@ CREATE TABLE IF NOT EXISTS locked_commands (
     heard       INTEGER NOT NULL DEFAULT 0, -- 1: its 👀 shows (the lock met its reply)
     PRIMARY KEY (repo, number, comment_id)
 );
+-- a kept comment edited since, queued at the unlock to run the kept commands its text
+-- then still had (`STILL`): an edit said before that read (its event run after) runs
+-- none of them again, though its `from`, a text between, lacks one it put back
+CREATE TABLE IF NOT EXISTS released_still (
+    repo        TEXT NOT NULL,      -- lower-case owner/name
+    number      INTEGER NOT NULL,
+    comment_id  INTEGER NOT NULL,
+    keys        TEXT NOT NULL,      -- JSON list of the command keys the unlock's run runs
+    read_at     TEXT NOT NULL,      -- GitHub time the comment's text was read
+    PRIMARY KEY (repo, number, comment_id)
+);
 """
+# a command's identity (`Command.key`), as an edit's diff reads it
+Key = tuple[str, tuple[str, ...]]
 # the delivery queued again at the unlock: the kept one's id, then this
 UNLOCKED_ID = "#unlocked"
 # set in its payload when the comment's 👀 shows: its run adds no second one
@@ -178,6 +191,11 @@ class LockedCommands:
                 " WHERE kept_at < ? LIMIT ?) RETURNING repo, number, comment_id, kept_at",
                 (before, limit),
             ).fetchall()
+            conn.execute(  # (its edits' events came long ago)
+                "DELETE FROM released_still WHERE rowid IN (SELECT rowid FROM released_still"
+                " WHERE read_at < ? LIMIT ?)",
+                (github_time(before), limit),
+            )
         for row in gone:
             log.info(
                 "%s#%d: the commands of comment %s, kept since %s for an unlock that has not"
@@ -188,6 +206,30 @@ class LockedCommands:
                 row["kept_at"],
             )
         return len(gone)
+
+    def release_still(self, ref: PRRef, comment_id: int, keys: set[Key], read_at: str) -> None:
+        """The unlock queued the kept commands `keys` of comment `comment_id`, edited
+        since, its text read at `read_at` (GitHub time): `run_at_unlock` says so to the
+        events of its edits."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO released_still (repo, number, comment_id, keys, read_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (ref.repo.lower(), ref.number, comment_id, json.dumps(sorted(keys)), read_at),
+        )
+
+    def run_at_unlock(self, ref: PRRef, comment_id: int, said_at: str | None) -> set[Key]:
+        """The kept commands of the comment the unlock's run answers, for an edit said
+        (`said_at`, its order key) before the unlock read the comment's text: one the
+        edit puts back (a text between took it out) is answered once. Nothing for a later
+        edit (said again), or one that does not say when."""
+        rows = self.db.execute(
+            "SELECT keys, read_at FROM released_still WHERE repo = ? AND number = ?"
+            " AND comment_id = ?",
+            (ref.repo.lower(), ref.number, comment_id),
+        )
+        if not rows or not said_before(said_at, after_second(rows[0]["read_at"])):
+            return set()
+        return {(kind, tuple(args)) for kind, args in json.loads(rows[0]["keys"])}
 
     def kept_by(self, ref: PRRef, comment_id: int, delivery_id: str) -> bool:
         """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met
@@ -260,14 +302,16 @@ def drop_closed(ctx: BotContext, ref: PRRef, why: str) -> int:
 def release(ctx: BotContext, ref: PRRef) -> str | None:
     """At the unlock: queue each kept comment's commands again, to run after the unlock,
     when the comment still shows the text kept (one GET each), or, edited since, still
-    has a kept command (`_still_asked`); forget them all. What was done, None when
+    has a kept command (`_still_keys`); forget them all. What was done, None when
     nothing was kept."""
     if ctx.queue is None:  # (a replay's: no queue to run them in)
         return None
     queued, dropped = 0, []
     for k in ctx.locked.kept(ref.repo, ref.number):
+        read_at = github_time(None)  # before the GET: an edit said by then may be in it
         now = ctx.github.comment_text(ref, k.comment_id)
-        if now is not None and (now == k.body or _still_asked(ctx, k, now)):
+        still = set() if now is None or now == k.body else _still_keys(ctx, k, now)
+        if now is not None and (now == k.body or still):
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
@@ -277,6 +321,8 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
                 ref.number,
                 by_bot=True,
             )
+            if still:
+                ctx.locked.release_still(ref, k.comment_id, still, read_at)
             queued += 1
         else:
             dropped.append(f"{k.comment_id} ({'deleted' if now is None else 'edited'} since)")
@@ -288,14 +334,14 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     return "; ".join(said) or None
 
 
-def _still_asked(ctx: BotContext, kept: Kept, now: str) -> bool:
-    """Whether the comment, edited since it was kept (`now`: its text), still has a kept
-    command: one its edit took out is taken back, and one it added is its own event's
-    (whose `from` is the kept text), so those it left as they were are run at the unlock
-    (`Source.still`), and no other."""
+def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
+    """The keys of the kept commands the comment, edited since it was kept (`now`: its
+    text), still has: one its edit took out is taken back, and one it added is its own
+    event's (whose `from` is the kept text), so those it left as they were are run at the
+    unlock (`Source.still`), and no other."""
     word = ctx.command_word
     still = {c.key for c in parse_commands(now, word)}
-    return any(c.key in still for c in changed_commands(kept.old_body, kept.body, word))
+    return {c.key for c in changed_commands(kept.old_body, kept.body, word)} & still
 
 
 def _as_said(kept: Kept, still: str | None = None) -> dict[str, Any]:

@@ -52,6 +52,10 @@ ROW_NAMES = {
         "commands of comment {} on PR {}#{} kept for an unlock",
         ("comment_id", "repo", "number"),
     ),
+    "released_still": (
+        "the kept commands of comment {} on PR {}#{} run at its unlock, edited since",
+        ("comment_id", "repo", "number"),
+    ),
 }
 # Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without

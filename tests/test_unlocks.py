@@ -1061,3 +1061,51 @@ def test_kept_commands_follow_their_repository_renamed_while_locked(
         assert rt.queue.counts()["failed"] == 0
     said = " ".join(doc("commands.md").split())
     assert "renamed or transferred while locked takes them along" in said
+
+
+def test_a_kept_command_an_edit_took_out_and_a_second_put_back_is_answered_once(live):
+    """Kept `/notes help`; once unlocked, before the unlock's event ran, edited to take
+    the help out and again to put it back. The second edit's event (its `from` is the
+    first edit's text) runs the help it added; the unlock's run must not run it again:
+    two help replies, each a new comment notifying everyone on the PR."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI before the unlock's event ran
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    edited = comment_payload(c, action="edited", old_body=kept)
+    edited["comment"]["body"] = first
+    post(client, "issue_comment", edited)
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=first))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 1  # the help's, once
+
+
+# kills: bot/locked_commands.py:LockedCommands.run_at_unlock an edit said after the unlock
+#        read the comment kept from running a kept command it puts back
+def test_a_kept_command_taken_out_and_put_back_after_the_unlock_read_it_is_said_again(live):
+    """Kept `/notes help`, edited before the unlock's event ran (a `why` added): the help
+    is the unlock's run's. Edits after that run read the comment (the help taken out,
+    then put back) say it again, as on any comment: the help is answered a second time."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)
+    kept, c.body = c.body, "/notes help\n/notes why"
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=kept))
+    drain(rt)
+    assert len(replies(fake)) == 1
+    c.updated_at = time.time() + 60  # said after the unlock's run read it
+    before, c.body = c.body, "/notes why"
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=before))
+    before, c.body = c.body, "/notes why\n/notes help"
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=before))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 2
