@@ -534,6 +534,18 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
         assert f"ignored: {DEFAULT_REPO} is repository {payload['repository']['id']}'s" in done
 
 
+def _late_after_the_name_is_taken(client, rt, fake, elsewhere: str) -> None:
+    """`elsewhere` takes the repository's old name (its event not sent yet); then a late
+    retry of the renamed repository's PR event is sent and run, the fake's log cleared
+    before it."""
+    _name_taken(fake, elsewhere, updated_at=at(1))
+    fake.clear_requests()
+    late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+    assert post(client, "pull_request", late, delivery="late").status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+
+
 # r41f: the same late delivery run before any event of the new repository under the name:
 # the state under the name is still the renamed repository's own, so nothing tells that
 # GitHub answers the name with another repository now (`_taken_since` asks only on a
@@ -541,7 +553,7 @@ def test_a_late_delivery_under_a_name_taken_since_leaves_the_new_repositorys_pr_
 # (a comment nobody there asked for, notifying its subscribers). GitHub is addressed by
 # the payload's `repository.id` (r41j): the notes land on this repository's own PR N,
 # under its new name, at no extra call.
-def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_event_posts_nothing(
+def test_a_late_delivery_under_a_name_taken_since_before_the_new_ones_event_posts_on_its_own_pr(
     tmp_path, fake_github, app_key, monkeypatch
 ):
     clean_env(monkeypatch)
@@ -550,12 +562,7 @@ def test_a_late_delivery_under_a_name_taken_since_before_the_new_repositorys_eve
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver_pr(client, rt, title=UNRELATED_TITLE, files=["README.md"], updated_at=at(0))
         assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).head_sha is not None
-        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
-        fake.clear_requests()
-        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
-        assert post(client, "pull_request", late, delivery="late").status_code == 202
-        drain(rt)
-        assert rt.queue.counts()["failed"] == 0
+        _late_after_the_name_is_taken(client, rt, fake, elsewhere)
         assert fake.calls("POST", f"/repos/{DEFAULT_REPO}/*") == [] and ours(fake) == []
         (posted,) = fake.calls("POST", "/repos/*")
         assert posted.path == f"/repos/{elsewhere}/issues/{N}/comments" and posted.by_id
@@ -575,12 +582,7 @@ def test_addressed_by_name_a_late_delivery_under_a_name_taken_since_posts_on_the
     with serving(live_settings(tmp_path, fake, app_key, address_repos_by="name")) as (client, rt):
         deliver_pr(client, rt, title=UNRELATED_TITLE, files=["README.md"], updated_at=at(0))
         assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).head_sha is not None
-        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
-        fake.clear_requests()
-        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
-        assert post(client, "pull_request", late, delivery="late").status_code == 202
-        drain(rt)
-        assert rt.queue.counts()["failed"] == 0
+        _late_after_the_name_is_taken(client, rt, fake, elsewhere)
         asked = fake.calls(path="/repos/*")
         assert asked and not any(r.by_id for r in asked)
         (posted,) = fake.calls("POST", "/repos/*")
@@ -603,12 +605,7 @@ def test_a_late_delivery_under_a_name_taken_since_edits_its_own_comment_by_id(
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
         shown = first.body
-        _name_taken(fake, elsewhere, updated_at=at(1))  # its event not sent (yet)
-        fake.clear_requests()
-        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
-        assert post(client, "pull_request", late, delivery="late").status_code == 202
-        drain(rt)
-        assert rt.queue.counts()["failed"] == 0
+        _late_after_the_name_is_taken(client, rt, fake, elsewhere)
         assert fake.calls(path=f"/repos/{DEFAULT_REPO}/*") == [] and ours(fake) == []
         (listed,) = fake.calls("GET", f"/repos/{elsewhere}/issues/{N}/comments")
         assert listed.by_id  # the edit: at the url GitHub's listing gave, its current name
