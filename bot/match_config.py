@@ -66,6 +66,9 @@ class MatchConfig(BaseModel):
     # A note whose topics are all broad: an aspect no topic lists, beside its first
     # topic, counts its topics' evidence at full weight (bot/matching.py).
     broad_note_aspect: bool = True
+    # An aspect all a note has of its own, in a title tagged with a family member the
+    # note is not on, is that member's word: the note is held back (bot/link_rules.py).
+    aspect_beside_family_tag: bool = True
     files_only_share: float = Field(default=0.33, ge=0, le=1)
     # Docs and examples: a PR changing only these under a topic discusses the topic
     # (`weights.aux_path`), it does not change its mechanism.

@@ -116,6 +116,9 @@ class Match:
     # True when the PR is tied to the note's PR (refers to it, is read with it, fixes
     # the same issue, relates to a PR that got the note): linked whatever else it matches
     tied: bool = False
+    # The family topic a title tag names, when the note is not on it and an aspect word
+    # is all the note has of its own: the word is that member's (`aspect_beside_family_tag`)
+    other_member: str = ""
 
 
 @dataclass(frozen=True)

@@ -545,6 +545,7 @@ class CompiledMatcher:
             score += w.source_pr
             reasons = (IS_SOURCE, *reasons)
         flags = self._hold_back_flags(i, own, hit, scan, main_shown=main_shown, tied=tied)
+        member = "" if tied else self._other_member(note, own, topic_hits)
         return Match(
             note,
             round(score, 2),
@@ -557,6 +558,7 @@ class CompiledMatcher:
             own=flags.own,
             source=is_source,
             tied=tied,
+            other_member=member,
         )
 
     def _topic_part(
@@ -780,6 +782,20 @@ class CompiledMatcher:
             gloss = ASPECT.format(self.library.topics[self._aspect_topic(i, key)].short)
             return Evidence(EvidenceKind.ASPECT, weight, said, frozenset({"title:" + key}), gloss)
         return None
+
+    def _other_member(self, note: Note, own: list[Evidence], hits: dict[str, TopicHit]) -> str:
+        """The family topic the title's tag names when the note is not on it and an
+        aspect is all the note has of its own (a title like the note's aside, which
+        finds no note alone): "[Nixl][PD] DCP support for MLA models" is about NIXL's
+        MLA, not the PCP+DCP note's (`aspect_beside_family_tag`). "" when none."""
+        if not self.config.aspect_beside_family_tag:
+            return ""
+        if {e.kind for e in own} - {EvidenceKind.SIMILAR} != {EvidenceKind.ASPECT}:
+            return ""
+        tagged = [t for t, h in hits.items() if any(e.kind is EvidenceKind.TAG for e in h.evidence)]
+        if any(t in note.topics for t in tagged):  # tagged with the note's subsystem too
+            return ""
+        return next((t for t in tagged if t in self.config.family_topics), "")
 
     def _aspect_topic(self, i: int, key: str) -> str:
         """The note's topic an aspect is of: the first whose terms hold it (`DSpark`, a

@@ -90,6 +90,7 @@ TEST_LIMITS = {
     "extra_links_need_own": False,
     "files_only_share": 0.0,
     "broad_note_aspect": False,
+    "aspect_beside_family_tag": False,
 }
 CFG = MatchConfig(**TEST_LIMITS, weights=TEST_WEIGHTS)
 
@@ -1039,6 +1040,46 @@ def test_an_aspect_needs_the_subsystem_s_files_when_the_files_are_known():
     assert ids(match_pr(elsewhere, lib, CFG)) == []
     inside = pr(title, files=["vllm/v1/spec_decode/metrics.py"])
     assert ids(match_pr(inside, lib, CFG)) == ["n-accept"]
+
+
+def test_an_aspect_beside_another_family_member_s_tag_is_that_member_s_word():
+    """An aspect is a common word (`MLA`, `metrics`): when it is all the note has of its
+    own and the title's tag names a family member the note is not on ("[Nixl][PD] DCP
+    support for MLA models"), the word is that member's, not the note's (r42b)."""
+    lib = library(note("n-accept", ("spec-decode", "rocm"), aspects=("metric",)))
+    fam = {"family_topics": {"prefix-caching"}}
+    cfg = CFG.model_copy(update={**fam, "aspect_beside_family_tag": True})
+    member = pr("[Prefix Caching] Count EAGLE draft metrics")
+    assert ids(match_pr(member, lib, CFG.model_copy(update=fam))) == ["n-accept"]
+    result = match_pr(member, lib, cfg)
+    assert ids(result) == []
+    assert result.held_back == (
+        (
+            "n-accept",
+            "rests on an aspect word, and the title's tag is of prefix-caching,"
+            " a member of a family the note is not on",
+        ),
+    )
+    # a tag of the note's own topic says the PR is about it too
+    both = pr("[Prefix Caching][Spec Decode] Count EAGLE draft metrics")
+    assert ids(match_pr(both, lib, cfg)) == ["n-accept"]
+    # a word of the note's own beside the aspect singles it out
+    own = library(
+        note("n-accept", ("spec-decode", "rocm"), aspects=("metric",), keywords=("draft",))
+    )
+    assert ids(match_pr(member, own, cfg)) == ["n-accept"]
+    # the family's word outside a tag is a side remark, and a tag of a topic that is
+    # no family says nothing of which member
+    assert ids(match_pr(pr("Count EAGLE draft metrics with prefix caching"), lib, cfg)) == [
+        "n-accept"
+    ]
+    assert ids(match_pr(member, lib, cfg.model_copy(update={"family_topics": set()}))) == [
+        "n-accept"
+    ]
+    # a PR tied to the note's PR gets it whatever the words
+    tied_lib = library(note("n-accept", ("spec-decode", "rocm"), aspects=("metric",), source_pr=7))
+    tied = pr("[Prefix Caching] Count EAGLE draft metrics", body="Follows up #7.")
+    assert ids(match_pr(tied, tied_lib, cfg)) == ["n-accept"]
 
 
 def test_an_aspect_of_its_own_carries_a_note_whose_topics_are_all_broad():
