@@ -139,6 +139,9 @@ class Settings(BaseSettings):
         extra="forbid",
         validate_by_name=True,
         toml_file=DEFAULT_BOT_TOML,
+        # NaN and infinity are no seconds or counts; refused as such, not as a value out of
+        # a range it is not out of ("should be less than or equal to 300")
+        allow_inf_nan=False,
     )
 
     # --- GitHub (standard names, no prefix) ---

@@ -1318,3 +1318,23 @@ def test_a_dsa_key_is_named_as_one():
         "GitHub App private key is a DSA key; GitHub App keys are RSA: download the App's"
         " private key from its settings page"
     )
+
+
+# r42i (an operator's walkthrough): REVIEW_NOTES_HTTP_TIMEOUT=nan was refused as "Input
+# should be less than or equal to 300", which NaN is not more than either, and `inf` the
+# same: the message sent the operator looking for a value too large. A number that is not
+# finite is named as such, for every float setting (`files_recheck_delays` says its range).
+FLOATS = [n for n, f in Settings.model_fields.items() if f.annotation is float]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+@pytest.mark.parametrize("field", FLOATS)
+def test_a_number_that_is_not_finite_is_named_as_such(monkeypatch, field, value):
+    from bot.settings import env_name
+
+    monkeypatch.setenv(env_name(field), value)
+    assert errors() == f"{env_name(field)}: Input should be a finite number"
+
+
+def test_every_float_setting_is_checked_for_a_finite_value():
+    assert len(FLOATS) >= 12  # the float settings were found
