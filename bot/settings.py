@@ -61,6 +61,9 @@ _OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 # GITHUB_APP_ID: the App's ID, or its client ID ("Iv1.8a61f9b3a7aba766", "Iv23li...")
 _APP_ID = re.compile(r"[0-9]{1,20}|Iv[0-9A-Za-z.]{1,40}")
+# REVIEW_NOTES_BOT_LOGIN: an account's login (as _OWNER, not starting with '-'), an App's
+# bot account's with "[bot]" after it
+_LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?")
 
 
 # A repository's address on GitHub, as a browser or a clone shows it
@@ -421,6 +424,18 @@ class Settings(BaseSettings):
             raise ValueError(
                 "is neither the App's ID (a number) nor its client ID (Iv...); the value is"
                 " not shown, in case it is the key, a secret or a token in the wrong variable"
+            )
+        return v
+
+    @field_validator("bot_login", mode="after")
+    @classmethod
+    def _login_shape(cls, v: str | None) -> str | None:
+        # The bot edits only comments of this login: one no account can have makes every
+        # comment of its own a stranger's. Not echoed, as GITHUB_APP_ID's.
+        if v is not None and not _LOGIN.fullmatch(v):
+            raise ValueError(
+                "is no GitHub login: letters, digits, '-' and '_', no '@', and '[bot]' after"
+                " an App's (review-notes[bot]); the value is not shown"
             )
         return v
 

@@ -1338,3 +1338,27 @@ def test_a_number_that_is_not_finite_is_named_as_such(monkeypatch, field, value)
 
 def test_every_float_setting_is_checked_for_a_finite_value():
     assert len(FLOATS) >= 12  # the float settings were found
+
+
+# r42i: REVIEW_NOTES_BOT_LOGIN took any text ("two words", "@review-notes[bot]", a URL):
+# the bot then knew none of its own comments by it (it edits only comments of this
+# login). A GitHub login is letters, digits and hyphens ('_' in a managed user's), not
+# starting with a hyphen; an App's bot account adds "[bot]". Refused, not shown (a token
+# pasted there is not echoed).
+@pytest.mark.parametrize(
+    "login",
+    [
+        *("two words", "@review-notes[bot]", "https://github.com/apps/review-notes", "-x"),
+        *("my-app[bot", "my-app [bot]", "a" * 101, "ghp_" + "A" * 36 + "/"),
+    ],
+)
+def test_a_bot_login_no_github_account_can_have_is_refused_and_not_shown(login):
+    text = errors(bot_login=login)
+    assert text.startswith("REVIEW_NOTES_BOT_LOGIN: ") and login not in text
+
+
+@pytest.mark.parametrize(
+    "login", ["review-notes[bot]", "octo-dev", "Octo-Dev", "a", "a" * 39, "x1-y2[bot]", "u_acme"]
+)
+def test_a_bot_login_github_can_have_is_taken(login):
+    assert load(bot_login=login).bot_login == login
