@@ -776,7 +776,10 @@ def _documented_backup_command() -> str:
     """docs/operating.md's command that backs the database up, as the page shows it (its
     lines joined)."""
     text = doc("operating.md")
-    found = re.search(r'`\.venv/bin/python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"`', text)
+    # a code span in prose, or a line of a code block
+    found = re.search(
+        r'(?:`|^)\.venv/bin/python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"', text, re.M
+    )
     assert found, "docs/operating.md says how to back the database up"
     return re.sub(r"\s*\n\s*", " ", found[1])
 
@@ -786,7 +789,7 @@ def _documented_image_backup_command(root: Path) -> str:
     Deploy command names, and the database file the Dockerfile sets."""
     text = doc("operating.md")
     found = re.search(
-        r'`docker exec (\S+) python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"`', text
+        r'(?:`|^)docker exec (\S+) python -c "(import sqlite3;[^"`]*\.backup\([^"`]*)"', text, re.M
     )
     assert found, "docs/operating.md says how to back the image's database up"
     assert f"--name {found[1]} " in text
@@ -829,10 +832,15 @@ def test_the_documented_backup_of_a_live_database_holds_what_its_wal_holds_and_r
         r = subprocess.run([PY, "-c", program], cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
     db.close()
-    for suffix in ("", "-wal", "-shm"):  # the damaged file moved aside with those it has
-        if Path(f"{path}{suffix}").exists():
-            Path(f"{path}{suffix}").rename(tmp_path / f"aside{suffix}")
-    (tmp_path / "var" / "backup.sqlite3").rename(path)
+    # r42i: the restore as the page shows it (the damaged file moved aside with those it
+    # has, the copy put in its place), where the page said it in words only
+    restore = re.search(
+        r"^mkdir .*backup\.sqlite3 var/review-notes\.sqlite3$", doc("operating.md"), re.M
+    )
+    assert restore, "docs/operating.md says how to restore the backup"
+    r = subprocess.run(["sh", "-c", restore[0]], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not Path(f"{path}-wal").exists() and (tmp_path / "var" / "damaged").is_dir()
     restored = Database(path)
     try:
         state = PRStore(restored).get("o/r", 7)

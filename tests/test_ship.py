@@ -103,7 +103,7 @@ def test_the_docs_name_every_field_of_a_log_line():
 
     from bot.logs import JsonFormatter, Redactor
 
-    text = _paragraph("Logs.")
+    text = _paragraph("The server writes its log")
     try:
         raise ValueError("x")
     except ValueError:
