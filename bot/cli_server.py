@@ -59,7 +59,11 @@ def add_server_parsers(sub) -> None:
         " with --live, as the PR would get a real comment.",
     )
     rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
-    rep.add_argument("--url", help="default: the webhook of a local serve (settings port)")
+    rep.add_argument(
+        "--url",
+        help="the server's webhook, or its address (/webhook added);"
+        " default: the webhook of a local serve (settings port)",
+    )
     rep.add_argument("--secret", help="webhook secret (default: as the server's settings)")
     rep.add_argument("--event", help="X-GitHub-Event (default: guessed from the payload)")
     rep.add_argument("--delivery", help="X-GitHub-Delivery (default: a new UUID)")
@@ -160,7 +164,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from bot.replay import posts_to_github, read_payload, send
+    from bot.replay import posts_to_github, read_payload, send, webhook_url
 
     try:  # first: a mistyped path is said without settings or a server
         body, payload = read_payload(Path(args.file))
@@ -174,6 +178,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             return 2
         secret = secret if secret is not None else settings.webhook_secret()
         url = url or f"{settings.local_url()}/webhook"
+    url = webhook_url(url)  # a server's address given: its webhook
     # an example is a real PR: sent to a live server, its notes are posted on GitHub
     if not args.live and posts_to_github(url):
         print(

@@ -8,6 +8,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot import signature
 
@@ -25,6 +26,19 @@ def guess_event(payload: dict[str, Any]) -> str:
     if "pull_request" in payload:
         return "pull_request"
     raise ValueError("cannot tell the event from the payload; pass --event")
+
+
+def webhook_url(url: str) -> str:
+    """The webhook of the server `url` names: a server's address with no path (as its
+    banner prints it, `http://127.0.0.1:8000`) means its `/webhook`; any other URL is
+    taken as given (a proxy's path is the operator's to write)."""
+    try:
+        path = urlsplit(url).path
+    except ValueError:  # no URL: `send` names it
+        return url
+    if path in ("", "/") and "?" not in url:
+        return url.rstrip("/") + "/webhook"
+    return url
 
 
 def posts_to_github(url: str, timeout: float = 5.0) -> bool:

@@ -1303,6 +1303,32 @@ def test_replay_refused_for_its_signature_says_which_secret_to_sign_with(
     assert accepted_err == ""
 
 
+# r42i (an operator's walkthrough): `replay --url http://127.0.0.1:8000`, the address the
+# server's banner and the docs give a server by, was sent to `/` and answered 404 "no
+# webhook at /": the server's address, with no path, means its webhook.
+def test_replay_to_a_servers_address_sends_to_its_webhook(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+    from bot.server import build_runtime, create_app
+    from tests.browser_kit import serving_in_thread
+    from tests.webhook_kit import SECRET, clean_env, make_settings
+
+    clean_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    rt = build_runtime(make_settings(tmp_path))
+    rt.start()
+    try:
+        with serving_in_thread(create_app(rt)) as base:
+            said = [
+                main(["replay", str(R16M_EXAMPLE), "--url", url, "--secret", SECRET])
+                for url in (base, f"{base}/")
+            ]
+            out = capsys.readouterr().out
+    finally:
+        rt.stop()
+    assert said == [0, 0], out
+    assert out.count("202 ") == 1 and out.count("200 ") == 1, out  # queued, then a duplicate
+
+
 def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too(
     tmp_path, fake_github, app_key
 ):
@@ -1588,7 +1614,7 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
     [
         ("serve", ["then .env in the working directory", "set REVIEW_NOTES_PORT rather than"]),
         ("retry", ["list the failed deliveries", "picks them up within its workers_poll_seconds"]),
-        ("replay", ["POST it to its /webhook", "sends only with --live"]),
+        ("replay", ["POST it to its /webhook", "sends only with --live", "or its address"]),
     ],
 )
 def test_the_operators_commands_help_says_what_the_docs_say(command, said, capsys):

@@ -238,3 +238,23 @@ def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
     assert main(["replay", str(ping), "--url", url]) == 0
     pong = capsys.readouterr()
     assert pong.out.startswith('200 {"status":"pong"') and pong.err == ""
+
+
+# r42i: a server's address given to `replay --url` (its banner's, with no path) means its
+# webhook; a URL with a path, a proxy's or the webhook's own, is sent to as written
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000/webhook"),
+        ("http://127.0.0.1:8000/", "http://127.0.0.1:8000/webhook"),
+        ("https://notes.example.org", "https://notes.example.org/webhook"),
+        ("http://127.0.0.1:8000/webhook", "http://127.0.0.1:8000/webhook"),
+        ("https://example.org/review-notes", "https://example.org/review-notes"),
+        ("http://127.0.0.1:8000?x=1", "http://127.0.0.1:8000?x=1"),
+        ("http://[::1", "http://[::1"),  # no URL: `send` names it
+    ],
+)
+def test_a_servers_address_means_its_webhook(given, sent):
+    from bot.replay import webhook_url
+
+    assert webhook_url(given) == sent
