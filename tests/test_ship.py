@@ -41,6 +41,26 @@ def test_manifest_subscribes_to_every_handled_event_and_the_command_events():
     assert set(build_dispatcher().events()) == events
 
 
+def test_every_action_the_bot_handles_is_one_github_sends():
+    # r42i (an operator's walkthrough, registering the App): the manifest's events are
+    # the dispatcher's, but an action misspelt there ("ready_for_reviews") is one GitHub
+    # never sends, and its PRs would wait for ever. Each action a route takes is one of
+    # the event's in GitHub's webhook description (@octokit/webhooks-examples); the bot's
+    # own queued deliveries (a deferred refresh, a files re-check) are review_notes_*.
+    from tests.webhook_kit import _example_definitions
+
+    github = {d["name"]: set(d.get("actions") or ()) for d in _example_definitions()}
+    handled = {
+        (event, action)
+        for event, routes in build_dispatcher()._routes.items()
+        for route in routes
+        for action in route.actions or ()
+        if not action.startswith("review_notes_")
+    }
+    assert len(handled) >= 14  # the routes' actions were found
+    assert {(e, a) for e, a in handled if a not in github.get(e, set())} == set()
+
+
 def test_manifest_urls_point_at_our_routes():
     assert MANIFEST["hook_attributes"]["url"].endswith("/webhook")
     assert MANIFEST["redirect_url"].endswith("/github/app-created")
