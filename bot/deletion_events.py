@@ -56,7 +56,6 @@ from bot.markers import (
     MARKER,
     by_our_app,
     opens_with,
-    written_by_review_notes,
     written_by_us,
 )
 from bot.order_keys import after_second, just_after
@@ -183,16 +182,18 @@ def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
 
 def claims_given_back_gone(payload: dict[str, Any], us: Us) -> bool:
     """Whether the deletion of a comment GitHub says our App wrote (`by_our_app`) whose
-    text is none review-notes writes (neither our notes marker nor a reply's marks:
-    those are the notes comment's route's, which ignores a reply at intake) is taken
-    from the notes comment's route: it may be one a rewrite gave a person
-    (`PRState.given_back`), whose id the list need keep no longer. Not with a token,
-    whose comments cannot be told from its owner's: the list keeps theirs (never
-    trimmed, one id per rewrite). A `comment.user` that is no object claims nothing
-    (the notes comment's route ignores it: no marker)."""
+    text does not open with our notes marker (that one is the notes comment's route's)
+    is taken from the notes comment's route: it may be one a rewrite gave a person
+    (`PRState.given_back`), whose id the list need keep no longer. Told by its id at the
+    run, not by its text: a reply of ours given back (our notes text pasted onto it) and
+    edited again may keep a reply's marks (its key as its last line), so a reply of
+    ours deleted is claimed too, and ignored at the run. Not with a token, whose
+    comments cannot be told from its owner's: the list keeps theirs (never trimmed, one
+    id per rewrite). A `comment.user` that is no object claims nothing (the notes
+    comment's route ignores it: no marker)."""
     comment = payload.get("comment") or {}
     body = comment.get("body")
-    if not isinstance(body, str) or written_by_review_notes(body):
+    if not isinstance(body, str) or opens_with(body):
         return False
     return by_our_app(*_writer(comment), us.app_id)
 

@@ -1267,6 +1267,33 @@ def test_a_comment_given_back_and_deleted_is_no_longer_kept_as_given_back(
     assert state(rt).given_back == (other,)
 
 
+# kills: bot/deletion_events.py:claims_given_back_gone a reply's key kept: its deletion ignored
+def test_a_reply_given_back_and_edited_to_keep_only_its_key_is_trimmed_when_deleted(
+    served,  # noqa: F811
+    caplog,
+):
+    """A reply of ours a maintainer pasted our notes text onto is given back. Edited again
+    to drop our marker but keep the reply's last line (its key), its deletion was taken
+    for a reply's at intake ("not a notes comment") and its id stayed on the list for
+    good. The list is trimmed by the comment's id, whatever its text shows."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    say(client, rt, fake, "/notes help", login=AUTHOR)
+    (reply,) = [c for c in ours(fake) if not c.body.startswith(MARKER)]
+    key = reply.body.rstrip().rsplit("\n", 1)[-1]
+    sent(client, rt, rewrite(fake, reply, f"{sticky(fake).body}\n\n{key}"))
+    assert state(rt).given_back == (reply.id,)
+    sent(client, rt, rewrite(fake, fake.comment(reply.id), f"my own words\n\n{key}"))
+    assert state(rt).given_back == (reply.id,)
+    answer = deletion_deleted(client, rt, fake, fake.comment(reply.id))
+    assert answer["status"] == "queued", answer
+    assert deletion_ran(caplog, answer) == (
+        f"comment {reply.id}, given back to a person, deleted: no longer kept as given back"
+    )
+    assert state(rt).given_back == ()
+
+
 # kills: bot/write_backs.py:write_back_owed the words written back forgotten at once: a later
 #        edit our late edit wrote over is ignored
 # kills: bot/write_backs.py:edited_again their newest words not written over those we wrote

@@ -492,10 +492,10 @@ NOT_COUNTED = {
         MAINTAINER,
         "ignored: not our notes comment (a copy of its text)",
     ),
-    "a reply of ours": (
+    "a reply of ours": (  # (queued: it may be one given back, told by its id)
         lambda fake: replies(fake)[0],
         MAINTAINER,
-        "deleted, but not a notes comment",
+        "ignored: not a comment given back to a person",
     ),
     "the bot deleting its own": (
         lambda fake: fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nsecond", login=BOT),
