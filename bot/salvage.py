@@ -12,6 +12,7 @@ as lost. The operator then puts the new file in the damaged one's place.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -73,6 +74,44 @@ TOGETHER = {
 }
 
 
+def _given_back(value: object) -> tuple[object, str | None]:
+    """pr_state.given_back as the server reads it (PRStore): a JSON list of comment ids,
+    NULL or empty for none. What of it reads, and why not all did (None: all)."""
+    if value is None or value == "":
+        return value, None
+    lost = (
+        "a comment given back whose id is lost may be taken for ours should our notes text"
+        " be pasted back onto it"
+    )
+    try:
+        data = json.loads(value) if isinstance(value, str) else None
+    except ValueError as exc:
+        return None, f"not JSON ({exc}): emptied ({lost})"
+    if not isinstance(data, list):
+        shape = _JSON_SHAPES.get(type(data), "no list")
+        return None, f"not a list of comment ids ({shape}): emptied ({lost})"
+    ids = [i for i in data if type(i) is int and i > 0]  # (a bool is an int to Python)
+    if len(ids) == len(data):
+        return value, None
+    kept = json.dumps(ids) if ids else None  # (as PRStore keeps none: NULL)
+    return kept, (
+        f"{len(data) - len(ids)} of its {len(data)} entries are no comment id: dropped,"
+        f" {len(ids)} kept ({lost})"
+    )
+
+
+_JSON_SHAPES = {dict: "an object", str: "a string", int: "a number", float: "a number"}
+_JSON_SHAPES |= {bool: "true or false", type(None): "null or not text"}
+
+# Values the server reads in its own form (JSON), checked as they are copied: SQLite
+# reads a damaged one as any text, and the server, failing to read it, could read
+# nothing of its row (a PR's comment id, its opt-out). Each check gives what of a value
+# reads and why not all of it did; the rest of the row is kept.
+CHECKED: dict[tuple[str, str], Callable[[object], tuple[object, str | None]]] = {
+    ("pr_state", "given_back"): _given_back,
+}
+
+
 # How the report names SQLite's AUTOINCREMENT counters (its table sqlite_sequence): what
 # they number next, so that a number is never given twice.
 COUNTERS = "counters of the next numbers (a delivery's seq, a dry-run comment's id)"
@@ -117,10 +156,28 @@ class TableCopy:
     in_part: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # name, columns lost
     lost: list[tuple[str, str]] = field(default_factory=list)  # name, why
     unlisted: Unlisted | None = None
+    checked: list[tuple[str, str]] = field(default_factory=list)  # name, a value read in part
 
     @property
     def complete(self) -> bool:
-        return not (self.in_part or self.lost or self.unlisted)
+        return not (self.in_part or self.lost or self.unlisted or self.checked)
+
+    def in_part_count(self) -> int:
+        """The rows copied in part: a column lost, or a value read in part (`CHECKED`)."""
+        return len({name for name, _ in self.in_part} | {name for name, _ in self.checked})
+
+    def check(self, names: list[str], row: tuple, name: Callable[[], str]) -> tuple:
+        """`row` (its rowid, then the values of `names`) with each value `CHECKED` reads
+        as the server reads it, what did not named under the row's `name()`."""
+        values = list(row)
+        for i, column in enumerate(names, start=1):
+            check = CHECKED.get((self.table, column))
+            if check is None:
+                continue
+            values[i], why = check(values[i])
+            if why is not None:
+                self.checked.append((name(), f"{column}: {why}"))
+        return tuple(values)
 
 
 class SalvageError(Exception):
@@ -209,10 +266,10 @@ def _copy_table(
     done: set[int] = set()
     out.execute("BEGIN")
     try:
-        last = _copy_scan(source, out, table, names, done)
+        last = _copy_scan(source, out, copy, names, done)
         found, every_row = _listed(source, table, indexes)  # rowid -> the index listing it
         if last is not None:  # the rows after the damage: from the end back, then by rowid
-            back_to = _copy_scan(source, out, table, names, done, after=last)
+            back_to = _copy_scan(source, out, copy, names, done, after=last)
             past, damage = _rowids_past(source, table, last)
             for rowid in past:
                 found.setdefault(rowid, None)
@@ -241,7 +298,7 @@ def _insert(out: sqlite3.Connection, table: str, names: list[str], row: tuple[ob
 def _copy_scan(
     source: sqlite3.Connection,
     out: sqlite3.Connection,
-    table: str,
+    copy: TableCopy,
     names: list[str],
     done: set[int],
     after: int | None = None,
@@ -251,7 +308,7 @@ def _copy_scan(
     that rowid instead, from the table's last one back (those on sound pages after a
     damaged one, which no index may list whole); the last one copied is then the first
     row past the damage."""
-    back, last = after is not None, 0
+    table, back, last = copy.table, after is not None, 0
 
     def not_read() -> str:  # (the rows not read yet, in the scan's order)
         if not back:
@@ -264,7 +321,7 @@ def _copy_scan(
 
     def take(row: tuple) -> None:
         nonlocal last
-        _insert(out, table, names, row)
+        _insert(out, table, names, copy.check(names, row, lambda: _named(table, names, row)))
         done.add(row[0])
         last = row[0]
 
@@ -352,6 +409,14 @@ def _look_up(
     return tuple(unread)
 
 
+def _named(table: str, names: list[str], row: tuple) -> str:
+    """How the report names a row read whole (its rowid, then the values of `names`)."""
+    shape, columns = ROW_NAMES.get(table, ("", ()))
+    if not columns:
+        return f"{table} row {row[0]}"
+    return shape.format(*(row[1 + names.index(c)] for c in columns))
+
+
 def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[str]) -> str:
     """How the report names a row: by ROW_NAMES' columns, read from the row or from an
     index holding them (read to the row's entry only, LIMIT 1: a damaged page of the
@@ -389,7 +454,9 @@ def _copy_row(
         row, whole_error = None, exc
     if row is not None:
         try:
-            _insert(out, copy.table, names, tuple(row))
+            whole = tuple(row)
+            checked = copy.check(names, whole, lambda: _named(copy.table, names, whole))
+            _insert(out, copy.table, names, checked)
             copy.whole += 1
         except sqlite3.IntegrityError as exc:
             name = _row_name(source, copy.table, rowid, named_by)
@@ -427,6 +494,8 @@ def _copy_row(
         fill = FILLED.get((copy.table, column))
         if fill is not None:
             values[column] = fill()
+    checked = copy.check(list(values), (rowid, *values.values()), lambda: name)
+    values = dict(zip(values, checked[1:], strict=True))
     try:
         _insert(out, copy.table, list(values), (rowid, *values.values()))
     except sqlite3.IntegrityError as exc:
@@ -470,13 +539,15 @@ def report(copies: list[TableCopy]) -> Iterator[str]:
             yield from (f"  lost: {name}: {why}" for name, why in copy.lost)
             continue
         parts = [f"{copy.whole + len(copy.in_part)} rows copied"]
-        if copy.in_part:
-            parts.append(f"{len(copy.in_part)} of them in part")
+        if copy.in_part or copy.checked:
+            parts.append(f"{copy.in_part_count()} of them in part")
         if copy.lost:
             parts.append(f"{len(copy.lost)} lost")
         yield f"{copy.table}: {', '.join(parts)}"
         for name, dropped in copy.in_part:
             yield f"  in part: {name}: lost {', '.join(dropped)} (empty or their defaults now)"
+        for name, what in copy.checked:  # (a value the server reads, read in part)
+            yield f"  in part: {name}: {what}"
         for name, why in copy.lost:
             yield f"  lost: {name}: {why}"
         if copy.unlisted:  # rows its indexes list were named: others may be lost unnamed

@@ -1,0 +1,49 @@
+"""`review-notes salvage` of values SQLite reads but the server could not (damaged text
+where the server keeps JSON): kept as far as they read, named, the rest of the row kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.db import Database
+from bot.prstate import PRState, PRStore
+from tests.test_salvage import _salvage
+
+
+# kills: bot/salvage.py:_given_back a given_back value that does not read copied as it is
+@pytest.mark.parametrize(
+    ("stored", "kept", "said"),
+    [
+        ("[41, 42", (), "not JSON"),
+        ('{"41": true}', (), "not a list of comment ids (an object)"),
+        ('[41, "x", 42, null]', (41, 42), "2 of its 4 entries are no comment id: dropped"),
+    ],
+    ids=["not JSON", "an object", "a list in part"],
+)
+def test_a_given_back_list_that_does_not_read_is_named_and_the_rest_of_its_row_kept(
+    tmp_path, stored, kept, said
+):
+    """SQLite reads a damaged given_back value (a PR's comments given back to a person:
+    JSON, a list of comment ids) as any text. Copied as it was, the server could not read
+    the PR's row at all (its comment's id, its opt-out): every event of the PR failed.
+    Salvage keeps what of it reads, names what did not, and the rest of the row."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    prs.put(PRState("o/r", 1, comment_id=10, opted_out=True, given_back=(41, 42)))
+    prs.put(PRState("o/r", 2, comment_id=20, given_back=(43,)))
+    prs.put(PRState("o/r", 3, comment_id=30))  # (none given back: NULL, read as ever)
+    db.execute("UPDATE pr_state SET given_back = ? WHERE number = 1", (stored,))
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 3 rows copied, 1 of them in part" in lines, r.stdout
+    [part] = [line for line in lines if line.startswith("  in part: ")]
+    assert part.startswith("  in part: PR o/r#1: given_back: "), part
+    assert said in part, part
+    got = PRStore(Database(new))
+    first = got.get("o/r", 1)
+    assert (first.comment_id, first.opted_out, first.given_back) == (10, True, kept)
+    assert got.get("o/r", 2).given_back == (43,) and got.get("o/r", 3).given_back == ()
