@@ -131,9 +131,16 @@ class DryRunGitHub:
         return cur.rowcount > 0
 
     def restore_text(
-        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
-    ) -> bool:
-        return False  # a dry run's comments are not on GitHub: no person rewrote one
+        self,
+        ref: PRRef,
+        comment_id: int,
+        text: str,
+        marker: str,
+        *,
+        over: str | None = None,
+        over_at: str | None = None,
+    ) -> str | None:
+        return None  # a dry run's comments are not on GitHub: no person rewrote one
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         earlier = self.db.execute(

@@ -40,6 +40,7 @@ from github.PullRequestComment import PullRequestComment
 from github.Repository import Repository
 from github.Requester import Requester
 
+from bot.db import as_github_time
 from bot.github_errors import (
     TRANSPORT_ERRORS,
     detail,
@@ -343,15 +344,28 @@ class GitHubClient:
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def restore_text(
-        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
-    ) -> bool:
+        self,
+        ref: PRRef,
+        comment_id: int,
+        text: str,
+        marker: str,
+        *,
+        over: str | None = None,
+        over_at: str | None = None,
+    ) -> str | None:
         def written_over(c: IssueComment) -> bool:
-            return opens_with(c.body, marker) or (over is not None and c.body == over)
+            if opens_with(c.body, marker):
+                return True
+            # the words we wrote, unless edited since: a person's undo to them is theirs
+            # (GitHub's times have whole seconds: one made in our write's second is not told)
+            return over is not None and c.body == over and not _later(c.updated_at, over_at)
 
-        def op(gh: Github) -> bool:
+        def op(gh: Github) -> str | None:
             issue = self._repo_of(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
-            return comment is not None and self._edit(ref, comment, text)
+            if comment is None or not self._edit(ref, comment, text):
+                return None
+            return _as_github_time(comment.updated_at) or ""
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
@@ -667,3 +681,15 @@ def _repo_path(ref: PRRef, by_id: bool) -> str:
 
 def _pr(ref: PRRef) -> str:
     return f"{ref.repo} PR {ref.number}"
+
+
+def _as_github_time(at: datetime | None) -> str | None:
+    """A time PyGithub read as GitHub writes it (None: none)."""
+    return None if at is None else as_github_time(at.isoformat())
+
+
+def _later(at: datetime | None, than: str | None) -> bool:
+    """Whether GitHub's time `at` is after `than` (as GitHub writes times); not when
+    either is not known."""
+    when = _as_github_time(at)
+    return when is not None and than is not None and when > than

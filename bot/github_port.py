@@ -278,14 +278,23 @@ class GitHubPort(Protocol):
         ...
 
     def restore_text(
-        self, ref: PRRef, comment_id: int, text: str, marker: str, *, over: str | None = None
-    ) -> bool:
+        self,
+        ref: PRRef,
+        comment_id: int,
+        text: str,
+        marker: str,
+        *,
+        over: str | None = None,
+        over_at: str | None = None,
+    ) -> str | None:
         """Write `text`, a person's own words their rewrite put on comment `comment_id`,
         back onto it when it is the bot's own comment opening with `marker` on this PR
         again (asked for by its id first): an edit of ours, in flight when they rewrote
         it, applied after theirs; or showing `over`, their earlier words the bot wrote
-        back, which landed after their later edit. False: it is not (their text shows,
-        or it is gone)."""
+        back (GitHub's time of that write `over_at`), which landed after their later
+        edit, and not edited since (a person putting back those very words: theirs).
+        GitHub's time of the write (as GitHub writes times; "" when it says none); None
+        when nothing was written (their text shows, or it is gone)."""
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

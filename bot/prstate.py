@@ -176,6 +176,9 @@ class WriteBack:
     # words the bot wrote back onto it, kept until its next write of the notes comment:
     # landed after a later edit of theirs, they are written over too (bot.write_backs)
     over: str | None = None
+    # GitHub's time of that write (None: not known): the comment edited since shows a
+    # person's text, even those very words put back (an undo), never written over
+    over_at: str | None = None
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -943,9 +946,13 @@ def _write_back(text: str | None) -> WriteBack | None:
     if text is None:
         return None
     data = json.loads(text)
-    over = data.get("over")
+    over, over_at = data.get("over"), data.get("over_at")
     return WriteBack(
-        int(data["comment"]), str(data["text"]), data.get("at"), None if over is None else str(over)
+        int(data["comment"]),
+        str(data["text"]),
+        data.get("at"),
+        None if over is None else str(over),
+        None if over_at is None else str(over_at),
     )
 
 
@@ -956,4 +963,6 @@ def _stored_write_back(owed: WriteBack | None) -> str | None:
     kept: dict[str, object] = {"comment": owed.comment_id, "text": owed.text, "at": owed.at}
     if owed.over is not None:  # (a release before it reads the rest as ever)
         kept["over"] = owed.over
+    if owed.over_at is not None:
+        kept["over_at"] = owed.over_at
     return json.dumps(kept)

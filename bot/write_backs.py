@@ -16,7 +16,9 @@ shown, so that nothing loses them:
   next write looks again;
 - their second edit, made before our late edit landed, is under it too, and the words
   written back are the rewrite's: those written are kept (`WriteBack.over`) until the
-  next write, and that edit's event writes its words over them (`edited_again`).
+  next write, and that edit's event writes its words over them (`edited_again`), but
+  only while the comment is not edited since our write (GitHub's time of it,
+  `WriteBack.over_at`): those very words put back by a person (an undo) are theirs.
 
 Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
 theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
@@ -77,8 +79,8 @@ def owe_write_back(
         owed = None  # (another comment's: theirs is replaced, as ever)
     if owed is not None and said_before(at, owed.at):
         return
-    over = None if owed is None else owed.over
-    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at, over))
+    over, over_at = (None, None) if owed is None else (owed.over, owed.over_at)
+    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at, over, over_at))
 
 
 def edited_again(
@@ -97,8 +99,9 @@ def edited_again(
     their rewrite and this edit, and we wrote back the rewrite's words), is lost under
     them, and its event is the last word of it. Its words are written over ours at once
     (the updates are off after a rewrite: the next write may never come), only where
-    the comment shows what we wrote or our marker, never their own later text. What was
-    done."""
+    the comment shows what we wrote, not edited since (`WriteBack.over_at`: a person
+    may put those very words back), or our marker, never their own later text. What
+    was done."""
     owed = ctx.prs.get(ref.repo, ref.number).write_back
     if owed is None or owed.comment_id != comment_id:
         return "ignored: no words of a rewrite owed back onto it"
@@ -107,7 +110,7 @@ def edited_again(
     if opens_with(text, MARKER):
         ctx.prs.update(ref.repo, ref.number, write_back=None)
         return "their words owed back onto it dropped: they put our text back themselves"
-    newest = WriteBack(comment_id, text or "", at, owed.over)
+    newest = replace(owed, text=text or "", at=at)
     ctx.prs.update(ref.repo, ref.number, write_back=newest)
     if owed.over is None:
         return "their newest words are owed back onto it instead"
@@ -130,7 +133,8 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     # the notes comment the state keeps: a release before write-backs (a rollback) took
     # it for ours and wrote it since; their words would take it from the updates
     kept = owed.comment_id == state.comment_id
-    wrote = not kept and _restore(ctx, ref, owed)
+    written = None if kept else _restore(ctx, ref, owed)
+    wrote = written is not None
     if wrote:
         log.info(
             "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
@@ -142,11 +146,12 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     if not keep:
         ctx.prs.update(ref.repo, ref.number, write_back=None)
     elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
-        ctx.prs.update(ref.repo, ref.number, write_back=replace(owed, over=owed.text))
+        over = replace(owed, over=owed.text, over_at=written or None)
+        ctx.prs.update(ref.repo, ref.number, write_back=over)
     return wrote
 
 
-def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> bool:
+def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
     """Write the words back (`restore_text`). Inside `charged`, a write-back whose PATCH
     was sent is counted whatever GitHub answered, as every write a command tries is
     (bot.command_reactions `Spent`): one it failed (a 5xx, a lock) may still count toward
@@ -156,7 +161,9 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> bool:
     sent = True
     with counting_writes() as asked:
         try:
-            return ctx.github.restore_text(ref, owed.comment_id, owed.text, MARKER, over=owed.over)
+            return ctx.github.restore_text(
+                ref, owed.comment_id, owed.text, MARKER, over=owed.over, over_at=owed.over_at
+            )
         except BaseException as exc:
             sent = not never_sent(exc)
             raise

@@ -403,7 +403,7 @@ def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_
 class _HeldBack:
     """A port whose write-back a rate limit pause holds back: its PATCH begun, never sent."""
 
-    def restore_text(self, ref, comment_id, text, marker, *, over=None) -> bool:
+    def restore_text(self, ref, comment_id, text, marker, *, over=None, over_at=None):
         write_asked()
         raise GitHubError("held back: the identity is paused", transient=True, sent=False)
 
@@ -1335,3 +1335,42 @@ def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_firs
     # the next write of the notes comment forgets the words: theirs stand
     say_after(client, rt, fake, "/notes on")
     assert state(rt).write_back is None and fake.comment(c.id).body == third
+
+
+REVERTED_FROM = "Reading list: moved (draft)."
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["next write", "edit's event run late"])
+def test_a_maintainer_who_puts_back_the_words_we_wrote_back_is_never_written_over(
+    served,  # noqa: F811
+    caplog,
+    late,
+):
+    """The race, once more: our late edit lands over a maintainer's rewrite and the bot
+    writes their words back. They edit them, then put back exactly those words (an
+    undo). The words we wrote were kept as ours until our next write (`WriteBack.over`),
+    so a comment showing them was taken for ours: that next write (or their first
+    edit's event, run after the undo) wrote the older words of their first edit over
+    their undo. What shows after a person's edit is theirs, whatever its text."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made: list[dict] = []
+    their_edit_first = Fault.landed_after(lambda: made.append(rewrite(fake, c, THEIRS, ago=2)))
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", their_edit_first)
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    sent(client, rt, made[0])
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.over == THEIRS
+    edit = rewrite(fake, fake.comment(c.id), REVERTED_FROM, ago=-1)
+    if not late:
+        sent(client, rt, edit)
+    undo = rewrite(fake, fake.comment(c.id), THEIRS, ago=-2)  # (a second after)
+    if late:
+        sent(client, rt, edit)
+    else:
+        say_after(client, rt, fake, "/notes on")
+    assert fake.comment(c.id).body == THEIRS
+    sent(client, rt, undo)
+    say_after(client, rt, fake, "/notes on")
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None

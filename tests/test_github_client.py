@@ -48,6 +48,7 @@ from tests.fake_github import (
     DEFAULT_REPO,
     FakeGitHub,
     Fault,
+    iso_time,
 )
 from tests.webhook_kit import wait_until
 
@@ -3171,7 +3172,7 @@ def _deleted(client, ref, comment_id):
 
 
 def _their_text_back(client, ref, comment_id):
-    return client.restore_text(ref, comment_id, THEIRS, MARKER)
+    return client.restore_text(ref, comment_id, THEIRS, MARKER) is not None
 
 
 # kills: bot/github_client.py:GitHubClient.delete_sticky a comment deleted by its id unchecked
@@ -3202,6 +3203,29 @@ def test_the_notes_comment_is_deleted_or_given_back_by_its_id_only_when_still_ou
     left = {c.id: c.body for c in fake_github.comments(DEFAULT_REPO, 7)}
     assert left == ({copy.id: _sticky("mine")} | ({ours: THEIRS} if write == "PATCH" else {}))
     assert act(client, PR, ours) is False  # gone already, or theirs again
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text the words we wrote back taken for ours
+#        after a person put those very words back (an undo), or GitHub's time of our write lost
+def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    assert ours is not None
+    fake_github.set_body(ours, "their first words")
+    fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
+    at = client.restore_text(PR, ours, THEIRS, MARKER)
+    shown = fake_github.comment(ours)
+    assert at == iso_time(shown.updated_at) and shown.body == THEIRS
+    later = "Moved to the description, and the docs."
+    shown.updated_at += 1  # a person put those very words back, a second later: theirs
+    assert client.restore_text(PR, ours, later, MARKER, over=THEIRS, over_at=at) is None
+    assert fake_github.comment(ours).body == THEIRS
+    shown.updated_at -= 1  # not edited since our write: the words we wrote
+    assert client.restore_text(PR, ours, later, MARKER, over=THEIRS, over_at=at) is not None
+    assert fake_github.comment(ours).body == later
 
 
 # kills: bot/github_client.py:list_files the renames left out (a reason named the old path)

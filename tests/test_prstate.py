@@ -510,7 +510,9 @@ def test_every_field_of_a_prs_state_is_read_back_as_written_and_moves_with_it(pr
         restored_at="r",
         replaced_id=44,
         owed_delete=33,
-        write_back=WriteBack(22, "their words, ünïcode", "2026-09-01T10:00:00Z/~", "wrote"),
+        write_back=WriteBack(
+            22, "their words, ünïcode", "2026-09-01T10:00:00Z/~", "wrote", "2026-09-01T10:00:03Z"
+        ),
         given_back=(11, 12),
     )
     defaults = PRState(OLD, 1)
