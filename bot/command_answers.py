@@ -86,10 +86,12 @@ def _not_run_at_unlock(
 ) -> list[Command]:
     """The comment's commands but the kept ones the unlock's run answers: an edit said
     before the unlock read it (edited twice: the first took one out, this one put it
-    back) runs none of them again."""
+    back) runs none of them again, nor does one of a comment still kept, run before the
+    release (that second edit's event came first)."""
     if source.comment_id is None:  # (a review's body)
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
+    at_unlock |= ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_word)
     return [c for c in commands if c.key not in at_unlock]
 
 

@@ -231,6 +231,20 @@ class LockedCommands:
             return set()
         return {(kind, tuple(args)) for kind, args in json.loads(rows[0]["keys"])}
 
+    def kept_before(self, ref: PRRef, comment_id: int, said_at: str | None, word: str) -> set[Key]:
+        """The commands kept of comment `comment_id` when the text kept was said before
+        `said_at` (an edit's order key): the release's, which runs those the comment still
+        has when it reads it. An edit's event run first (out of order: its `from` a text
+        between, which took one out) runs none of them, or both would answer it."""
+        rows = self.db.execute(
+            "SELECT body, old_body, said_at FROM locked_commands WHERE repo = ? AND number = ?"
+            " AND comment_id = ?",
+            (ref.repo.lower(), ref.number, comment_id),
+        )
+        if not rows or not said_before(rows[0]["said_at"], said_at):
+            return set()
+        return {c.key for c in changed_commands(rows[0]["old_body"], rows[0]["body"], word)}
+
     def kept_by(self, ref: PRRef, comment_id: int, delivery_id: str) -> bool:
         """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met
         the lock (bot.command_answers keeps its comment only so)."""

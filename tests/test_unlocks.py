@@ -39,7 +39,7 @@ from tests.command_kit import (
     unlocked,
 )
 from tests.docs_kit import doc
-from tests.fake_github import DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_REPO, Fault, iso_time
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -1109,3 +1109,39 @@ def test_a_kept_command_taken_out_and_put_back_after_the_unlock_read_it_is_said_
     drain(rt)
     assert rt.queue.counts()["failed"] == 0
     assert len(replies(fake)) == 2
+
+
+def _edited_unlocked(c, body: str, old_body: str, at: float) -> dict:
+    """The `edited` payload of comment `c` made `body` from `old_body` at `at` (epoch), on
+    the PR unlocked (its unlock's event not run yet): as GitHub sends it, however late."""
+    payload = comment_payload(c, action="edited", old_body=old_body)
+    payload["comment"].update(body=body, updated_at=iso_time(at))
+    payload["issue"].update(locked=False, active_lock_reason=None)
+    return payload
+
+
+# kills: bot/command_answers.py:_not_run_at_unlock an edit run before the release running
+#        a kept command the release runs too
+def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_once(live):
+    """Kept `/notes help`; once unlocked (its event lost), edited to take the help out
+    (`/notes why`) and again to put it back. The second edit's event came first: its
+    `from` (the first edit's text) lacks the help, so it ran it, then (its payload says
+    unlocked) released the kept help, which the comment still has: two help replies,
+    each a comment notifying everyone on the PR. The kept commands are the release's:
+    an edit's event run before it runs the rest."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI
+    second = _edited_unlocked(c, c.body, first, c.created_at + 20)
+    assert post(client, "issue_comment", second).status_code == 202
+    drain(rt)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    assert post(client, "issue_comment", _edited_unlocked(c, first, kept, c.created_at + 10))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == 1  # the help's, once
+    assert reactions(fake, c) == {"eyes", "+1"}
