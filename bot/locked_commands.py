@@ -96,6 +96,7 @@ class Kept:
     old_body: str | None
     heard: bool = False
     said_at: str | None = None  # its order key: the lock stood when it was kept
+    kept_at: str | None = None  # when the bot met the lock (our clock: `utcnow`)
 
 
 class LockedCommands:
@@ -157,6 +158,7 @@ class LockedCommands:
                 r["old_body"],
                 bool(r["heard"]),
                 r["said_at"],
+                r["kept_at"],
             )
             for r in rows
         ]
@@ -274,7 +276,9 @@ def release_unlocked(
 
     Not when its word is older than the lock the bot met: an event (`event_at`, GitHub's
     time of what it says; None: not told) of a second before the newest kept comment was
-    said (a late delivery, a retry), whose commands would meet the lock again. A closed
+    said, or before the bot last met the lock keeping one (a late delivery, a retry; one
+    said between a comment and the lock its run met after it; one said before `closed`,
+    of commands kept after it ran), whose commands would meet the lock again. A closed
     PR's (a comment's payload) are dropped, as `closed` drops them, unless an event of
     the PR newer than this one (`event_at`, else the conversation's `updated_at`: an
     edited review's) was seen (reopened since)."""
@@ -292,7 +296,10 @@ def release_unlocked(
     if conversation.get("state") == "closed" and not said_before(said_at, standing):
         dropped = drop_closed(ctx, ref, "closed, said unlocked")
         return f"the PR is closed: the commands kept of {dropped} comment(s) dropped"
-    newest = max((k.said_at for k in kept if k.said_at), default=None)
+    # when the lock last stood: a comment kept was said then, or its run met it later (said
+    # just before the lock, its delivery run after): an event between them is older too
+    met = (m for k in kept for m in (k.said_at, as_github_time(k.kept_at)) if m)
+    newest = max(met, default=None)
     if event_at and said_before(after_second(event_at), newest):
         return "kept commands left kept: this event is older than the lock"
     return release(ctx, ref)

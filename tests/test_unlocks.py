@@ -1145,3 +1145,77 @@ def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_o
     assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the help's, once
     assert reactions(fake, c) == {"eyes", "+1"}
+
+
+def _said_before_the_lock(client, rt, fake, body: str, ago: float):
+    """`body` said `ago` seconds ago on the open PR (its payload: unlocked), its delivery
+    run after the lock came: GitHub refuses its 👀, and it is kept. The comment."""
+    c = fake.add_comment(DEFAULT_REPO, N, body, login="octo-dev")
+    c.created_at = c.updated_at = time.time() - ago
+    payload = comment_payload(c)
+    payload["issue"].update(locked=False, active_lock_reason=None)
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert [k.comment_id for k in rt.ctx.locked.kept(DEFAULT_REPO, N)] == [c.id]
+    return c
+
+
+# kills: bot/locked_commands.py:release_unlocked an event older than the keep (when the bot
+#        met the lock) taken for newer than the lock
+def test_an_event_between_a_comment_and_the_lock_it_met_leaves_it_kept(live, caplog):
+    """`/notes help` said just before the lock, its delivery run after it (kept); a push
+    made between the two, delivered late, says unlocked: its word is older than the lock
+    the bot met when it kept the comment, yet newer than the comment, so it released it:
+    a GET of the comment and a 👀 GitHub refused, then kept again. The bot met the lock
+    after the push: the commands wait for the unlock, with no call."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
+    fake.clear_requests()
+    pushed = deliver_pr(
+        client, rt, action="synchronize", title=MATCHING_TITLE, updated_at=github_time_ago(60)
+    )
+    said = ran(caplog, pushed, "pull_request.synchronize")
+    assert said.endswith("; kept commands left kept: this event is older than the lock"), said
+    assert fake.calls(path=f"/repos/*/issues/comments/{c.id}*") == []
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert not kept.delivery.endswith("#unlocked")
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert reactions(fake, c) == {"eyes", "+1"} and len(replies(fake)) == 1
+
+
+# kills: bot/locked_commands.py:release_unlocked a comment said before `closed` releasing
+#        the commands kept after it
+def test_a_comment_said_before_closed_leaves_the_commands_kept_after_it(live, caplog):
+    """`/notes help` said just before the lock, then `/notes search cache`, then the PR
+    closed; the help's delivery ran after `closed` (kept: `closed` had none to drop), the
+    unlock's event lost, the search's delivery last. Its payload says open, as when it
+    was said, and it ran the help on the PR done with. Its word is older than the lock
+    the bot met: the help stays kept, and the unlock of the closed PR drops it."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    fake.lock(DEFAULT_REPO, N)
+    later = fake.add_comment(DEFAULT_REPO, N, "/notes search cache", login="octo-dev")
+    later.created_at = later.updated_at = time.time() - 120
+    deliver_pr(
+        client,
+        rt,
+        action="closed",
+        state="closed",
+        title=MATCHING_TITLE,
+        updated_at=github_time_ago(60),
+    )
+    c = _said_before_the_lock(client, rt, fake, "/notes help", ago=180)
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    payload = comment_payload(later)
+    payload["issue"].update(locked=False, active_lock_reason=None)
+    r = post(client, "issue_comment", payload)
+    drain(rt)
+    said = ran(caplog, r.json(), "issue_comment.created")
+    assert said.endswith("; kept commands left kept: this event is older than the lock"), said
+    assert len(replies(fake)) == 1 and reactions(fake, c) == set()  # the search's alone
+    answer = unlocked_closed(client, rt, github_time_ago(0))
+    assert "the PR is closed: the commands kept of 1 comment(s) dropped" in ran(caplog, answer)
+    assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
