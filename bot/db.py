@@ -81,7 +81,9 @@ DAMAGED_FIX = (
 # reads a file with more of them as its own: so a rollback runs on the newer file, and
 # the version moves only on a change an older release cannot read safely (a column
 # renamed, dropped or given another meaning). Then a release refuses a file of a
-# higher version, and upgrades a lower one at opening.
+# higher version, and upgrades a lower one at opening. A queued payload's field an older
+# release would not read is written so as not to need it, where it can be
+# (bot.locked_commands._as_said), rather than moving the version for it.
 SCHEMA_VERSION = 1
 
 

@@ -333,11 +333,12 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
         now = ctx.github.comment_text(ref, k.comment_id)
         still = set() if now is None or now == k.body else _still_keys(ctx, k, now)
         if now is not None and (now == k.body or still):
+            payload = _as_said(k, None if now == k.body else now, ctx.command_word)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
-                "created" if k.old_body is None else "edited",
-                _as_said(k, None if now == k.body else now),
+                payload["action"],
+                payload,
                 ref.repo,
                 ref.number,
                 by_bot=True,
@@ -365,18 +366,41 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     return {c.key for c in changed_commands(kept.old_body, kept.body, word)} & still
 
 
-def _as_said(kept: Kept, still: str | None = None) -> dict[str, Any]:
+def _as_said(kept: Kept, still: str | None = None, word: str = "/notes") -> dict[str, Any]:
     """The kept delivery's payload, asking for the commands the comment's text before the
-    lock did not have (all of a comment new then). Its text is the one kept (`keep`): the
-    newest delivery's. A `created` reads no `changes` an edit's payload carries."""
+    lock did not have (all of a comment new then), but, edited since (`still`: its text
+    now), those the edit took out (`_with_taken_back`). Its text is the one kept (`keep`):
+    the newest delivery's. A `created` reads no `changes` an edit's payload carries."""
     payload = copy.deepcopy(kept.payload)
     if kept.heard:
         payload[HEARD] = True
+    old_body = kept.old_body
     if still is not None:  # edited since: the kept commands it still has (`Source.still`)
         payload[STILL] = still
-    if kept.old_body is None:
+        old_body = _with_taken_back(kept, still, word)
+    if old_body is None:
         payload["action"] = "created"
     else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)
         payload["action"] = "edited"
-        payload["changes"] = {"body": {"from": kept.old_body}}
+        payload["changes"] = {"body": {"from": old_body}}
     return payload
+
+
+def _with_taken_back(kept: Kept, still: str, word: str) -> str | None:
+    """The kept text before the lock (`old_body`) with, above it, the lines of the kept
+    commands the edit since took out: its `from`, which asks for those the comment still
+    has of any release, also an older one, run after a rollback, that reads no `STILL`
+    and would run them all. Each line is one that reads as that command alone, and a
+    blank line ends it (a quote, a list item), so the text below reads as before."""
+    now = {c.key for c in parse_commands(still, word)}
+    out = {c.key for c in changed_commands(kept.old_body, kept.body, word)} - now
+    lines = [line for line in kept.body.splitlines() if _one_key(line, word) in out]
+    if not lines:
+        return kept.old_body
+    return "\n\n".join([*lines, kept.old_body or ""])
+
+
+def _one_key(line: str, word: str) -> Key | None:
+    """The key of the command the line reads as, alone; None: none, or more than one."""
+    commands = parse_commands(line, word)
+    return commands[0].key if len(commands) == 1 else None

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 from bot.command_policy import Actor
 from bot.command_source import Source
+from bot.commands import changed_commands
 from bot.db import Database
 from bot.github_port import PRRef
-from bot.locked_commands import LockedCommands
+from bot.locked_commands import STILL, Kept, LockedCommands, _as_said
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -115,3 +116,30 @@ def test_a_file_kept_before_heard_was_known_gains_it_at_start(tmp_path):
     )
     (kept,) = LockedCommands(db).kept("owner/repo", 7)
     assert (kept.body, kept.heard) == ("/notes help", False)
+
+
+def _asked(kept: Kept, still: str | None) -> tuple[str, list[str]]:
+    """The action of the payload the unlock queues for `kept`, and the commands it asks
+    for as any release reads it: its `from` against its text, `review_notes_still` unread
+    (a release before it, after a rollback)."""
+    payload = _as_said(kept, still)
+    old = (payload.get("changes") or {}).get("body", {}).get("from")
+    return payload["action"], [c.line for c in changed_commands(old, kept.body)]
+
+
+# kills: bot/locked_commands.py:_as_said,_with_taken_back a command the edit took out asked
+#        for by the payload's `from` (an older release runs it)
+def test_the_unlocks_payload_asks_no_release_for_a_command_an_edit_took_out():
+    """Kept, then edited once unlocked: the payload's `from` has the kept commands the
+    edit took out, above the text before the lock, so a release that reads no
+    `review_notes_still` runs the rest alone, as this one does."""
+    new = Kept(1, "d", "issue_comment", {}, "/notes help\n> a quote\n/notes search cache", None)
+    assert _asked(new, "/notes help") == ("edited", ["/notes help"])
+    assert _asked(new, "/notes search cache") == ("edited", ["/notes search cache"])
+    assert _asked(new, new.body) == ("created", ["/notes help", "/notes search cache"])
+    assert _asked(new, None) == ("created", ["/notes help", "/notes search cache"])
+    edited = replace(new, body=f"/notes why\n{new.body}", old_body="/notes why\n> a quote")
+    assert _asked(edited, "/notes why\n/notes help") == ("edited", ["/notes help"])
+    assert _asked(edited, "/notes why") == ("edited", [])
+    assert _asked(edited, edited.body) == ("edited", ["/notes help", "/notes search cache"])
+    assert _as_said(edited, "/notes why")[STILL] == "/notes why"  # (this release reads it)

@@ -397,3 +397,49 @@ def test_a_pause_an_older_release_outlived_holds_nothing_once_forward_again(
         " delivery waiting behind it (an older release ran them, or they ended otherwise):"
         " ended; the next delivery GitHub fails pauses the queue again"
     ) in caplog.messages
+
+
+STILL_LESS = "4a6ca3b"  # the release before a kept comment edited since runs what it still has
+
+
+# kills: bot/locked_commands.py:_as_said the kept commands an edit took out left for an
+#        older release to run (its payload's `from` without them)
+def test_an_older_release_runs_no_kept_command_an_edit_took_out(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """`/notes help` and `/notes search cache` kept on the locked PR; once unlocked, the
+    search taken back by an edit before the unlock's event ran. The unlock queues the help
+    alone, said by a payload field (`review_notes_still`) an older release does not read:
+    rolled back before that delivery ran, it ran the comment's text kept, the search with
+    it, a reply to a command taken back. The queued payload says it to any release: its
+    `from` has the commands the edit took out, so none takes them for new."""
+    from bot.github_port import PRRef
+    from bot.locked_commands import release
+    from bot.server import build_runtime
+    from tests.command_kit import N, replies
+    from tests.test_unlocks import said_while_locked
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        fake.lock(DEFAULT_REPO, N)
+        c = said_while_locked(client, rt, fake, "/notes help\n/notes search cache")
+    fake.unlock(DEFAULT_REPO, N)
+    c.body = "/notes help"  # in the web UI, before the unlock's event ran
+    rt = build_runtime(settings)  # no workers: the unlock's release queues, nothing runs
+    assert release(rt.ctx, PRRef(DEFAULT_REPO, N, 1001)) == (
+        "1 comment(s) of commands kept while locked queued"
+    )
+    rt.ctx.github.close()
+    rt.db.close()
+    server = old_server(tmp_path, fake, app_key, settings, rev=STILL_LESS)
+    with server.run():
+        wait_until(lambda: server.health()["done"] >= 1, what="the older release runs it")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    assert len(replies(fake)) == 1  # the help's; none to the search taken back
