@@ -110,7 +110,9 @@ class LockedCommands:
     def keep(self, ref: PRRef, delivery: Delivery, source: Source, heard: bool = False) -> bool:
         """Keep the comment's commands for the unlock; an edit of one kept already keeps
         the text before the lock (its commands ran then), and its 👀 (`heard`: it shows).
-        False: a newer text of the comment is kept (this delivery ran late)."""
+        An older text run late is kept only as the text the kept edit was made from (its
+        `from`: that edit's delivery ran first). False: a newer text of the comment is
+        kept (this delivery ran late)."""
         assert source.comment_id is not None
         key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
@@ -120,7 +122,16 @@ class LockedCommands:
                 key,
             ).fetchone()
             if row is not None and said_before(source.said_at, row["said_at"]):
-                return False
+                if source.body != row["old_body"]:
+                    return False
+                # the text the kept edit was made from, its own delivery run late: its
+                # commands, unheard too, are asked for with the edit's
+                conn.execute(
+                    "UPDATE locked_commands SET old_body = ?, heard = MAX(heard, ?)"
+                    " WHERE repo = ? AND number = ? AND comment_id = ?",
+                    (source.old_body, int(heard), *key),
+                )
+                return True
             old_body = source.old_body if row is None else row["old_body"]
             heard = heard or (row is not None and bool(row["heard"]))
             conn.execute(

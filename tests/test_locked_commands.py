@@ -47,6 +47,24 @@ def test_a_comment_text_run_late_does_not_replace_a_newer_one_kept(tmp_path):
     )
 
 
+# kills: bot/locked_commands.py:LockedCommands.keep the text an edit kept was made from,
+#        its own delivery run late, left out (its commands never answered)
+def test_a_comment_whose_created_runs_after_its_edit_kept_keeps_both_texts_commands(tmp_path):
+    """Said while locked (`/notes help`) and edited (a `why` added) while still locked;
+    the edit's delivery ran first and was kept with its `from`, the text said first, as
+    the text before the lock: the unlock ran the `why` alone. The `created` run after it
+    met the lock too, and was refused as older than the text kept: the help was never
+    answered. The text the kept edit was made from is kept with it: the unlock runs both.
+    A text that is not the one the edit was made from (a retry once that is in) is not."""
+    store = LockedCommands(Database(tmp_path / "bot.sqlite3"))
+    assert store.keep(REF, *_said("/notes help\n/notes why", "2026-09-01T10:05:00Z", "/notes help"))
+    assert store.keep(REF, *_said("/notes help", "2026-09-01T10:00:00Z"), heard=True)
+    assert not store.keep(REF, *_said("/notes help", "2026-09-01T10:00:00Z"))
+    (kept,) = store.kept("owner/repo", 7)
+    assert (kept.body, kept.old_body, kept.heard) == ("/notes help\n/notes why", None, True)
+    assert kept.delivery == "d-2026-09-01T10:05:00Z"
+
+
 def _aged(db: Database, comment_id: int, kept_at: str) -> None:
     db.execute("UPDATE locked_commands SET kept_at = ? WHERE comment_id = ?", (kept_at, comment_id))
 

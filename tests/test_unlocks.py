@@ -1219,3 +1219,30 @@ def test_a_comment_said_before_closed_leaves_the_commands_kept_after_it(live, ca
     answer = unlocked_closed(client, rt, github_time_ago(0))
     assert "the PR is closed: the commands kept of 1 comment(s) dropped" in ran(caplog, answer)
     assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+# kills: bot/locked_commands.py:LockedCommands.keep a comment's `created` run after its edit
+#        kept refused, its commands never answered
+def test_a_comment_said_and_edited_while_locked_its_events_out_of_order_runs_both(live):
+    """A maintainer's `/notes help` on the locked PR, edited at once to add `/notes why`;
+    the edit's delivery ran first (kept, made from the help's text), the `created` after
+    it (refused as older than the text kept): the unlock answered the `why` alone, the
+    help never. Both are answered at the unlock, once each."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help\n/notes why", login="maintainer")
+    c.created_at -= 30  # said half a minute before its edit
+    created = comment_payload(c)
+    created["comment"].update(body="/notes help", updated_at=iso_time(c.created_at))
+    edited = comment_payload(c, action="edited", old_body="/notes help")
+    for payload in (edited, created):
+        payload["issue"].update(locked=True, active_lock_reason="too heated")
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+    assert kept.old_body is None and replies(fake) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert len(replies(fake)) == 1 and "(why mode)" in sticky(fake).body
+    assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
