@@ -222,10 +222,12 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # but as `-3`, whichever separators they are (their answer is the same)
         return (f"-{head}", *rest)
     listed, number = _number_read(_as_ascii(head))
-    if listed is not None and _NUMBERS_ONLY.fullmatch(_as_ascii(head)):
+    if listed is not None and (numbers := _list_numbers(head)) is not None:
         # a list is answered by its first number alone, whatever separates them (`1. 2`,
-        # `#1-2`): keyed by its numbers, `1,2`
-        head = ",".join(str(int(n)) for n in re.findall("[0-9]+", _as_ascii(head)))
+        # `#1-2`, `2、3`) and however they are counted (`2,二`, `第2、3条`): keyed by its
+        # numbers, `1,2`; a reason glued on (`2,3，只是改名`) set apart, as after a space
+        head, glued = numbers
+        rest = [glued, *rest] if glued else rest
     elif number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
         glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
@@ -261,6 +263,25 @@ def _list_head(word: str) -> bool:
 
 
 _NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, as ASCII
+# One number of a list (as ASCII: `_as_ascii`), as `_LISTED` reads its second: digits or
+# numerals, `#` or `第` before them, a counting word after them, then the separators to the
+# next or the word's end; not a quantity (`3个文件`, `1.5倍`, `三十分钟`: the reason's start)
+_LIST_ITEM = re.compile(
+    rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[-.:,)]+|$)"
+)
+
+
+def _list_numbers(word: str) -> tuple[str, str] | None:
+    """A word `_LISTED` reads as a list (`2、3`, `2,二`, `2,第3条`, `2,3，只是改名`) as its
+    numbers in digits (`2,3`), and the reason glued on after them ("" if none); None when
+    fewer than two numbers are read (`2,第`: as typed)."""
+    ascii_form, numbers, at = _as_ascii(word), [], 0
+    while at < len(word) and (item := _LIST_ITEM.match(ascii_form, at)) is not None:
+        if (digits := _chinese_number(item["n"])) is None:  # `十十`: no number
+            break
+        numbers.append(str(int(digits)))
+        at = item.end()
+    return (",".join(numbers), word[at:]) if len(numbers) > 1 else None
 
 
 def _unquoted(reason: str) -> str:

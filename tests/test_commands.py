@@ -2515,3 +2515,39 @@ def test_an_edit_changing_the_separator_before_the_number_asks_nothing_again():
     # `- 3`, `: 3`, `， 3` are answered alike (which note?), keyed alike
     assert changed_commands("/notes wrong - 3", "/notes wrong ： 3") == []
     assert changed_commands("/notes wrong , 3 x", "/notes wrong — 3 x") == []
+
+
+# A list is answered by its first number alone, however its numbers are written: keyed by
+# them as digits, whatever separates them (`、`, `，`, `,`) and whichever way they are
+# counted (`二`, `第3条`), with a reason glued on set apart as after a space (`2 2，只是改名`:
+# the notes `2,2`, the reason `只是改名`), so an edit between them asks nothing again
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("2,二", "2,2"),
+        ("2 二", "2 2"),
+        ("2 2，只是改名", "2 2, 只是改名"),
+        ("2,3，只是改名", "2,3 只是改名"),
+        ("2、3", "2,3"),
+        ("2、3，只是改名", "2,3, 只是改名"),
+        ("2、3条", "2,3"),
+        ("第2、3条", "2,3"),
+        ("第2条、第3条", "2,3"),
+        ("二、三", "2,3"),
+        ("1,2：(see 2)", "1,2 (see 2)"),
+    ],
+)
+def test_a_list_is_keyed_by_its_numbers_as_digits_and_its_glued_reason_apart(old, new):
+    (before,), (after,) = (parse_commands(f"/notes wrong {typed}") for typed in (old, new))
+    assert before.key == after.key
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
+
+
+# The same notes with another reason, or other notes, are a new `wrong`
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("2 2，只是改名", "2 2，只是重命名"), ("2、3", "2、4"), ("2,二", "2,三"), ("2,3，x", "2,3")],
+)
+def test_a_list_with_other_notes_or_another_reason_is_a_new_wrong(old, new):
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
