@@ -125,7 +125,7 @@ def pick_note(
     words = _without_emoji(args)
     if not shown:
         return Pick(None, problem=PickProblem.NO_NOTES)
-    words = _reason_quoted(_unbracketed(words))  # first: `9「只是改名」` asks for `9`
+    words = _dash_apart(_reason_quoted(_unbracketed(words)))  # first: `9「只是改名」` asks for `9`
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
     first = words[0] if words else ""
     typed = first.strip()
@@ -213,7 +213,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     without them (`2「只是改名」`, `2 “只是改名”`: `2 只是改名`): they mark where it starts and
     ends, no word of it, and an edit adding or dropping them asks for nothing new."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
-    words = _reason_quoted(_unbracketed(_without_emoji(args)))  # `2「只是改名」`: `2` apart
+    words = _dash_apart(_reason_quoted(_unbracketed(_without_emoji(args))))  # `2「x」`: `2` apart
     typed = " ".join(_list_glued(_ordinal(words)[0]))
     text = _reason([typed])
     head, *rest = text.split(" ")
@@ -478,6 +478,23 @@ def _reason_quoted(words: list[str]) -> list[str]:
     if number is not None and not number["rest"]:
         return [first[:at], first[at:], *words[1:]]
     return words
+
+
+# A note's number with ASCII dashes glued after it and nothing else (as ASCII: `1-`, `1--`,
+# `1)-` of `(1)-`, `１－`): group 1, the dashes
+_DASHED = re.compile(r"#*[0-9]+[.:,)]*(-+)")
+
+
+def _dash_apart(words: list[str]) -> list[str]:
+    """The words with dashes glued after the note's number (`_DASHED`: `1- 2`, `1- only
+    renames`) a word of their own, as typed apart (`1 - 2`: a list; `1 - only renames`: the
+    reason set off): a stray dash, not a flag's (`--enforce-eager`), nor a word with the
+    number (`1-` is no note id), which would make the number the reason's first word."""
+    dashed = _DASHED.fullmatch(_as_ascii(words[0])) if words else None
+    if dashed is None:
+        return words
+    at = dashed.start(1)  # one character for one: `１－` is `1-`
+    return [words[0][:at], words[0][at:], *words[1:]]
 
 
 def _is_number(words: list[str]) -> bool:

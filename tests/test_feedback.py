@@ -2001,3 +2001,34 @@ def test_the_numbers_of_a_pr_handled_at_the_cut_are_kept(tmp_path):
     assert store.prune_numbering(cut, 10, prs) == 1
     assert store.numbering("o/r", 1, "comment:9") == ("vllm-aaaa1111",)
     assert store.numbering("o/r", 2, "comment:9") is None
+
+
+# An ASCII dash glued after a note's number with a space after it (`1- 2`) is a stray dash,
+# as typed apart (`1 - 2`): before a number, a list's (two notes, a range: which note? also
+# with one note shown, where the words would else all be its reason, `1- 2`); before words,
+# what sets the reason off (`1- only renames`); alone, no part of the command (`1-`). Never
+# the note's number read as its reason.
+@pytest.mark.parametrize("typed", ["1- 2", "1-- 2", "(1)- 2", "1)- 2", "１－ ２", "1- 2 - 3"])
+def test_a_number_a_dash_glued_to_it_and_another_are_a_list(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    for shown in (SHOWN[:1], SHOWN):
+        pick = pick_note(command.args, shown)
+        assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH), (typed, shown)
+    assert as_said(command.args) == as_said(["1-2", *typed.split(" ")[2:]])
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [("1-", ""), ("1- only renames", "only renames"), ("1-- 只是改名", "只是改名")],
+)
+def test_a_dash_glued_to_a_note_s_number_sets_its_reason_off(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    for shown in (SHOWN[:1], SHOWN):
+        pick = pick_note(command.args, shown)
+        assert (pick.note_id, pick.reason, pick.problem) == (SHOWN[0], reason, None), shown
+    assert as_said(command.args) == as_said(f"1 {reason}".split())
+
+
+def test_a_number_out_of_range_with_a_dash_glued_to_it_is_named_without_it():
+    pick = pick_note(parse_commands("/notes wrong 9- 2")[0].args, SHOWN[:1])
+    assert (pick.rank, pick.problem) == (9, PickProblem.RANGE)
