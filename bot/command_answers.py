@@ -69,6 +69,7 @@ log = logging.getLogger(__name__)
 def _new_commands(ctx: BotContext, ref: PRRef, source: Source) -> list[Command]:
     """The commands to run: every one of a new comment, those an edit added or changed."""
     caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
+    caps |= dict(topics=tuple(ctx.library.topics.values()))  # a `topic` keyed by its topic
     if source.old_body is not None:
         commands = changed_commands(source.old_body, source.body, ctx.command_word, **caps)
     else:

@@ -12,13 +12,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from bot.commands import Command, Kind, check_word, named_topic
-from bot.comment_prose import is_mark
+from bot.commands import Command, Kind, check_word, name_starts, named_topic, named_topic_in
 from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import QUOTE_PAIRS, Note, Topic, topic_key, topics_by_key
+from bot.notes import Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
 
@@ -241,35 +240,8 @@ def _count_notes(n: int) -> str:
 
 
 def _named_topic(library: Library, text: str) -> Topic | None:
-    """The topic the longest leading part of `text` names, cut at a space or punctuation:
-    the whole (`cuda graphs`), or its start with more words (`rocm please`, `CUDA graphs,
-    thanks`, `cuda-graphs，谢谢`). Longest first: a name with a comma in it
-    (`Sampler, logits processors and reasoning budget`) is read whole."""
-    by_key = topics_by_key(library.topics.values())
-    for start in _starts(text):
-        topic = by_key.get(topic_key(start))
-        if topic is not None:
-            return topic
-    return None
-
-
-# The quotes and brackets that close a name (of bot.notes.QUOTE_PAIRS, the closings that
-# open nothing; `"` may open the next): what follows them is not part of it (`「投机解码」谢谢`:
-# Chinese puts no space after `」`)
-_CLOSING = "".join(c for o, c in QUOTE_PAIRS.items() if c != o)
-
-
-def _starts(text: str) -> list[str]:
-    """The leading parts of `text` that may be a topic's name, longest first: cut where a
-    name may end, at a space, or at sentence punctuation a Chinese writer puts no space
-    after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`), or after its closing
-    quote (`「投机解码」谢谢`)."""
-    cuts = {len(text)} | {
-        i
-        for i in range(1, len(text))
-        if text[i] == " " or is_mark(text[i]) or text[i - 1] in _CLOSING
-    }
-    return [text[:cut] for cut in sorted(cuts, reverse=True)]
+    """The topic the longest leading part of `text` names (`commands.named_topic_in`)."""
+    return named_topic_in(topics_by_key(library.topics.values()), text)
 
 
 _MOST_GUESSES = 3  # more topics holding the words is no guess at all (`kv`, `a`)
@@ -284,7 +256,7 @@ def _guesses(library: Library, text: str) -> list[Topic]:
     names = [
         (t, [topic_key(n) for n in (t.id, t.name_en, t.name_zh)]) for t in library.topics.values()
     ]
-    for start in _starts(text):
+    for start in name_starts(text):
         wanted = topic_key(start)
         found = [t for t, keys in names if wanted and any(wanted in key for key in keys)]
         if found:

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from bot.comment_prose import (
     colon_label,
     command_lines,
     ends_a_sentence,
+    is_mark,
     marks_end,
     opens_a_quote,
     starts_with_marks,
@@ -51,7 +53,7 @@ from bot.config_files import read_config
 from bot.feedback import as_said
 from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
-from bot.notes import BRACKET_PAIRS, topic_key
+from bot.notes import BRACKET_PAIRS, QUOTE_PAIRS, Topic, topic_key, topics_by_key
 from bot.search import query_terms
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
@@ -162,6 +164,9 @@ class Command:
     kind: Kind
     args: tuple[str, ...] = ()
     line: str = ""  # the source line, stripped and capped
+    # a `topic`'s: the id of the topic it names (`named_topic_in`), when the parse was given
+    # the topics; "" for one naming none
+    topic: str = field(default="", compare=False)
 
     @property
     def key(self) -> tuple[str, tuple[str, ...]]:
@@ -174,8 +179,12 @@ class Command:
         a topic's name is keyed as `topic` reads it (`「ROCm」`, `（rocm）`, `#rocm` and `rocm`
         alike), a `wrong`'s note and reason as `pick_note` does (`第2条 — x`, `(2) x` and
         `2 x` alike), its reason without quotes around all of it (`2「x」`: `as_said`), a
-        search's words as it searches them (`search「rocm」` and `search rocm`)."""
+        search's words as it searches them (`search「rocm」` and `search rocm`). A topic the
+        command names is keyed by its id, however it is named (`Prefix caching`, its full
+        name, `前缀缓存与KV缓存管理`, `prefix-caching please`): its reply is that topic's."""
         args = self.args if self.kind.reads_args else ()
+        if self.kind is Kind.TOPIC and self.topic:
+            return (self.kind.value, (topic_key(self.topic),))  # as its id typed is keyed
         if self.kind is Kind.TOPIC:  # the name as `topic` reads it: `「ROCm」`, `（rocm）`, `rocm`
             args = (" ".join(map(_unmarked, named_topic(self.text).split(" "))),)
         elif self.kind is Kind.WRONG:  # `第2条 — 只是改名` is `2 只是改名`
@@ -203,6 +212,38 @@ def named_topic(text: str) -> str:
     label's `:` before it (`#rocm`, `:rocm`) nor the brackets its start opens
     (`unbracketed`: `（rocm）`). For the reply and the command's key alike."""
     return unbracketed(text.lstrip(_TAG_MARKS).lstrip())
+
+
+def named_topic_in(by_key: Mapping[str, Topic], text: str) -> Topic | None:
+    """The topic (of `by_key`: `notes.topics_by_key`) the longest leading part of `text`
+    (`named_topic`) names, cut at a space or punctuation: the whole (`cuda graphs`), or its
+    start with more words (`rocm please`, `CUDA graphs, thanks`, `cuda-graphs，谢谢`).
+    Longest first: a name with a comma in it (`Sampler, logits processors and reasoning
+    budget`) is read whole. For the reply and the command's key alike."""
+    for start in name_starts(text):
+        topic = by_key.get(topic_key(start))
+        if topic is not None:
+            return topic
+    return None
+
+
+# The quotes and brackets that close a name (of bot.notes.QUOTE_PAIRS, the closings that
+# open nothing; `"` may open the next): what follows them is not part of it (`「投机解码」谢谢`:
+# Chinese puts no space after `」`)
+NAME_CLOSING = "".join(c for o, c in QUOTE_PAIRS.items() if c != o)
+
+
+def name_starts(text: str) -> list[str]:
+    """The leading parts of `text` that may be a topic's name, longest first: cut where a
+    name may end, at a space, or at sentence punctuation a Chinese writer puts no space
+    after (`cuda-graphs，谢谢`, `投机解码。谢谢`) or an emoji (`rocm🙏`), or after its closing
+    quote (`「投机解码」谢谢`)."""
+    cuts = {len(text)} | {
+        i
+        for i in range(1, len(text))
+        if text[i] == " " or is_mark(text[i]) or text[i - 1] in NAME_CLOSING
+    }
+    return [text[:cut] for cut in sorted(cuts, reverse=True)]
 
 
 def unbracketed(text: str) -> str:
@@ -389,12 +430,17 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
     return Command(kind, capped, " ".join([head, *capped]))
 
 
-def _all_commands(text: str, word: str, max_arg_chars: int) -> list[Command]:
+def _all_commands(
+    text: str, word: str, max_arg_chars: int, topics: Iterable[Topic] = ()
+) -> list[Command]:
     word = check_word(word)
+    by_key = topics_by_key(topics)
     found: list[Command] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for line in command_lines(text, word, _SUBCOMMANDS):
         cmd = _parse_line(line, word, max_arg_chars)
+        if cmd.kind is Kind.TOPIC and (named := named_topic_in(by_key, named_topic(cmd.text))):
+            cmd = replace(cmd, topic=named.id)  # keyed by the topic, not by how it was named
         if cmd.key not in seen:
             seen.add(cmd.key)
             found.append(cmd)
@@ -402,10 +448,17 @@ def _all_commands(text: str, word: str, max_arg_chars: int) -> list[Command]:
 
 
 def parse_commands(
-    text: str, word: str = "/notes", *, max_commands: int = 5, max_arg_chars: int = 100
+    text: str,
+    word: str = "/notes",
+    *,
+    max_commands: int = 5,
+    max_arg_chars: int = 100,
+    topics: Iterable[Topic] = (),
 ) -> list[Command]:
-    """The commands in a comment, in order, identical ones once, at most max_commands."""
-    return _all_commands(text or "", word, max_arg_chars)[:max_commands]
+    """The commands in a comment, in order, identical ones once, at most max_commands.
+    `topics`: the library's, so that a `topic` is keyed by the topic it names (`Command.key`):
+    every caller whose keys are compared passes the same."""
+    return _all_commands(text or "", word, max_arg_chars, topics)[:max_commands]
 
 
 def changed_commands(
@@ -415,12 +468,14 @@ def changed_commands(
     *,
     max_commands: int = 5,
     max_arg_chars: int = 100,
+    topics: Iterable[Topic] = (),
 ) -> list[Command]:
     """For an edited comment: the commands of new_text that old_text did not have.
 
     Fixing a typo elsewhere in a comment must not run its commands again; adding
     or changing a command line runs just that command.
     """
-    old = {c.key for c in _all_commands(old_text or "", word, max_arg_chars)}
-    new = _all_commands(new_text or "", word, max_arg_chars)
+    topics = tuple(topics)  # read twice
+    old = {c.key for c in _all_commands(old_text or "", word, max_arg_chars, topics)}
+    new = _all_commands(new_text or "", word, max_arg_chars, topics)
     return [c for c in new if c.key not in old][:max_commands]

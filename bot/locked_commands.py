@@ -372,9 +372,10 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     text), still has: one its edit took out is taken back, and one it added is its own
     event's (whose `from` is the kept text), so those it left as they were are run at the
     unlock (`Source.still`), and no other."""
-    word = ctx.command_word
-    still = {c.key for c in parse_commands(now, word)}
-    return {c.key for c in changed_commands(kept.old_body, kept.body, word)} & still
+    word, topics = ctx.command_word, tuple(ctx.library.topics.values())  # keyed as run
+    still = {c.key for c in parse_commands(now, word, topics=topics)}
+    changed = changed_commands(kept.old_body, kept.body, word, topics=topics)
+    return {c.key for c in changed} & still
 
 
 def _as_said(kept: Kept, still: str | None = None, word: str = "/notes") -> dict[str, Any]:

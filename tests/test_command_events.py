@@ -650,6 +650,28 @@ def test_an_edit_taking_the_quotes_off_a_topics_name_answers_nothing_again(live)
     assert len(replies(fake)) == 2
 
 
+# kills: bot/commands.py:Command.key (hand) a topic keyed by its spelling, not the topic it
+#   names: an edit switching between its id, its short name, its full name and its Chinese
+#   name (or words after the name, which the reply does not read) answered the same topic again
+def test_an_edit_naming_the_same_topic_by_another_name_answers_nothing_again(live):
+    client, rt, fake = live
+    c = say(client, rt, fake, "/notes topic Prefix caching")
+    assert len(replies(fake)) == 1
+    for typed in [
+        "prefix-caching",
+        "Prefix caching and KV cache manager",
+        "前缀缓存与 KV 缓存管理",
+        "前缀缓存与KV缓存管理，谢谢",
+        "prefix caching please",
+    ]:
+        edit(client, rt, fake, c, f"/notes topic {typed}")
+        assert len(replies(fake)) == 1, f"the same topic was answered again for {typed!r}"
+    edit(client, rt, fake, c, "/notes topic KV connector")  # another topic: answered
+    assert len(replies(fake)) == 2
+    edit(client, rt, fake, c, "/notes topic 前缀缓存")  # names no topic (a guess): answered
+    assert len(replies(fake)) == 3
+
+
 # kills: bot/commands.py:Command.key (hand) a search's words keyed as typed: editing `/notes
 #   search「前缀缓存」` into `/notes search 前缀缓存` searched again (review r32f)
 def test_an_edit_taking_the_quotes_off_a_searchs_words_answers_nothing_again(live):

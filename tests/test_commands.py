@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot import command_replies, commands, comment_prose, feedback, notes, search
+from bot import commands, comment_prose, feedback, notes, search
 from bot.command_policy import Decision, most_writes
 from bot.commands import (
     Command,
@@ -21,6 +21,7 @@ from bot.commands import (
 )
 from bot.comment_prose import BLANKS, command_lines, is_symbol
 from bot.flood_control import FloodControl
+from bot.library import load_library
 from tests.test_flood_control import FakeClock
 
 
@@ -2445,7 +2446,7 @@ _OLD_REPLY_CLOSING = "”’」』】》"
 
 def test_the_search_s_and_the_reply_s_quotes_are_as_before():
     assert set(search._PHRASE_QUOTES) == set(_OLD_PHRASE_QUOTES) - {"＂＂"}
-    assert command_replies._CLOSING == _OLD_REPLY_CLOSING
+    assert commands.NAME_CLOSING == _OLD_REPLY_CLOSING
     old_phrase = "|".join(f"{o}[^{c}]+{c}" for o, c in _OLD_PHRASE_QUOTES)
     old_term = re.compile(rf"(?:{old_phrase})[^\s,;、]*|[^\s,;、]+")
     old_marks = frozenset("".join(_OLD_PHRASE_QUOTES) + ",;、")
@@ -2458,7 +2459,7 @@ def test_the_search_s_and_the_reply_s_quotes_are_as_before():
                     f if len(f := search.fold(c)) == 1 and f in old_marks else c for c in text
                 )
                 assert search._marks_folded(text) == marked, text
-                assert command_replies._starts(text + "y") == _old_starts(text + "y"), text
+                assert commands.name_starts(text + "y") == _old_starts(text + "y"), text
 
 
 def _old_starts(text: str) -> list[str]:
@@ -2551,3 +2552,37 @@ def test_a_list_is_keyed_by_its_numbers_as_digits_and_its_glued_reason_apart(old
 def test_a_list_with_other_notes_or_another_reason_is_a_new_wrong(old, new):
     (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
     assert changed.line == f"/notes wrong {new}"
+
+
+# A `topic` given the library's topics is keyed by the topic it names, as its reply is that
+# topic's: its id, short name, full name, Chinese name and words after the name alike
+_TOPICS = tuple(load_library().topics.values())
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "prefix-caching",
+        "Prefix caching and KV cache manager",
+        "前缀缓存与 KV 缓存管理",
+        "「前缀缓存与KV缓存管理」，谢谢",
+        "#prefix_caching please",
+    ],
+)
+def test_a_topic_is_keyed_by_the_topic_it_names_not_its_spelling(new):
+    old = "/notes topic Prefix caching"
+    assert changed_commands(old, f"/notes topic {new}", topics=_TOPICS) == []
+    (one,) = parse_commands(f"{old}\n/notes topic {new}", topics=_TOPICS)  # one reply
+    assert one.topic == "prefix-caching"
+
+
+def test_a_topic_naming_another_topic_or_none_is_a_new_command():
+    old = "/notes topic Prefix caching"
+    for new in ["KV connector", "前缀缓存", "prefix"]:  # another topic; no topic's name
+        (changed,) = changed_commands(old, f"/notes topic {new}", topics=_TOPICS)
+        assert changed.line == f"/notes topic {new}"
+    (unknown,) = parse_commands("/notes topic frobnicate", topics=_TOPICS)
+    assert unknown.topic == "" and unknown.key == ("topic", ("frobnicate",))
+    # without the topics, as spelt (the bench, a caller with no library)
+    assert changed_commands(old, "/notes topic 前缀缓存与 KV 缓存管理") != []
+    assert changed_commands("/notes topic cuda graphs", "/notes topic CUDA-graphs") == []
