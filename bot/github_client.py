@@ -132,6 +132,7 @@ class GitHubClient:
             app_id=app_id,
             private_key=private_key,
             token=token,
+            address_by_id=self._by_id,
             timeout=timeout,
             user_agent=user_agent,
             seconds_between_requests=seconds_between_requests,

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import requests
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -60,6 +60,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# a repository as the installation caches know it: its name, and its id when calls go by id
+RepoKey = tuple[str, int | None]
 # How long a permission a new token was refused is not minted for again (no installation
 # event since): the first refusal after it mints a new token, as any first refusal does
 REFUSAL_KEPT = timedelta(minutes=15)
@@ -143,6 +145,7 @@ class GitHubSessions:
         app_id: int | str | None,
         private_key: str | None,
         token: str | None,
+        address_by_id: bool,
         timeout: int,
         user_agent: str,
         seconds_between_requests: float,
@@ -155,6 +158,7 @@ class GitHubSessions:
     ):
         self._calls = calls
         self._retry = retry
+        self._by_id = address_by_id  # REVIEW_NOTES_ADDRESS_REPOS_BY=id: the lookup too
         base_url = base_url.rstrip("/")
         self._prefix = urlsplit(base_url).path
         self._options = dict(
@@ -172,9 +176,10 @@ class GitHubSessions:
         self.app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
         self._mint_locks: dict[int, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
-        self._repo_installations: dict[str, int] = {}
+        # keyed by `_repo_key`: two repositories may have had one name
+        self._repo_installations: dict[RepoKey, int] = {}
         # (repository, installation a delivery names) -> the one a 404 under it found it in
-        self._moves: dict[tuple[str, int], int] = {}
+        self._moves: dict[tuple[RepoKey, int], int] = {}
         # (installation, permission) -> clock time a new token was refused it
         self._refusals: dict[tuple[int, str], float] = {}
         # bumped by each installation event: a token or lookup fetched across one is
@@ -404,7 +409,7 @@ class GitHubSessions:
         with self._lock:
             before = self._forgotten
             if installation_id != named:  # under where it was found before: ask afresh
-                self._repo_installations.pop(ref.repo, None)
+                self._repo_installations.pop(self._repo_key(ref), None)
         try:
             current = self._installation_of(replace(ref, installation_id=None))
         except GitHubError as lookup:
@@ -415,7 +420,7 @@ class GitHubSessions:
             raise err from lookup
         with self._lock:
             if self._forgotten == before:  # else found across an installation event: once
-                self._moves[(ref.repo, named)] = current
+                self._moves[(self._repo_key(ref), named)] = current
         if current == installation_id:
             raise err
         log.info("%s left installation %s for %s", ref.repo, installation_id, current)
@@ -428,7 +433,7 @@ class GitHubSessions:
         if ref.installation_id is None:
             return ref
         with self._lock:
-            found = self._moves.get((ref.repo, int(ref.installation_id)))
+            found = self._moves.get((self._repo_key(ref), int(ref.installation_id)))
         return ref if found is None else replace(ref, installation_id=found)
 
     def forget_installation(self, change: InstallationChange) -> None:
@@ -440,12 +445,12 @@ class GitHubSessions:
             self._grants.pop(change.installation_id, None)
             for key in [k for k in self._refusals if k[0] == change.installation_id]:
                 del self._refusals[key]
-            for repo, installation_id in list(self._repo_installations.items()):
-                if installation_id == change.installation_id or repo in change.repos:
-                    del self._repo_installations[repo]
-            for (repo, named), installation_id in list(self._moves.items()):
-                if change.installation_id in (named, installation_id) or repo in change.repos:
-                    del self._moves[(repo, named)]
+            for key, installation_id in list(self._repo_installations.items()):
+                if installation_id == change.installation_id or key[0] in change.repos:
+                    del self._repo_installations[key]
+            for (key, named), installation_id in list(self._moves.items()):
+                if change.installation_id in (named, installation_id) or key[0] in change.repos:
+                    del self._moves[(key, named)]
 
     def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
         """The PR's installation and its token. An installation named by the delivery
@@ -458,7 +463,7 @@ class GitHubSessions:
             if err.status != 404 or ref.installation_id is None:
                 raise
             with self._lock:  # a lookup cached before the reinstall is stale too
-                self._repo_installations.pop(ref.repo, None)
+                self._repo_installations.pop(self._repo_key(ref), None)
             current = self._installation_of(replace(ref, installation_id=None))
             if current == installation_id:
                 raise
@@ -469,18 +474,16 @@ class GitHubSessions:
         if ref.installation_id is not None:
             return int(ref.installation_id)  # PyGithub and the cache want an int
         with self._lock:
-            known = self._repo_installations.get(ref.repo)
+            known = self._repo_installations.get(self._repo_key(ref))
             before = self._forgotten
         if known is not None:
             return known
-        owner, name = ref.repo.split("/", 1)
         integration = self.integration
         assert integration is not None
+        path = self._lookup_path(ref)
+        what = f"find the installation on {ref.repo}"
         try:
-            found = self.as_app(
-                f"find the installation on {ref.repo}",
-                lambda: integration.get_repo_installation(owner, name).id,
-            )
+            found = self.as_app(what, lambda: _installation_id(integration, path, what))
         except GitHubError as err:
             if err.status != 404:
                 raise
@@ -494,8 +497,25 @@ class GitHubSessions:
             ) from err
         with self._lock:
             if self._forgotten == before:
-                self._repo_installations[ref.repo] = found
+                self._repo_installations[self._repo_key(ref)] = found
         return found
+
+    def _repo_key(self, ref: PRRef) -> RepoKey:
+        """What the lookups and moves are kept under: the repository's name, and its id
+        when calls go by id (a name taken since is another repository's, in another
+        installation maybe: where one was found is not the other's)."""
+        return (ref.repo, ref.repo_id if self._by_id else None)
+
+    def _lookup_path(self, ref: PRRef) -> str:
+        """Where GitHub is asked which installation holds `ref`'s repository: by its id
+        when calls go by id. By name, a late delivery of a repository moved to another
+        installation, whose old name another repository has taken since, gets that
+        repository's installation: its calls there, by id, are refused (404, or a
+        public one's writes 403), and it failed."""
+        if self._by_id and ref.repo_id is not None:
+            return f"/repositories/{ref.repo_id}/installation"
+        owner, name = ref.repo.split("/", 1)
+        return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}/installation"
 
     def _grant(self, installation_id: int) -> _Grant:
         """The installation's token, minted when there is none or it expires soon."""
@@ -617,6 +637,15 @@ def _identity(key: int | str) -> str:
 # comment "created" with no id, nothing posted. Each hop is a counted call.
 MOVES = (307, 308)
 MAX_MOVES = 3
+
+
+def _installation_id(integration: GithubIntegration, path: str, what: str) -> int:
+    """The id of the installation GitHub answers `path` with (a JWT call)."""
+    _, data = integration.requester.requestJsonAndCheck("GET", path)
+    found = data.get("id") if isinstance(data, dict) else None
+    if type(found) is not int:
+        raise GitHubError(f"GitHub {what}: a malformed answer: id")
+    return found
 
 
 def _follow_moves(requester: Requester) -> None:

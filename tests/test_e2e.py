@@ -20,7 +20,7 @@ import pytest
 
 from bot.markers import MARKER
 from bot.prstate import held_name
-from tests.fake_github import DEFAULT_REPO, FakeFile, Fault
+from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeFile, Fault
 from tests.webhook_kit import (
     BOT,
     HEAD,
@@ -615,6 +615,38 @@ def test_a_late_delivery_under_a_name_taken_since_edits_its_own_comment_by_id(
         assert own.id == first.id and own.body != shown
         state = rt.ctx.prs.get(DEFAULT_REPO, N)
         assert (state.comment_id, state.opted_out) == (first.id, False)
+
+
+# r42h: the same late delivery, its repository moved to an account where the App has
+# another installation (2002), the installation it names (1001) holding the repository
+# that took the name: its calls by id under 1001 were refused (404), and the installation
+# looked up by the name was that repository's, 1001 again: the delivery failed. Looked up
+# by the id, it is 2002, and the delivery edits its own comment through it.
+def test_a_late_delivery_moved_to_another_installation_under_a_name_taken_since_edits_its_own(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (first,) = ours(fake)
+        shown = first.body
+        _name_taken(fake, elsewhere, updated_at=at(1))
+        fake._installations[DEFAULT_INSTALLATION_ID].repos.discard(elsewhere)
+        fake.add_installation(2002, [elsewhere])
+        fake.clear_requests()
+        late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
+        assert late["installation"]["id"] == DEFAULT_INSTALLATION_ID
+        assert post(client, "pull_request", late, delivery="late").status_code == 202
+        drain(rt)
+        assert rt.queue.get("late").state == "done", rt.queue.get("late").last_error
+        (own,) = ours(fake, repo=elsewhere)
+        assert own.id == first.id and own.body != shown
+        assert fake.calls("POST", "/app/installations/2002/access_tokens")
+        assert fake.calls(path=f"/repos/{DEFAULT_REPO}/*") == [] and ours(fake) == []
+        (lookup,) = fake.calls("GET", "/repos/*/installation")
+        assert (lookup.path, lookup.by_id) == (f"/repos/{elsewhere}/installation", True)
 
 
 # r41j: a payload without `repository.id` (a hand-made one, one queued by an older

@@ -1383,6 +1383,85 @@ def test_where_a_lookup_across_an_installation_event_found_a_repository_is_used_
     assert [r.status for r in files] == [404, 200, 404, 200]
 
 
+# r42h: the repository moved to 2002 and another took its old name in 1001, the
+# installation the late delivery names (or none named: a hand-made payload): the call
+# under 1001 by id is refused (404; public: its write 403), and the installation was
+# looked up by the old name, GitHub's answer the other repository's, 1001 again: the
+# delivery failed. Looked up by the id, it is the one that holds the repository, 2002.
+@pytest.mark.parametrize("public", [False, True], ids=["private", "public"])
+@pytest.mark.parametrize("named", [DEFAULT_INSTALLATION_ID, None], ids=["named", "unnamed"])
+def test_a_repository_moved_to_another_installation_under_a_name_taken_since_is_found_by_id(
+    fake_github, make_github_client, public, named
+):
+    _transferred(fake_github)
+    moved = fake_github.add_repo(MOVED)
+    moved.public = public
+    fake_github.take_name(DEFAULT_REPO)  # in 1001
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["b.py"])
+    ref = dataclasses.replace(PR, installation_id=named, repo_id=moved.id)
+    client = make_github_client()
+    assert client.list_files(ref) == ["a.py"]
+    client.create_comment(ref, "notes")
+    (made,) = fake_github.comments(MOVED, 7)
+    assert (made.body, made.user.installation_id) == ("notes", 2002)
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
+    (lookup,) = fake_github.calls("GET", "/repos/*/installation")
+    assert (lookup.path, lookup.by_id) == (f"/repos/{MOVED}/installation", True)
+
+
+# r42h: where a late delivery found its repository moved (2002) is its repository's, not
+# its name's: a delivery of the repository that took the name, naming 1001 too, was
+# sent to 2002 first; public, its write was refused there twice (a new token minted
+# between), 2002 was kept as refused that permission, and its installation asked again.
+def test_where_a_repository_was_found_moved_is_not_taken_for_the_one_under_its_old_name(
+    fake_github, make_github_client
+):
+    _transferred(fake_github)
+    moved = fake_github.add_repo(MOVED)
+    taken = fake_github.take_name(DEFAULT_REPO)  # in 1001
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["b.py"])
+    moved.public = taken.public = True
+    client = make_github_client()
+    client.create_comment(dataclasses.replace(PR, repo_id=moved.id), "moved")
+    fake_github.clear_requests()
+    client.create_comment(dataclasses.replace(PR, repo_id=taken.id), "taken")
+    client.create_comment(dataclasses.replace(PR, repo_id=moved.id), "moved again")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["taken"]
+    assert [c.body for c in fake_github.comments(MOVED, 7)] == ["moved", "moved again"]
+    assert [r.status for r in fake_github.calls("POST", "/repos/*/comments")] == [201, 201]
+    assert fake_github.calls("GET", "/repos/*/installation") == []
+
+
+# kills: bot/github_sessions.py:_installation_id an answer without an integer id taken
+#        for an installation's (the check deleted): its token minted for `None`
+@pytest.mark.parametrize("body", [{"account": {"login": "vllm-org"}}, {"id": "2002"}, [2002]])
+def test_an_installation_answer_without_an_integer_id_is_an_error(
+    fake_github, make_github_client, body
+):
+    repo = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/installation", Fault(status=200, body=body))
+    ref = PRRef(DEFAULT_REPO, 7, None, repo_id=repo.id)
+    with pytest.raises(GitHubError, match="find the installation on .*: a malformed answer: id"):
+        make_github_client().list_files(ref)
+    assert fake_github.calls("POST", TOKENS) == []
+
+
+# r42h: REVIEW_NOTES_ADDRESS_REPOS_BY=name sends every call by the name, the lookup too
+def test_a_client_set_to_address_by_name_looks_the_installation_up_by_the_name(
+    fake_github, make_github_client
+):
+    _transferred(fake_github)
+    ref = dataclasses.replace(PR, repo_id=fake_github.add_repo(MOVED).id)
+    assert make_github_client(address_repos_by="name").list_files(ref) == ["a.py"]
+    lookups = fake_github.calls("GET", "/repos/*/installation")
+    assert [(r.path, r.status) for r in lookups] == [
+        (f"/repos/{DEFAULT_REPO}/installation", 301),  # GitHub's redirect of the old name
+        (f"/repos/{MOVED}/installation", 200),
+    ]
+    assert not any(r.by_id for r in fake_github.requests)
+
+
 def test_a_permission_asked_after_a_transfer_is_the_new_installation_s_answer(
     fake_github, make_github_client
 ):
