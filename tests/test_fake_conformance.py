@@ -856,3 +856,43 @@ def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_mo
     refused = write()
     assert refused.status_code == 403 and "Retry-After" not in refused.headers
     assert len(fake_github.comments(DEFAULT_REPO, 7)) == 5 and limit.refused == 4
+
+
+# r42h: GitHub answers an installation's token only for the repositories the installation
+# holds, asked by id (/repositories/{id}/...) as by name: a private one it does not hold
+# is not found, a public one is read but not written ("not accessible by integration").
+# The bot's writes by id lean on it: a late delivery under a token of the wrong
+# installation is refused, never run on that installation's repository. The App's JWT
+# finds the installation holding a repository by its id, as go-github's
+# FindRepositoryInstallationByID asks.
+def test_fake_refuses_a_repository_by_id_to_an_installation_not_holding_it(fake_github, app_key):
+    fake = fake_github
+    fake.add_installation(2002, ["acme/other"])
+    theirs = fake.add_repo("acme/other")
+    fake.add_pull("acme/other", 1, files=["b.py"])
+    token = _mint(fake, app_key.private_pem).json()["token"]  # installation 1001's
+    by_id = f"{fake.base_url}/repositories/{theirs.id}"
+
+    def answer(method: str, path: str, auth: str, **body: str) -> requests.Response:
+        headers = {"Authorization": auth}
+        return requests.request(method, by_id + path, json=body, headers=headers, timeout=5)
+
+    mine = f"token {token}"
+    assert answer("GET", "/pulls/1", mine).status_code == 404
+    assert answer("POST", "/issues/1/comments", mine, body="notes").status_code == 404
+    theirs.public = True
+    assert answer("GET", "/pulls/1", mine).status_code == 200
+    refused = answer("POST", "/issues/1/comments", mine, body="notes")
+    assert refused.status_code == 403
+    assert refused.json()["message"] == "Resource not accessible by integration"
+    assert fake.comments("acme/other", 1) == []
+    app = f"Bearer {_jwt_with(app_key.private_pem)}"
+    assert answer("GET", "/installation", app).json()["id"] == 2002
+    assert answer("GET", "/installation", mine).status_code == 401  # the JWT's route
+    own = fake.add_repo(DEFAULT_REPO).id
+    asked = requests.get(
+        f"{fake.base_url}/repositories/{own}/installation",
+        headers={"Authorization": app},
+        timeout=5,
+    )
+    assert asked.json()["id"] == DEFAULT_INSTALLATION_ID
