@@ -8,9 +8,13 @@ Signed webhook -> queue -> worker -> GitHubClient -> fake GitHub (tests/command_
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+from bot.command_reactions import Reactions
 from bot.commands import CommandConfig
+from bot.github_port import GitHubError, PRRef, rate_limit_wait
 from tests.command_kit import (
     AUTHOR,
     INSTANT,
@@ -28,7 +32,7 @@ from tests.command_kit import (
     sticky_writes,
     tune,
 )
-from tests.fake_github import DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -237,3 +241,40 @@ def test_a_reaction_github_answered_with_a_failure_keeps_its_write(live):
     drain(rt)
     assert reactions(fake, c) == {"eyes"} and len(replies(fake)) == 1
     assert flood.installation_writes.left(1001) == full - 3  # 👀, the reply, the 👍 tried
+
+
+# --- review 'r42g' ---
+
+
+class _Clock:
+    """The client's clock, moved by the test (one thread: no sleep is waited out)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_reactions_rate_limited_with_different_waits_put_the_delivery_back_for_the_longest(
+    fake_github, make_github_client
+):
+    """Each reaction met its own rate limit, the pause of one over before the next was
+    tried: the delivery goes back for the longest wait, the middle one here (not the
+    first, not the last, not the shortest), when every reaction's limit is over."""
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    t = _Clock()
+    client = make_github_client(clock=lambda: t.now, sleep=t.sleep)
+    reacting = Reactions(
+        SimpleNamespace(github=client), PRRef(DEFAULT_REPO, N, DEFAULT_INSTALLATION_ID)
+    )
+    for wait in (30, 90, 60):
+        c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+        fake.inject("POST", REACTIONS, Fault.too_many_requests(retry_after=wait))
+        reacting.add(c.id, "eyes")
+        t.now += wait + 1  # this limit is over: the next reaction is sent
+    assert [rate_limit_wait(e) for e in reacting.limited] == [30, 90, 60]
+    with pytest.raises(GitHubError) as raised:
+        reacting.check()
+    assert rate_limit_wait(raised.value) == 90
