@@ -51,6 +51,7 @@ from tests.webhook_kit import (
     make_settings,
     ours,
     post,
+    run_again,
     serving,
     title_with_one_more_note,
     wait_until,
@@ -151,8 +152,12 @@ def test_a_deletion_sent_again_changes_nothing_more_and_an_on_said_after_it_stan
     say_after(client, rt, fake, "/notes on")
     again = sticky(fake)
     assert again is not None and again.id != c.id and not state(rt).opted_out
-    # GitHub's redelivery of the deletion (its id again): answered, not run
+    # GitHub's redelivery of the deletion (its id again): refused as a duplicate, not run
     assert deleted(client, rt, fake, c, delivery="del-1")["status"] == "duplicate"
+    # run a second time (its retry): the `on` said after it still stands
+    run_again(rt, "del-1")
+    assert ours(fake) == [again] and state(rt).comment_id == again.id
+    assert not state(rt).opted_out
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     assert ours(fake) == [again] and state(rt).comment_id == again.id
     assert not state(rt).opted_out

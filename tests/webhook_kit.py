@@ -123,6 +123,19 @@ def drain(rt: Runtime, timeout: float = 20.0) -> None:
     assert wait_idle(rt.queue, timeout), f"queue did not drain: {rt.queue.counts()}"
 
 
+def run_again(rt: Runtime, delivery_id: str) -> None:
+    """Run a delivery that ran once a second time, as GitHub's answers lost after its
+    writes make it (the run fails, `review-notes retry` runs it again, as received).
+    The intake refuses GitHub's redelivery (the same X-GitHub-Delivery) and a copy of a
+    comment's body, before any handler: a check that a second run changes nothing must
+    run it so, or it passes whatever the handler does."""
+    assert rt.queue.get(delivery_id).state == "done"
+    rt.queue.fail(delivery_id, "its answers lost after its writes (the test's)")
+    assert rt.queue.retry([delivery_id]) == [delivery_id]
+    drain(rt)
+    assert rt.queue.get(delivery_id).state == "done"
+
+
 def deliver_pr(client: TestClient, rt: Runtime, timeout: float = 20.0, **kw: Any) -> dict:
     """Post a `pull_request` built from `kw`, expect it queued, wait until it is done."""
     r = post(client, "pull_request", pr_payload(**kw))
