@@ -364,7 +364,8 @@ class GitHubClient:
         def op(gh: Github) -> str | None:
             issue = self._repo_of(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
-            if comment is None or not self._edit(ref, comment, text):
+            # their words already shown (written back by a run before this one): no write
+            if comment is None or comment.body == text or not self._edit(ref, comment, text):
                 return None
             return _as_github_time(comment.updated_at) or ""
 

@@ -65,6 +65,7 @@ from tests.webhook_kit import (
     make_settings,
     ours,
     post,
+    run_again,
     serving,
     title_with_one_more_note,
     wait_until,
@@ -218,9 +219,9 @@ def test_a_rewrite_our_edit_in_flight_wrote_over_gets_its_text_back(served, capl
     )
     assert fake.comment(c.id).body == THEIRS
     assert state(rt).opted_out and state(rt).comment_id is None
-    # the event sent again: their text shows, nothing is written
+    # its delivery run again: their text shows, nothing is written
     patches = len(fake.calls("PATCH"))
-    sent(client, rt, made[0])
+    run_again(rt, answer["delivery"])
     assert len(fake.calls("PATCH")) == patches and fake.comment(c.id).body == THEIRS
     # theirs now: `/notes on` said after it posts a new comment, never edits theirs
     say_after(client, rt, fake, "/notes on")
