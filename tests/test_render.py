@@ -123,6 +123,13 @@ def note(i: int = 1, *, trusted: bool = True, **kw) -> Note:
     return Note(**data) if trusted else Note.model_construct(**data)
 
 
+def matched(number: int, title: str, *files: str) -> MatchResult:
+    """What the matcher finds for vllm-project/vllm PR `number`, its title and files."""
+    return match_pr(
+        PRFacts("vllm-project/vllm", number, title, files=files), LIB, load_match_config()
+    )
+
+
 def result(*notes: Note, reasons: tuple[str, ...] = ("title mentions 'EAGLE'",)) -> MatchResult:
     matches = tuple(Match(n, 10.0 - i, reasons) for i, n in enumerate(notes))
     return MatchResult(matches, ("spec-decode",))
@@ -474,13 +481,12 @@ def test_code_spans_in_curated_text_stay_code():
 
 
 def test_verbose_lists_bare_topics_with_their_evidence_from_the_matcher():
-    facts = PRFacts(
-        repo="vllm-project/vllm",
-        number=1,
-        title="[Frontend] Stream tool calls from the OpenAI-compatible API server",
-        files=("vllm/entrypoints/openai/serving_chat.py", "vllm/tool_parsers/hermes.py"),
+    res = matched(
+        1,
+        "[Frontend] Stream tool calls from the OpenAI-compatible API server",
+        "vllm/entrypoints/openai/serving_chat.py",
+        "vllm/tool_parsers/hermes.py",
     )
-    res = match_pr(facts, LIB, load_match_config())
     bare = res.topics_without_notes
     if not bare:
         pytest.skip("every topic this PR hits has a note now")
@@ -594,13 +600,11 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
 def test_full_guidance_link_says_the_guidance_is_in_chinese():
     # "[full guidance](...)" opens a page whose guidance is Chinese only, and nothing
     # said so: an English reader clicked expecting more English than the summary
-    facts = PRFacts(
-        repo="vllm-project/vllm",
-        number=60001,
-        title="[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path",
-        files=("vllm/v1/core/kv_cache_coordinator.py",),
+    result = matched(
+        60001,
+        "[Bugfix][Spec Decode] Keep EAGLE cache registration on the partial-hash-hit path",
+        "vllm/v1/core/kv_cache_coordinator.py",
     )
-    result = match_pr(facts, LIB, load_match_config())
     body = render(result, LIB, opts=OPTS)
     links = re.findall(r"\[([^\]]*guidance[^\]]*)\]\(https://notes\.example\.org/notes/", body)
     assert links and set(links) == {"full guidance (Chinese)"}, body
@@ -682,10 +686,7 @@ def test_a_lone_word_the_title_shares_with_the_notes_title_is_left_to_why_mode()
     # title"), and the last line read "title shares 'Keep' with this note's title": a
     # common word, as a reviewer reads it, counted as evidence (PR 53155 got "'default'")
     title = "[Core] Keep prefix-cache hits for EAGLE after preemption"
-    files = ("vllm/v1/core/kv_cache_coordinator.py",)
-    res = match_pr(
-        PRFacts("vllm-project/vllm", 60001, title, files=files), LIB, load_match_config()
-    )
+    res = matched(60001, title, "vllm/v1/core/kv_cache_coordinator.py")
     lone = "title shares 'Keep' with this note's title"
     assert lone in res.matches[0].reasons  # the matcher still counts it ...
     assert lone not in render(res, LIB, opts=OPTS)  # ... the comment leaves it to why mode
@@ -707,14 +708,15 @@ def test_a_reason_names_a_topic_by_its_short_name_under_the_topics_line():
     # each reason under it said a long name over again: "changes tests/distributed/
     # test_elastic_ep.py (a path of this note; topics: Elastic EP scaling, Expert
     # parallelism and elastic EP)", then "(topic: Expert parallelism and elastic EP)" twice
-    files = (
+    res = matched(
+        44987,
+        "[XPU] Enable XPU eplb",
         "tests/conftest.py",
         "tests/distributed/eplb_utils.py",
         "tests/distributed/test_elastic_ep.py",
         "tests/distributed/test_eplb_algo.py",
     )
-    facts = PRFacts("vllm-project/vllm", 44987, "[XPU] Enable XPU eplb", files=files)
-    body = render(match_pr(facts, LIB, load_match_config()), LIB, opts=OPTS)
+    body = render(res, LIB, opts=OPTS)
     assert "Topics: Elastic EP scaling, Expert parallelism and elastic EP, ROCm platform" in body
     assert (
         "- changes `tests/distributed/test_elastic_ep.py` (a path of this note;"
@@ -749,13 +751,11 @@ def test_a_notes_one_topic_is_not_said_again_after_a_reason_of_its_own():
     # note, whose "Topics:" line names that one topic; its title line read "title mentions
     # 'EC connector' (also in this note's title; topic: EC connector)", the topic said a
     # third time where the note's title already says why the line counts
-    title = "[XPU] Support EC connector KV Offloading on XPU"
-    files = (
+    res = matched(
+        49532,
+        "[XPU] Support EC connector KV Offloading on XPU",
         "tests/v1/ec_connector/unit/test_ec_cpu_connector.py",
         "vllm/distributed/ec_transfer/ec_connector/cpu/worker/descriptor_buffers.py",
-    )
-    res = match_pr(
-        PRFacts("vllm-project/vllm", 49532, title, files=files), LIB, load_match_config()
     )
     (match,) = res.matches
     said = "title mentions 'EC connector' (also in this note's title"
@@ -780,13 +780,11 @@ def test_a_lone_name_the_title_shares_with_the_notes_title_stays_in_the_short_co
     # "Pick the DeepSeek V4 eager CUDA-graph region ..." and its last line, "title shares
     # 'DeepSeek' with this note's title", was left to why mode as 'Keep' is: by the line's
     # shape, though a model both titles name is what a reviewer reads as the resemblance
-    title = "DeepSeekV4-Pro enable cuda graph full and piecewise mode"
-    files = (
+    res = matched(
+        42604,
+        "DeepSeekV4-Pro enable cuda graph full and piecewise mode",
         "vllm/model_executor/layers/mhc.py",
         "vllm/v1/attention/backends/mla/rocm_aiter_mla_sparse_dsv4.py",
-    )
-    res = match_pr(
-        PRFacts("vllm-project/vllm", 42604, title, files=files), LIB, load_match_config()
     )
     named = "title shares 'DeepSeek' with this note's title"
     assert any(named in m.reasons for m in res.matches), [m.reasons for m in res.matches]
@@ -816,8 +814,7 @@ def test_a_lone_word_in_capitals_is_a_name_only_where_the_note_writes_it_as_one(
     # title", stayed in the short comment as a name would: by its capitals alone, though
     # the note writes "sparse-MLA", a plain word beside the acronym. 'KV' against a note
     # writing only `KVOutputAggregator` read the same (PR 49532).
-    title = "[Attention][DSA] support dcp for FLASHINFER_MLA_SPARSE"
-    res = match_pr(PRFacts("vllm-project/vllm", 46076, title), LIB, load_match_config())
+    res = matched(46076, "[Attention][DSA] support dcp for FLASHINFER_MLA_SPARSE")
     lone = "title shares 'SPARSE' with this note's title"
     assert lone in res.matches[0].reasons, res.matches[0].reasons
     body = render(res, LIB, opts=OPTS)
@@ -944,13 +941,7 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
 def test_a_topic_hit_with_no_note_is_named_without_brackets_in_brackets():
     """Found by review 'r40g': why mode named a topic with no note "Model runner (V1 / V2)
     (Model Runner（V1 / V2）)", its Chinese name's brackets inside the brackets holding it."""
-    facts = PRFacts(
-        repo="vllm-project/vllm",
-        number=1,
-        title="[Model Runner V2] Fix input batch",
-        files=("vllm/v1/worker/gpu_model_runner.py",),
-    )
-    res = match_pr(facts, LIB, load_match_config())
+    res = matched(1, "[Model Runner V2] Fix input batch", "vllm/v1/worker/gpu_model_runner.py")
     assert [t.topic.id for t in res.topics_without_notes] == ["model-runner"]
     body = render(res, LIB, opts=RenderOptions(verbose=True))
     assert "\n- Model runner (V1 / V2) (Model Runner): changes " in body, body
