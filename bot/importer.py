@@ -33,7 +33,7 @@ from bot.note_files import (
     parse_toml,
     split_front_matter,
 )
-from bot.notes import REPO_PATTERN, Note, derive_verdict, note_id, title_control
+from bot.notes import REPO_PATTERN, Note, control_character, derive_verdict, note_id
 from bot.toml_lines import comments, scan
 
 
@@ -97,8 +97,8 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
         if len(t_lines) != 1:
             msg = f"a title is one line, found {len(t_lines)}; is a blank line missing after it?"
             problems.append(Problem(path, t_line, "title", msg))
-        elif title_control(t_lines[0].strip()):  # the note would be refused, its id made of it
-            problems.append(Problem(path, t_line, "title", title_control(t_lines[0].strip())))
+        elif control_character(t_lines[0].strip()):  # the note would be refused, its id made of it
+            problems.append(Problem(path, t_line, "title", control_character(t_lines[0].strip())))
         elif k + 1 >= len(blocks):
             problems.append(Problem(path, t_line, "guidance", "title without a guidance paragraph"))
         else:

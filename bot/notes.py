@@ -193,15 +193,18 @@ def _no_duplicates(terms: tuple[Any, ...]) -> tuple[Any, ...]:
 StrictDate = Annotated[date, Strict()]
 
 
-def title_control(title: str) -> str | None:
-    """What a title holding a tab or another control character is told, else None. Legal
-    in a TOML string (pasted, or typed as `\\t`) and in a digest's line, a tab would reach
-    the comment, the pages and `match`'s output as typed."""
-    control = next((c for c in title if c < " " or c == "\x7f"), None)
+def control_character(text: str, what: str = "title", lines: bool = False) -> str | None:
+    """What a title (or the `what` named: a summary, a topic's name) holding a tab or
+    another control character is told, else None; with `lines`, a line break is text (a
+    summary wrapped in a multi-line string: the comment and the pages join its lines).
+    Legal in a TOML string (pasted, or typed as `\\t`) and in a digest's line, a tab would
+    reach the comment, the pages and `match`'s output as typed."""
+    allowed = "\n" if lines else ""
+    control = next((c for c in text if (c < " " or c == "\x7f") and c not in allowed), None)
     if control == "\t":
-        return "holds a tab (U+0009), which a title prints as typed: type a space"
+        return f"holds a tab (U+0009), which a {what} prints as typed: type a space"
     if control is not None:
-        return f"holds U+{ord(control):04X}, a control character no title shows: delete it"
+        return f"holds U+{ord(control):04X}, a control character no {what} shows: delete it"
     return None
 
 
@@ -213,6 +216,8 @@ Term = Annotated[str, AfterValidator(check_term)]
 def _one_line(name: str) -> str:
     if not name.strip() or "\n" in name:
         raise ValueError("a name is one line of text")
+    if control := control_character(name, "name"):
+        raise ValueError(control)
     if name != name.strip():
         raise ValueError("leading or trailing whitespace")
     return name
@@ -371,11 +376,18 @@ class Note(BaseModel):
     def _one_line(cls, v: str) -> str:
         if "\n" in v or "\r" in v:
             raise ValueError("a title is one line")
-        control = title_control(v)
+        control = control_character(v)
         if control:
             raise ValueError(control)
         if v != v.strip():
             raise ValueError("leading or trailing whitespace")
+        return v
+
+    @field_validator("summary_en")
+    @classmethod
+    def _no_control(cls, v: str) -> str:
+        if control := control_character(v, "summary", lines=True):
+            raise ValueError(control)
         return v
 
     @field_validator("updated")

@@ -179,6 +179,23 @@ NOTE_DEFECTS = [
         (10, "title_en", "holds U+0007, a control character no title shows: delete it"),
         id="control-character-in-title",
     ),
+    # review r42f: a summary took a tab or a control character a title refuses
+    pytest.param(
+        (
+            'summary_en = "Shows how a function pointer picks the eager region."',
+            'summary_en = "Shows how\\ta function pointer picks it."',
+        ),
+        (11, "summary_en", "holds a tab (U+0009), which a summary prints as typed: type a space"),
+        id="tab-in-summary",
+    ),
+    pytest.param(
+        (
+            'summary_en = "Shows how a function pointer picks the eager region."',
+            'summary_en = "Shows how\\u001b[0m it picks."',
+        ),
+        (11, "summary_en", "holds U+001B, a control character no summary shows: delete it"),
+        id="control-character-in-summary",
+    ),
     pytest.param(
         ('summary_en = "Shows how a function pointer picks the eager region."', 'summary_en = ""'),
         (11, "summary_en", "missing: write a one- or two-sentence English summary"),
@@ -1037,6 +1054,22 @@ TAXONOMY_DEFECTS = [
         "12: short_en: leading or trailing whitespace",
         id="short-name-space",
     ),
+    # review r42f: a topic's name took a tab or a control character a note's title refuses
+    pytest.param(
+        ('name_en = "ROCm"', 'name_en = "ROCm\\tplatform"'),
+        "10: name_en: holds a tab (U+0009), which a name prints as typed: type a space",
+        id="tab-in-name",
+    ),
+    pytest.param(
+        ('name_zh = "ROCm"', 'name_zh = "ROCm\\u0007"'),
+        "11: name_zh: holds U+0007, a control character no name shows: delete it",
+        id="control-character-in-chinese-name",
+    ),
+    pytest.param(
+        ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "ROCm\tAMD"'),
+        "12: short_en: holds a tab (U+0009), which a name prints as typed: type a space",
+        id="tab-in-short-name",
+    ),
     pytest.param(
         ('labels = ["rocm"]\n', ""),
         "9: topic: no keywords, tags, paths or labels: nothing can select this topic",
@@ -1071,6 +1104,19 @@ TAXONOMY_DEFECTS = [
         id="full-width-tag",
     ),
 ]
+
+
+# review r42f: a summary wrapped in a multi-line string is read, its lines joined where it
+# is shown; a tab or another control character in it is refused (NOTE_DEFECTS)
+def test_a_summary_wrapped_over_lines_is_accepted(tmp_path):
+    wrapped = 'summary_en = """Shows how a function pointer\npicks the eager region."""'
+    write(
+        tmp_path,
+        VALID.replace(
+            'summary_en = "Shows how a function pointer picks the eager region."', wrapped
+        ),
+    )
+    assert problems_of(tmp_path) == []
 
 
 @pytest.mark.parametrize(("edit", "expected"), TAXONOMY_DEFECTS)
