@@ -548,7 +548,7 @@ def parse_toml(text: str, path: str, first: int, field: str) -> dict[str, Any]:
         if early is not None:  # tomllib: "Expected newline ... after a statement"
             key, msg = early
             raise LibraryError([Problem(path, line, key, msg)]) from None
-        escape = bad_escape(text.split("\n"), at, str(exc)) if m else None
+        escape = bad_escape(text.split("\n"), at, str(exc), first) if m else None
         if escape is not None:  # tomllib: "Unescaped '\\' in a string", under no key
             key, msg = escape
             raise LibraryError([Problem(path, line, key, msg)]) from None

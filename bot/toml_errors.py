@@ -132,13 +132,16 @@ _BACKSLASHED = re.compile(r'"((?:[^"\\]|\\.)*\\(?:[^"\\]|\\.)*)"')
 _PATH_KEYS = ("paths", "aux_files", "upkeep_files")
 
 
-def bad_escape(lines: list[str], at: int, error: str) -> tuple[str, str] | None:
+def bad_escape(lines: list[str], at: int, error: str, first: int = 1) -> tuple[str, str] | None:
     """The key and what to do when a `\\` in a "..." string on line `at` (1-based) starts
     no escape TOML knows: a path copied from Windows (`vllm\\models\\x.py`) or a regular
     expression in a summary; or a `\\u` with no four hex digits after it, which TOML reads
-    as a character's code (`vllm\\utils\\x.py`). tomllib names neither the key nor the fix."""
+    as a character's code (`vllm\\utils\\x.py`). tomllib names neither the key nor the fix.
+    `first` is the text's first line in its file."""
     if not error.startswith(("Unescaped '\\'", "Invalid hex value")):
         return None
+    if (long := _in_long_string(lines, at, error, first)) is not None:
+        return long
     key = next((m[1] for ln in reversed(lines[:at]) if (m := _KEY_LINE.match(ln))), None)
     string = _BACKSLASHED.search(lines[at - 1])
     if key is None or string is None:
@@ -147,6 +150,30 @@ def bad_escape(lines: list[str], at: int, error: str) -> tuple[str, str] | None:
     if key in _PATH_KEYS:
         return key, said + f"a path uses '/': write \"{string[1].replace(chr(92), '/')}\""
     return key, said + "write '\\\\' for a backslash, or put the string between ' quotes"
+
+
+_COLUMN = re.compile(r"column (\d+)\)")
+
+
+def _in_long_string(lines: list[str], at: int, error: str, first: int) -> tuple[str, str] | None:
+    """`bad_escape`'s key and fix for a `\\` inside a multi-line string (three `"`), which
+    may run over lines below its key's: the escape as typed and its column, the string's
+    first line when it is another. tomllib's column is past the escape's letter."""
+    m = _COLUMN.search(error)
+    line = lines[at - 1]
+    slash = line.rfind("\\", 0, int(m[1]) - 1) if m else -1
+    if slash == -1:
+        return None
+    _, multi, _ = _left_open([*lines[: at - 1], line[:slash]])
+    if multi is None or multi[1] != '"""' or (key := _KEY_OF.match(lines[multi[0]])) is None:
+        return None
+    typed = line[slash : slash + 2]
+    where = "" if multi[0] == at - 1 else f" (line {first + multi[0]})"
+    return key[1], (
+        f"'{typed}' (column {slash + 1}) is no escape TOML knows: write '\\{typed}' for a"
+        f" backslash, or open and close the multi-line string{where} with ''' (a literal"
+        " string takes '\\' as typed)"
+    )
 
 
 def set_twice(text: str) -> tuple[str, int, int] | None:

@@ -492,6 +492,41 @@ NOTE_DEFECTS = [
 ]
 
 
+_LITERAL = " with ''' (a literal string takes '\\' as typed)"
+
+
+# review r42f: a '\' in a """ string that starts no escape was TOML's "malformed TOML:
+# Unescaped '\' in a string (column 13)", under no field and with nothing to do
+@pytest.mark.parametrize(
+    ("summary", "expected"),
+    [
+        pytest.param(
+            'summary_en = """Shows how\nthe regex \\d+ picks the eager region."""',
+            "12: summary_en: '\\d' (column 11) is no escape TOML knows: write '\\\\d' for a"
+            f" backslash, or open and close the multi-line string (line 11){_LITERAL}",
+            id="on-a-later-line",
+        ),
+        pytest.param(
+            'summary_en = """Shows how the regex \\d+\npicks the eager region."""',
+            "11: summary_en: '\\d' (column 37) is no escape TOML knows: write '\\\\d' for a"
+            f" backslash, or open and close the multi-line string{_LITERAL}",
+            id="on-its-opening-line",
+        ),
+        pytest.param(
+            'summary_en = """Shows how\nvllm\\utils picks the eager region."""',
+            "12: summary_en: '\\u' (column 5) is no escape TOML knows: write '\\\\u' for a"
+            f" backslash, or open and close the multi-line string (line 11){_LITERAL}",
+            id="backslash-u",
+        ),
+    ],
+)
+def test_a_bad_escape_in_a_multi_line_string_names_its_field_line_and_fix(
+    tmp_path, summary, expected
+):
+    path = write(tmp_path, VALID.replace(_SUMMARY, summary))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
 def test_a_verdict_left_out_of_a_note_whose_guidance_states_none_lists_the_three(tmp_path):
     path = write(tmp_path, VALID.replace('verdict = "deep"\n', "").replace("值得精读。", ""))
     assert problems_of(tmp_path) == [
@@ -3241,8 +3276,8 @@ def test_a_backslashed_path_in_a_multi_line_array_is_named_under_its_key(tmp_pat
     [
         # a backslash escaped rightly, the array stopped by a missing comma: not the escape
         ('paths = ["vllm\\\\x.py" "y"]\n', "n.md:2: header: malformed TOML: Unclosed array"),
-        # in a multi-line string, on a line with no "...": TOML's own words, not a crash
-        ('summary_en = """\nfoo \\q bar\n"""\n', "n.md:3: header: malformed TOML: Unescaped"),
+        # in a multi-line string, on a line with no "...": its key's, on its own line (r42f)
+        ('summary_en = """\nfoo \\q bar\n"""\n', "n.md:3: summary_en: '\\q' (column 5) is no"),
     ],
 )
 def test_a_backslash_is_blamed_only_where_it_stops_toml(header, said):
