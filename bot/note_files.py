@@ -59,6 +59,7 @@ from bot.toml_errors import (
     bad_escape,
     ended_early,
     left_open,
+    other_date,
     set_twice,
     table_twice,
     typed_hint,
@@ -138,8 +139,11 @@ def _not_a_date(value: Any) -> str:
     if isinstance(value, datetime):
         day = value.date().isoformat()
         return f"{value.isoformat()} is a date and time: write the date alone, as {day}"
-    if isinstance(value, str):  # their own date unquoted, when it reads as one year first
-        meant = year_first_date(value)
+    if isinstance(value, str):  # their own date unquoted, when it reads as one
+        meant, other = year_first_date(value), other_date(value.strip())
+        if meant is None and other is not None and not other[0]:  # day or month first
+            form = "write the date year-month-day, without quotes"
+            return f"{toml_string(value)} is a string: {form}, {other[1]}"
         example = "2026-08-15" if meant is None else meant.isoformat()
         return f"{toml_string(value)} is a string: write the date without quotes, as {example}"
     return f"{toml_value(value)} is not a date: write one as 2026-08-15, without quotes"

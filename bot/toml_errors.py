@@ -75,14 +75,25 @@ _TOML_DATE = "write it year-month-day, without quotes"
 
 def date_fix(written: str) -> str | None:
     """What to write for a date typed as a locale writes it (`Aug 14 2026`, `14/08/2026`):
-    the TOML date when it reads as one date, else the form; None for no date's shape (a
-    title typed as `12 Angry Men 2026`), or a month by no name of one."""
+    the TOML date when it reads as one date, both when either number may be the day, else
+    the form; None for no date's shape (a title typed as `12 Angry Men 2026`), or a month
+    by no name of one."""
+    told = other_date(written)
+    return None if told is None else f"{written} is no TOML date{told[0]}: {_TOML_DATE}, {told[1]}"
+
+
+def other_date(written: str) -> tuple[str, str] | None:
+    """A date written day or month first, or with its month named, told back: why it is
+    none (" (day is out of range for month)", or "") and what to write ("as 2026-08-14";
+    "as 2026-12-07 if 07 is the day, 2026-07-12 if it is the month"; the form's example
+    for no date); None for no date's shape."""
     numeric, named = _NUMERIC_DATE.fullmatch(written), _NAMED_DATE.fullmatch(written)
     if numeric is not None:
         first, second, year = int(numeric[1]), int(numeric[3]), int(numeric[4])
-        if first <= 12 and second <= 12 and first != second:  # 03/04: either may be the day
-            why = f"{numeric[1]} and {numeric[3]} could each be the month"
-            return f"{written} is no TOML date ({why}): {_TOML_DATE}, as 2026-08-15"
+        if 0 < first <= 12 and 0 < second <= 12 and first != second:  # 03/04: either is the day
+            day_first, month_first = date(year, second, first), date(year, first, second)
+            either = f"{day_first} if {numeric[1]} is the day, {month_first} if it is the month"
+            return "", f"as {either}"
         month, day = (second, first) if first > 12 else (first, second)
     elif named is not None and (month := _month(named[1] or named[4])):
         day, year = int(named[2] or named[3]), int(named[5])
@@ -91,8 +102,8 @@ def date_fix(written: str) -> str | None:
     try:
         when = date(year, month, day)
     except ValueError as exc:
-        return f"{written} is no TOML date ({exc}): {_TOML_DATE}, as 2026-08-15"
-    return f"{written} is no TOML date: {_TOML_DATE}, as {when.isoformat()}"
+        return f" ({exc})", "as 2026-08-15"
+    return "", f"as {when.isoformat()}"
 
 
 def _month(name: str) -> int:

@@ -744,8 +744,8 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         #   December 5th, though it may be May 12th)
         pytest.param(
             ("created = 2026-08-14", "created = 12/05/2026"),
-            "12: created: 12/05/2026 is no TOML date (12 and 05 could each be the month):"
-            " write it year-month-day, without quotes, as 2026-08-15",
+            "12: created: 12/05/2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-05-12 if 12 is the day, 2026-12-05 if it is the month",
             id="date-twelfth-day-or-month-first",
         ),
         # kills: bot/toml_errors.py:_month `range(1, 13)` -> `range(2, 13)` (January no month)
@@ -783,8 +783,8 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
         ),
         pytest.param(
             ("created = 2026-08-14", "created = 03/04/2026"),
-            "12: created: 03/04/2026 is no TOML date (03 and 04 could each be the month):"
-            " write it year-month-day, without quotes, as 2026-08-15",
+            "12: created: 03/04/2026 is no TOML date: write it year-month-day, without quotes,"
+            " as 2026-04-03 if 03 is the day, 2026-03-04 if it is the month",
             id="date-day-or-month-first",
         ),
         pytest.param(
@@ -2194,7 +2194,29 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
             '"2026年2月10日"',
             '"2026年2月10日" is a string: write the date without quotes, as 2026-02-10',
         ),
-        # one that is no date, or not year first: the format
+        # review r42f: one day or month first was told the example, not the date written
+        (
+            '"14/08/2026"',
+            '"14/08/2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-08-14",
+        ),
+        (
+            '"Aug 14 2026"',
+            '"Aug 14 2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-08-14",
+        ),
+        (  # either may be the day: both readings
+            '"07/12/2026"',
+            '"07/12/2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-12-07 if 07 is the day, 2026-07-12 if it is the month",
+        ),
+        (
+            '"7.12.2026"',
+            '"7.12.2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-12-07 if 7 is the day, 2026-07-12 if it is the month",
+        ),
+        ('"31/02/2026"', '"31/02/2026" is a string: write the date without quotes, as 2026-08-15'),
+        # one that is no date: the format
         ('"2026-02-30"', '"2026-02-30" is a string: write the date without quotes, as 2026-08-15'),
         ('"last week"', '"last week" is a string: write the date without quotes, as 2026-08-15'),
         (
