@@ -185,28 +185,43 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     warnings += _glued_elsewhere(library, config, Path(args.topics), Path(args.config))
     for warning in sorted(warnings):
         print(warning)
-
-    def file_of(note: Note) -> Path:  # as the warnings name it: a sub-folder's too
-        return Path(args.dir) / library.files.get(note.id, note.filename)
-
-    for note in diff_blind(library):  # advice, not a defect
-        print(
-            f"hint: {file_of(note)}: no code name (snake_case or CamelCase) among its keywords;"
-            " the bot cannot see this note's mechanism in a PR's changed lines"
-        )
-    for note, number in unlisted_prs(library):
-        own = "" if note.source_pr else f"set source_pr = {number} if the note is about it, or "
-        print(
-            f"hint: {file_of(note)}: its text names PR {number}; {own}add it to read_with if a"
-            " reviewer of that PR should get this note (to issues if it is an issue its PR"
-            " fixes)"
-        )
-    for note, aspect in redundant_aspects(library):
-        print(
-            f"hint: {file_of(note)}: aspect {aspect!r} is also one of its keywords, which counts"
-            " without the topic; keep it in one list"
-        )
+    for hint in sorted(_hints(library, Path(args.dir))):  # advice, not a defect
+        print(hint)
     return 0
+
+
+def _hints(library: Library, notes_dir: Path) -> list[Problem]:
+    """What a clean library may want, each as `file:line: field: hint: message`, on the
+    line it is about: the keywords with no code name, the line of the text naming a PR it
+    does not list, an aspect that is also a keyword."""
+    found: list[tuple[Note, str, str | None, str]] = []  # note, field, value, message
+    for note in diff_blind(library):
+        msg = (
+            "no code name (snake_case or CamelCase) among its keywords; the bot cannot see"
+            " this note's mechanism in a PR's changed lines"
+        )
+        found.append((note, "keywords", None, msg))
+    hints = []
+    for note, number, field, at in unlisted_prs(library):
+        own = "" if note.source_pr else f"set source_pr = {number} if the note is about it, or "
+        msg = (
+            f"its text names PR {number}; {own}add it to read_with if a reviewer of that PR"
+            " should get this note (to issues if it is an issue its PR fixes)"
+        )
+        path, header = header_of(notes_dir, library, note)
+        # the guidance's own line; a summary's key (a wrapped one's lines are one value)
+        line = header.body_line + at if field == "guidance" else header.line_of(field)
+        hints.append(Problem(path, line, field, f"hint: {msg}"))
+    for note, aspect in redundant_aspects(library):
+        msg = (
+            f"aspect {aspect!r} is also one of its keywords, which counts without the topic;"
+            " keep it in one list"
+        )
+        found.append((note, "aspects", aspect, msg))
+    for note, field, value, msg in found:
+        path, header = header_of(notes_dir, library, note)
+        hints.append(Problem(path, header.line_of(field, value), field, f"hint: {msg}"))
+    return hints
 
 
 def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], MatchConfig | None]:

@@ -224,20 +224,24 @@ _PR_MENTION = re.compile(
 )
 
 
-def unlisted_prs(library: Library) -> list[tuple[Note, int]]:
+def unlisted_prs(library: Library) -> list[tuple[Note, int, str, int]]:
     """PRs a note's text names that are none of its source PR, `read_with` and `issues`:
-    the curator may want the note shown on them too (or the number is an issue)."""
+    the curator may want the note shown on them too (or the number is an issue). Each
+    with where its text first names it: `summary_en` or `guidance`, and the line of that
+    text (0 its first)."""
     found = []
     for note in library.notes:
-        named: dict[int, None] = {}
-        for m in _PR_MENTION.finditer(note.summary_en + "\n" + note.guidance):
-            repo = m["repo"] or m["url_repo"]
-            if repo is not None and repo.lower() != note.repo.lower():
-                continue  # another repository's
-            text = m["hash"] or m["in_repo"] or m["url"] or re.sub(r"\([^)]*\)", "", m["list"])
-            for n in re.findall(r"\d{2,7}", text):
-                named[int(n)] = None
-        found += [(note, n) for n in named if n not in note.listed_numbers]
+        named: dict[int, tuple[str, int]] = {}
+        for field in ("summary_en", "guidance"):
+            text = getattr(note, field)
+            for m in _PR_MENTION.finditer(text):
+                repo = m["repo"] or m["url_repo"]
+                if repo is not None and repo.lower() != note.repo.lower():
+                    continue  # another repository's
+                said = m["hash"] or m["in_repo"] or m["url"] or re.sub(r"\([^)]*\)", "", m["list"])
+                for n in re.findall(r"\d{2,7}", said):
+                    named.setdefault(int(n), (field, text.count("\n", 0, m.start())))
+        found += [(note, n, *at) for n, at in named.items() if n not in note.listed_numbers]
     return found
 
 

@@ -1283,8 +1283,22 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
-    assert [line.split(": ")[1] for line in out[1:]] == [str(tmp_path / "vllm-test0002.md")]
-    assert "no code name" in out[1]
+    # review r42f: on the line of its keywords, as a warning is (the file alone before)
+    assert out[1:] == [
+        f"{tmp_path / 'vllm-test0002.md'}:7: keywords: hint: no code name (snake_case or"
+        " CamelCase) among its keywords; the bot cannot see this note's mechanism in a PR's"
+        " changed lines"
+    ]
+
+
+def test_a_note_with_no_keywords_is_hinted_at_on_its_first_line(tmp_path, capsys):
+    # review r42f: no `keywords` line to name: the header's, as a missing field's problem
+    write(tmp_path, VALID.replace('keywords = ["eager_break_during_capture"]\n', ""))
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = [h for h in capsys.readouterr().out.splitlines() if ": hint: " in h]
+    assert [h.split(": hint: ")[0] for h in hints] == [
+        f"{tmp_path / 'vllm-test0001.md'}:1: keywords"
+    ]
 
 
 def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path, capsys):
@@ -1301,10 +1315,14 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     # not its source PR (52401), not one already listed (a PR or an issue), not another
     # repository's
     assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941", "9129"]
+    # review r42f: each on the line that names it, the summary's or the guidance's
+    assert [h.split(": ")[0].rsplit(":", 1)[1] for h in hints] == ["11", "11", "17"]
     assert hints[0] == (
-        f"hint: {tmp_path / 'vllm-test0001.md'}: its text names PR 38390; add it to read_with if a"
-        " reviewer of that PR should get this note (to issues if it is an issue its PR fixes)"
+        f"{tmp_path / 'vllm-test0001.md'}:11: summary_en: hint: its text names PR 38390; add"
+        " it to read_with if a reviewer of that PR should get this note (to issues if it is an"
+        " issue its PR fixes)"
     )
+    assert hints[2].startswith(f"{tmp_path / 'vllm-test0001.md'}:17: guidance: hint: its text")
 
 
 # kills: bot/cli_notes.py:_cmd_notes_check a note with no source_pr not asked whether a PR its text
@@ -1324,11 +1342,12 @@ def test_a_note_with_no_source_pr_is_asked_whether_a_pr_its_text_names_is_its_ow
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = [h for h in capsys.readouterr().out.splitlines() if "its text names" in h]
     assert hints == [
-        f"hint: {tmp_path / 'vllm-test0001.md'}: its text names PR 52401; set source_pr ="
-        " 52401 if the note is about it, or add it to read_with if a reviewer of that PR should"
-        " get this note (to issues if it is an issue its PR fixes)",
-        f"hint: {tmp_path / 'vllm-test0002.md'}: its text names PR 52402; add it to read_with if a"
-        " reviewer of that PR should get this note (to issues if it is an issue its PR fixes)",
+        f"{tmp_path / 'vllm-test0001.md'}:14: guidance: hint: its text names PR 52401; set"
+        " source_pr = 52401 if the note is about it, or add it to read_with if a reviewer of"
+        " that PR should get this note (to issues if it is an issue its PR fixes)",
+        f"{tmp_path / 'vllm-test0002.md'}:15: guidance: hint: its text names PR 52402; add it"
+        " to read_with if a reviewer of that PR should get this note (to issues if it is an"
+        " issue its PR fixes)",
     ]
 
 
@@ -1356,8 +1375,8 @@ def test_check_hints_at_an_aspect_that_is_also_a_keyword(tmp_path, capsys):
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = capsys.readouterr().out.splitlines()[1:]
     assert hints == [
-        f"hint: {tmp_path / 'cuda' / 'vllm-test0001.md'}: aspect 'mrv1' is also one of its"
-        " keywords, which counts without the topic; keep it in one list"
+        f"{tmp_path / 'cuda' / 'vllm-test0001.md'}:8: aspects: hint: aspect 'mrv1' is also one"
+        " of its keywords, which counts without the topic; keep it in one list"
     ]
 
 
