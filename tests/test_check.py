@@ -1351,6 +1351,15 @@ def test_a_note_with_no_source_pr_is_asked_whether_a_pr_its_text_names_is_its_ow
     ]
 
 
+# kills: bot/notes_lint.py:unlisted_prs the lines counted from the guidance's second
+#   character, not its first (a guidance opening with a blank line)
+def test_a_pr_named_below_a_blank_first_line_is_hinted_at_on_its_line(tmp_path, capsys):
+    path = write(tmp_path, VALID.replace("值得精读。正文。", "\n值得精读。见 PR 52402。"))
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    hints = [h for h in capsys.readouterr().out.splitlines() if "its text names" in h]
+    assert [h.split(": hint: ")[0] for h in hints] == [f"{path}:16: guidance"]
+
+
 def test_check_hints_at_pr_numbers_run_into_chinese_text(tmp_path, capsys):
     # Chinese characters are word characters to Python: "与#38390串" has no ASCII edge
     named = VALID.replace(
@@ -2235,6 +2244,19 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
             " 2026-12-07 if 7 is the day, 2026-07-12 if it is the month",
         ),
         ('"31/02/2026"', '"31/02/2026" is a string: write the date without quotes, as 2026-08-15'),
+        # kills: bot/toml_errors.py:other_date `0 < first` -> `1 < first` (01/05 read as
+        #   January 5th alone), `-1 < first` (00/05 a crash), `first > 12` -> `> 13`
+        (
+            '"01/05/2026"',
+            '"01/05/2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-05-01 if 01 is the day, 2026-01-05 if it is the month",
+        ),
+        (
+            '"13/08/2026"',
+            '"13/08/2026" is a string: write the date year-month-day, without quotes, as'
+            " 2026-08-13",
+        ),
+        ('"00/05/2026"', '"00/05/2026" is a string: write the date without quotes, as 2026-08-15'),
         # one that is no date: the format
         ('"2026-02-30"', '"2026-02-30" is a string: write the date without quotes, as 2026-08-15'),
         ('"last week"', '"last week" is a string: write the date without quotes, as 2026-08-15'),
