@@ -518,6 +518,14 @@ _LITERAL = " with ''' (a literal string takes '\\' as typed)"
             f" backslash, or open and close the multi-line string (line 11){_LITERAL}",
             id="backslash-u",
         ),
+        # kills: bot/toml_errors.py:_in_long_string `rfind("\\", 0, ...)` -> `rfind("\\", 1,
+        #   ...)` and `slash == -1` -> `slash == 0` (an escape opening its line missed)
+        pytest.param(
+            'summary_en = """Shows how\n\\d+ picks the eager region."""',
+            "12: summary_en: '\\d' (column 1) is no escape TOML knows: write '\\\\d' for a"
+            f" backslash, or open and close the multi-line string (line 11){_LITERAL}",
+            id="at-its-line-start",
+        ),
     ],
 )
 def test_a_bad_escape_in_a_multi_line_string_names_its_field_line_and_fix(
