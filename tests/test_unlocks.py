@@ -474,6 +474,7 @@ def test_a_kept_comment_edited_after_a_lost_unlock_is_released_by_its_edit(live)
     c = said_while_locked(client, rt, fake, "/notes help")
     fake.unlock(DEFAULT_REPO, N)  # (its event never delivered)
     old, c.body = c.body, "/notes help\n/notes why"
+    c.updated_at = time.time()  # GitHub dates the edit: after the lock the bot met
     payload = comment_payload(c, action="edited", old_body=old)
     payload["issue"]["locked"] = False
     assert post(client, "issue_comment", payload).status_code == 202
