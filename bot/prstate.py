@@ -432,6 +432,8 @@ class PRStore:
         # rows SQLite found damaged, left out of retention's prunings until a restart: by
         # rowid, their PR and the error (`past_damage`, and `get` for a PR's event)
         self._unreadable = DamagedRows()
+        # the damaged values `get` read around and said: (repo, number, column, value)
+        self._values_said: set[tuple[str, int, str, object]] = set()
 
     def get(self, repo: str, number: int) -> PRState:
         rows = self.db.execute(
@@ -476,9 +478,32 @@ class PRStore:
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
             found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
-            write_back=_write_back(r["write_back"]),
-            given_back=tuple(int(i) for i in json.loads(r["given_back"] or "[]")),
+            write_back=self._read_around(r, "write_back", write_back_of),
+            given_back=self._read_around(r, "given_back", given_back_of),
         )
+
+    def _read_around(
+        self, row: sqlite3.Row, column: str, read: Callable[[object], tuple[T, str | None]]
+    ) -> T:
+        """What of the row's value in `column` reads (`read`), what did not said once per
+        value: SQLite reads damaged text as any, and a value that does not parse must not
+        make the whole row unreadable (every event of the PR failed, its comment's id
+        and opt-out unread). The next write of the state keeps what read."""
+        value, why = read(row[column])
+        said = (row["repo"], row["number"], column, row[column])
+        if why is not None and said not in self._values_said:
+            self._values_said.add(said)
+            log.error(
+                "PR %s#%s: its %s does not read: %s; the rest of its state read, and its"
+                " next write keeps what read. The database file may be damaged (`sqlite3"
+                " FILE 'PRAGMA integrity_check'` says); if it is: %s",
+                row["repo"],
+                row["number"],
+                column,
+                why,
+                DAMAGED_FIX,
+            )
+        return value
 
     def put(self, state: PRState) -> None:
         self.db.execute(
@@ -942,18 +967,94 @@ def _pending(text: str | None) -> PendingUpdate | None:
     )
 
 
-def _write_back(text: str | None) -> WriteBack | None:
-    if text is None:
-        return None
-    data = json.loads(text)
-    over, over_at = data.get("over"), data.get("over_at")
-    return WriteBack(
-        int(data["comment"]),
-        str(data["text"]),
-        data.get("at"),
-        None if over is None else str(over),
-        None if over_at is None else str(over_at),
+# a value's JSON shape, as said of one that is not the shape the server keeps
+_JSON_SHAPES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+_JSON_SHAPES |= {int: "a number", float: "a number", bool: "true or false"}
+
+
+def json_shape(value: object) -> str:
+    """What a JSON value read is, as said (None, or no text at all: "null or not text")."""
+    return _JSON_SHAPES.get(type(value), "null or not text")
+
+
+def _is_comment_id(value: object) -> bool:
+    return type(value) is int and value > 0  # (a bool is an int to Python)
+
+
+def _json_of(stored: object) -> tuple[object, str | None]:
+    """`stored` parsed as JSON, or why it is not JSON (a BLOB, no text: read as null)."""
+    try:
+        return (json.loads(stored) if isinstance(stored, str) else None), None
+    except ValueError as exc:
+        return None, f"not JSON ({exc})"
+
+
+# what a comment given back whose id is lost may come to, said when one is
+GIVEN_BACK_LOST = (
+    "a comment given back whose id is lost may be taken for ours should our notes text"
+    " be pasted back onto it"
+)
+
+
+def given_back_of(stored: object) -> tuple[tuple[int, ...], str | None]:
+    """pr_state.given_back as the server reads it (a JSON list of comment ids; NULL or
+    empty: none): the ids that read, and why not all of it did (None: all did). Not JSON
+    or not a list: none; a list keeps its comment ids (salvage reads it so too)."""
+    if stored is None or stored == "":
+        return (), None
+    data, not_json = _json_of(stored)
+    if not_json is not None:
+        return (), f"{not_json}: emptied ({GIVEN_BACK_LOST})"
+    if not isinstance(data, list):
+        return (), f"not a list of comment ids ({json_shape(data)}): emptied ({GIVEN_BACK_LOST})"
+    ids = tuple(i for i in data if _is_comment_id(i))
+    if len(ids) == len(data):
+        return ids, None
+    return ids, (
+        f"{len(data) - len(ids)} of its {len(data)} entries are no comment id: dropped,"
+        f" {len(ids)} kept ({GIVEN_BACK_LOST})"
     )
+
+
+# what a write-back that does not read whole comes to, said when one does not
+NO_WRITE_BACK = (
+    "no words owed back (a debt read in part could write older words, or write over a"
+    " person's own edit on a guess)"
+)
+
+
+def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
+    """pr_state.write_back as the server reads it (a JSON object: comment, text, and the
+    order key `at`, `over`, `over_at`, each a text or null; NULL: none owed), and why it
+    did not read (None: it did). It reads whole or not at all: none owed is the safe
+    side of a debt written over what a comment shows (bot.write_backs). A key the server
+    does not know (a newer release's) is left unread."""
+    if stored is None:
+        return None, None
+    data, not_json = _json_of(stored)
+    if not_json is not None:
+        return None, f"{not_json}: {NO_WRITE_BACK}"
+    if not isinstance(data, dict):
+        return None, f"not an object ({json_shape(data)}): {NO_WRITE_BACK}"
+    wrong = _write_back_wrong(data)
+    if wrong is not None:
+        return None, f"{wrong}: {NO_WRITE_BACK}"
+    return WriteBack(
+        data["comment"], data["text"], data.get("at"), data.get("over"), data.get("over_at")
+    ), None
+
+
+def _write_back_wrong(data: dict[str, object]) -> str | None:
+    """Which key of a stored write-back is not as the server writes it (None: none)."""
+    if "comment" not in data or "text" not in data:
+        return f"{'comment' if 'comment' not in data else 'text'}: missing"
+    if not _is_comment_id(data["comment"]):
+        return f"comment: no comment id ({json_shape(data['comment'])})"
+    for key in ("text", "at", "over", "over_at"):
+        value = data.get(key)
+        if not (isinstance(value, str) or (value is None and key != "text")):
+            return f"{key}: not a text ({json_shape(value)})"
+    return None
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:

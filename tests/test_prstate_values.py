@@ -1,0 +1,150 @@
+"""A PR's state whose `given_back` or `write_back` value does not read (damaged text
+where the server keeps JSON) is read around: what reads is kept, the rest of the row
+read, what was dropped said once (bot.prstate `PRStore.get`)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.db import Database
+from bot.prstate import PRState, PRStore, WriteBack
+from tests.command_kit import N, sticky
+from tests.fake_github import DEFAULT_REPO
+from tests.test_deletion_events import served  # noqa: F401 (a fixture)
+from tests.webhook_kit import (
+    MATCHING_TITLE,
+    deliver_pr,
+    labeled_one_more_note,
+    ours,
+    title_with_one_more_note,
+)
+
+OWED = WriteBack(10, "their words", "2026-09-01T10:00:00Z/~", "wrote", "2026-09-01T10:00:03Z")
+
+
+@pytest.fixture
+def prs(tmp_path):
+    db = Database(tmp_path / "p.sqlite3")
+    store = PRStore(db)
+    first = PRState("o/r", 1, comment_id=10, opted_out=True, given_back=(41, 42), write_back=OWED)
+    store.put(first)
+    store.put(PRState("o/r", 2, comment_id=20, given_back=(43,), write_back=OWED))
+    yield store
+    db.close()
+
+
+def said(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "bot.prstate"]
+
+
+# kills: bot/prstate.py:PRStore.get a damaged given_back fails the PR's every read
+# kills: bot/prstate.py:given_back_of a list read in part taken whole, or emptied
+@pytest.mark.parametrize(
+    ("stored", "kept", "why"),
+    [
+        ("[41, 42", (), "not JSON"),
+        ('{"41": true}', (), "not a list of comment ids (an object)"),
+        ('[41, "x", 42, null, true, -3, 4.5]', (41, 42), "5 of its 7 entries are no comment id"),
+        ('"41"', (), "not a list of comment ids (a string)"),
+        ("[1, 0]", (1,), "1 of its 2 entries are no comment id: dropped, 1 kept"),
+    ],
+    ids=["not JSON", "an object", "a list in part", "a string", "no comment 0"],
+)
+def test_a_given_back_that_does_not_read_is_read_around_and_said_once(
+    prs, caplog, stored, kept, why
+):
+    """SQLite reads a damaged value as any text: the server failed to read the whole row
+    (its comment's id, its opt-out), so every event of the PR failed, each retry too."""
+    prs.db.execute("UPDATE pr_state SET given_back = ? WHERE number = 1", (stored,))
+    caplog.set_level(logging.WARNING)
+    got = prs.get("o/r", 1)
+    assert (got.comment_id, got.opted_out, got.write_back, got.given_back) == (10, True, OWED, kept)
+    [line] = said(caplog)
+    assert line.startswith("PR o/r#1: its given_back does not read: "), line
+    assert why in line and stored not in line, line  # (its text is not logged: theirs)
+    prs.get("o/r", 1)
+    assert len(said(caplog)) == 1  # said once, not at each read
+    assert prs.get("o/r", 2).given_back == (43,)
+    prs.update("o/r", 1, verbose=True)  # the next write keeps what read
+    assert prs.get("o/r", 1).given_back == kept and len(said(caplog)) == 1
+
+
+# kills: bot/prstate.py:PRStore.get a damaged write_back fails the PR's every read
+# kills: bot/prstate.py:write_back_of a write-back read in part kept owed
+@pytest.mark.parametrize(
+    ("stored", "why"),
+    [
+        ('{"comment": 10, "text": "their', "not JSON"),
+        ('[10, "their words"]', "not an object (a list)"),
+        ('{"comment": "10", "text": "their words"}', "comment: no comment id (a string)"),
+        ('{"comment": true, "text": "their words"}', "comment: no comment id (true or false)"),
+        ('{"comment": 10}', "text: missing"),
+        ('{"comment": 10, "text": 5}', "text: not a text (a number)"),
+        ('{"comment": 10, "text": "w", "at": 7}', "at: not a text (a number)"),
+        ('{"comment": 10, "text": "w", "over": "x", "over_at": [1]}', "over_at: not a text"),
+        ('{"comment": 10, "text": "w", "over": {}}', "over: not a text (an object)"),
+    ],
+)
+def test_a_write_back_that_does_not_read_is_dropped_whole_and_said(prs, caplog, stored, why):
+    """Words owed back onto our comment are written over what it shows: a debt read in
+    part could write older words (its `at` lost), or write over a person's undo (its
+    `over_at` lost: told by the text alone). None owed is the safe side: nothing of a
+    person's is written over on a guess; the comment shows our text, which a
+    maintainer can edit. The rest of the row reads."""
+    prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (stored,))
+    caplog.set_level(logging.WARNING)
+    got = prs.get("o/r", 1)
+    assert (got.comment_id, got.opted_out, got.given_back, got.write_back) == (
+        10,
+        True,
+        (41, 42),
+        None,
+    )
+    [line] = said(caplog)
+    assert line.startswith("PR o/r#1: its write_back does not read: "), line
+    assert why in line and "no words owed back" in line, line
+    assert "their" not in line  # (a person's words are not logged)
+    assert prs.get("o/r", 2).write_back == OWED
+
+
+def test_a_write_back_kept_by_an_older_release_or_a_newer_one_reads(prs, caplog):
+    """Not damage: a state kept before `over` or `over_at` has none (read as not known),
+    and a key a newer release adds is left unread."""
+    caplog.set_level(logging.WARNING)
+    older = '{"comment": 10, "text": "w", "at": null}'
+    newer = '{"comment": 10, "text": "w", "at": "k", "over": "x", "over_at": "t", "more": 1}'
+    prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (older,))
+    assert prs.get("o/r", 1).write_back == WriteBack(10, "w")
+    prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (newer,))
+    assert prs.get("o/r", 1).write_back == WriteBack(10, "w", "k", "x", "t")
+    assert said(caplog) == []
+
+
+# kills: bot/prstate.py:PRStore.get the PR's event fails on a damaged value
+def test_a_prs_event_runs_past_its_damaged_values_and_edits_its_comment_in_place(
+    served,  # noqa: F811
+    caplog,
+):
+    """End to end: a PR's state with both values damaged. Its next event read nothing of
+    it and failed (each retry too); it now edits the comment it knows, and writes the
+    state back with what read."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    before = c.body
+    rt.ctx.prs.db.execute(
+        "UPDATE pr_state SET given_back = '[41, ', write_back = '{\"comment\": 9'"
+    )
+    caplog.set_level(logging.WARNING)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:09Z"))
+    assert rt.queue.counts()["failed"] == 0
+    assert [x.id for x in ours(fake)] == [c.id] and c.body != before
+    kept = rt.ctx.prs.db.execute("SELECT given_back, write_back FROM pr_state")
+    assert [tuple(r) for r in kept] == [(None, None)]
+    assert sorted(line.split(":")[:2] for line in said(caplog)) == [
+        [f"PR {DEFAULT_REPO}#{N}", " its given_back does not read"],
+        [f"PR {DEFAULT_REPO}#{N}", " its write_back does not read"],
+    ]
