@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.db import read_through_indexes, utcnow
+from bot.prstate import given_back_of, write_back_of
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -77,38 +78,25 @@ TOGETHER = {
 def _given_back(value: object) -> tuple[object, str | None]:
     """pr_state.given_back as the server reads it (PRStore): a JSON list of comment ids,
     NULL or empty for none. What of it reads, and why not all did (None: all)."""
-    if value is None or value == "":
+    ids, why = given_back_of(value)
+    if why is None:
         return value, None
-    lost = (
-        "a comment given back whose id is lost may be taken for ours should our notes text"
-        " be pasted back onto it"
-    )
-    try:
-        data = json.loads(value) if isinstance(value, str) else None
-    except ValueError as exc:
-        return None, f"not JSON ({exc}): emptied ({lost})"
-    if not isinstance(data, list):
-        shape = _JSON_SHAPES.get(type(data), "no list")
-        return None, f"not a list of comment ids ({shape}): emptied ({lost})"
-    ids = [i for i in data if type(i) is int and i > 0]  # (a bool is an int to Python)
-    if len(ids) == len(data):
-        return value, None
-    kept = json.dumps(ids) if ids else None  # (as PRStore keeps none: NULL)
-    return kept, (
-        f"{len(data) - len(ids)} of its {len(data)} entries are no comment id: dropped,"
-        f" {len(ids)} kept ({lost})"
-    )
+    return (json.dumps(list(ids)) if ids else None), why  # (as PRStore keeps none: NULL)
 
 
-_JSON_SHAPES = {dict: "an object", str: "a string", int: "a number", float: "a number"}
-_JSON_SHAPES |= {bool: "true or false", type(None): "null or not text"}
+def _write_back(value: object) -> tuple[object, str | None]:
+    """pr_state.write_back as the server reads it (PRStore): whole, or none owed (NULL)."""
+    _, why = write_back_of(value)
+    return (value, None) if why is None else (None, why)
+
 
 # Values the server reads in its own form (JSON), checked as they are copied: SQLite
-# reads a damaged one as any text, and the server, failing to read it, could read
-# nothing of its row (a PR's comment id, its opt-out). Each check gives what of a value
-# reads and why not all of it did; the rest of the row is kept.
+# reads a damaged one as any text. Each check gives what of a value the server reads
+# (bot.prstate: it reads around the rest, said in its log at each start) and why not all
+# of it did, named in the report; the rest of the row is kept.
 CHECKED: dict[tuple[str, str], Callable[[object], tuple[object, str | None]]] = {
     ("pr_state", "given_back"): _given_back,
+    ("pr_state", "write_back"): _write_back,
 }
 
 

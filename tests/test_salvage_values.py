@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.db import Database
-from bot.prstate import PRState, PRStore
+from bot.prstate import PRState, PRStore, WriteBack
 from tests.test_salvage import _salvage
 
 
@@ -47,3 +47,42 @@ def test_a_given_back_list_that_does_not_read_is_named_and_the_rest_of_its_row_k
     first = got.get("o/r", 1)
     assert (first.comment_id, first.opted_out, first.given_back) == (10, True, kept)
     assert got.get("o/r", 2).given_back == (43,) and got.get("o/r", 3).given_back == ()
+
+
+# kills: bot/salvage.py:CHECKED a write_back value that does not read copied as it is
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        ('{"comment": 41, "text": "their', "not JSON"),
+        ('["their words"]', "not an object (a list)"),
+        ('{"comment": 41, "text": "w", "over": "x", "over_at": 3}', "over_at: not a text"),
+    ],
+    ids=["not JSON", "a list", "a time no text"],
+)
+def test_a_write_back_that_does_not_read_is_dropped_named_and_the_rest_of_its_row_kept(
+    tmp_path, stored, said
+):
+    """The words owed back onto a notes comment (JSON: comment, text, order key, the words
+    we wrote back and when) read whole or not at all, as the server reads them: copied as
+    it was, a damaged one made the PR's row unreadable; read in part, it could write
+    older words, or over a person's own edit. None owed, named, the rest of the row kept."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    owed = WriteBack(41, "their words", "k", "ours", "2026-09-01T10:00:03Z")
+    prs.put(PRState("o/r", 1, comment_id=10, opted_out=True, given_back=(41,), write_back=owed))
+    prs.put(PRState("o/r", 2, comment_id=20, write_back=owed))
+    db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (stored,))
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 2 rows copied, 1 of them in part" in lines, r.stdout
+    [part] = [line for line in lines if line.startswith("  in part: ")]
+    assert part.startswith("  in part: PR o/r#1: write_back: "), part
+    assert said in part and "no words owed back" in part, part
+    got = PRStore(Database(new))
+    first = got.get("o/r", 1)
+    assert (first.comment_id, first.opted_out, first.given_back) == (10, True, (41,))
+    assert first.write_back is None and got.get("o/r", 2).write_back == owed
