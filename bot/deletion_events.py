@@ -34,7 +34,9 @@ deletion for readers, counted as one by the same rules, but dated when it was ma
 commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
 the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
 A later edit of a comment so rewritten comes by the same route (`claims_rewrite`): the
-words owed back onto it are then theirs (bot.write_backs.edited_again). Its deletion
+words owed back onto it are then theirs (bot.write_backs.edited_again), as when they take
+off our notes text they pasted back onto it (a rewrite of their own comment, given
+back: no deletion of ours, `_given_back_now`). Its deletion
 (without our marks: not the notes comment's route's) comes by its own
 (`claims_given_back_gone`): gone, it is no longer kept as given back.
 """
@@ -167,10 +169,24 @@ def _said(state: PRState, delivery: Delivery, edited: str | None = None) -> str:
     return key
 
 
+def _given_back_now(state: PRState, comment_id: int) -> bool:
+    """Whether comment `comment_id` is one a rewrite gave a person (`_give_back`), not
+    the notes comment the state keeps (a release before it, rolled back to, may have
+    taken it back: then it is ours again)."""
+    return comment_id in state.given_back and comment_id != state.comment_id
+
+
+# what a rewrite's event of a comment given back, whose pasted notes text it took off, did
+GIVEN_BACK_UNPASTED = (
+    "a comment of ours given back to a person, our notes marker taken off it again:"
+    " theirs, not our notes comment"
+)
+
+
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
     ref, comment_id = _named(delivery.payload)
     state = ctx.prs.get(ref.repo, ref.number)
-    if comment_id in state.given_back and comment_id != state.comment_id:
+    if _given_back_now(state, comment_id):
         # theirs (a rewrite, or our text pasted onto a reply of ours): their own text
         # deleted; gone, it need be kept as given back no longer
         _no_longer_given_back(ctx, ref, comment_id)
@@ -466,6 +482,11 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
         done = edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
         given = _pasted_on(ctx, ref, comment_id, comment.get("body"))
         return f"{given}; {done}" if given else done
+    if _given_back_now(ctx.prs.get(ref.repo, ref.number), comment_id):
+        # our notes text they pasted onto their comment taken off again: their edit of
+        # their own comment, no rewrite of ours (a second copy's, or counted once more)
+        done = edited_again(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
+        return f"{GIVEN_BACK_UNPASTED}; {done}"
     done = _rewritten(ctx, delivery, ref, comment_id, comment)
     _give_back(ctx, ref, comment_id)
     return done

@@ -1295,6 +1295,46 @@ def test_a_reply_given_back_and_edited_to_keep_only_its_key_is_trimmed_when_dele
     assert state(rt).given_back == ()
 
 
+# kills: bot/deletion_events.py:handle_rewritten a comment given back, its pasted marker taken
+#        off, taken for a rewrite of a second notes comment, or of ours (counted again)
+@pytest.mark.parametrize("kind", ["a reply", "the notes comment"])
+def test_a_comment_given_back_whose_pasted_marker_is_taken_off_again_is_said_so(
+    served,  # noqa: F811
+    caplog,
+    kind,
+):
+    """A comment given back (a reply of ours, or the notes comment a maintainer rewrote)
+    onto which they pasted our notes text, edited again to take it off: their own text on
+    their own comment. Its event was taken for a rewrite of a notes comment of ours: with
+    the notes comment kept, ignored as "a second notes comment of ours", which it is not;
+    with none kept, counted as a deletion of ours once more (the updates' switch dated
+    anew, so an `on` said between the two edits lost to it). It changes nothing, and its
+    log line says whose comment it is."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    notes = sticky(fake)
+    text = notes.body
+    if kind == "a reply":
+        say(client, rt, fake, "/notes help", login=AUTHOR)
+        (theirs,) = [c for c in ours(fake) if not c.body.startswith(MARKER)]
+    else:
+        theirs = notes
+        sent(client, rt, rewrite(fake, notes, ago=3))
+    pasted = f"{text}\n\n(kept here by hand)"
+    sent(client, rt, rewrite(fake, fake.comment(theirs.id), pasted, ago=2))
+    assert state(rt).given_back == (theirs.id,)
+    before = state(rt)
+    fake.clear_requests()
+    answer = sent(client, rt, rewrite(fake, fake.comment(theirs.id), "my own words again"))
+    assert ran(caplog, answer) == (
+        "a comment of ours given back to a person, our notes marker taken off it again:"
+        " theirs, not our notes comment; ignored: no words of a rewrite owed back onto it"
+    )
+    assert state(rt) == before and fake.comment(theirs.id).body == "my own words again"
+    assert [r for r in fake.calls(path="/repos/*") if r.method != "GET"] == []
+
+
 # kills: bot/write_backs.py:write_back_owed the words written back forgotten at once: a later
 #        edit our late edit wrote over is ignored
 # kills: bot/write_backs.py:edited_again their newest words not written over those we wrote
