@@ -92,7 +92,10 @@ def _not_run_at_unlock(
     if source.comment_id is None:  # (a review's body)
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
-    at_unlock |= ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_word)
+    topics = tuple(ctx.library.topics.values())  # keyed as `commands` are
+    at_unlock |= ctx.locked.kept_before(
+        ref, source.comment_id, source.said_at, ctx.command_word, topics
+    )
     return [c for c in commands if c.key not in at_unlock]
 
 

@@ -34,6 +34,7 @@ import copy
 import json
 import logging
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,7 @@ from bot.command_source import Source
 from bot.commands import changed_commands, parse_commands
 from bot.db import Database, as_github_time, github_time, utcnow
 from bot.github_port import PRRef
+from bot.notes import Topic
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
 
@@ -244,11 +246,19 @@ class LockedCommands:
             return set()
         return {(kind, tuple(args)) for kind, args in json.loads(rows[0]["keys"])}
 
-    def kept_before(self, ref: PRRef, comment_id: int, said_at: str | None, word: str) -> set[Key]:
+    def kept_before(
+        self,
+        ref: PRRef,
+        comment_id: int,
+        said_at: str | None,
+        word: str,
+        topics: Iterable[Topic] = (),
+    ) -> set[Key]:
         """The commands kept of comment `comment_id` when the text kept was said before
         `said_at` (an edit's order key): the release's, which runs those the comment still
         has when it reads it. An edit's event run first (out of order: its `from` a text
-        between, which took one out) runs none of them, or both would answer it."""
+        between, which took one out) runs none of them, or both would answer it. Keyed as
+        that edit's commands are (`topics`: the library's, a `topic` by the topic it names)."""
         rows = self.db.execute(
             "SELECT body, old_body, said_at FROM locked_commands WHERE repo = ? AND number = ?"
             " AND comment_id = ?",
@@ -256,7 +266,8 @@ class LockedCommands:
         )
         if not rows or not said_before(rows[0]["said_at"], said_at):
             return set()
-        return {c.key for c in changed_commands(rows[0]["old_body"], rows[0]["body"], word)}
+        changed = changed_commands(rows[0]["old_body"], rows[0]["body"], word, topics=topics)
+        return {c.key for c in changed}
 
     def kept_by(self, ref: PRRef, comment_id: int, delivery_id: str) -> bool:
         """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met

@@ -1123,20 +1123,24 @@ def _edited_unlocked(c, body: str, old_body: str, at: float) -> dict:
 
 # kills: bot/command_answers.py:_not_run_at_unlock an edit run before the release running
 #        a kept command the release runs too
-def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_once(live):
+# kills: bot/locked_commands.py:LockedCommands.kept_before a topic keyed as typed, not by the
+#        topic it names, as the edit's commands are (the topic answered twice)
+@pytest.mark.parametrize("command", ["/notes help", "/notes topic prefix caching please"])
+def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_once(live, command):
     """Kept `/notes help`; once unlocked (its event lost), edited to take the help out
     (`/notes why`) and again to put it back. The second edit's event came first: its
     `from` (the first edit's text) lacks the help, so it ran it, then (its payload says
     unlocked) released the kept help, which the comment still has: two help replies,
     each a comment notifying everyone on the PR. The kept commands are the release's:
-    an edit's event run before it runs the rest."""
+    an edit's event run before it runs the rest. A topic named by more than its name is
+    one of them too, keyed by the topic it names as the edit's commands are."""
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     fake.lock(DEFAULT_REPO, N)
-    c = said_while_locked(client, rt, fake, "/notes help")
+    c = said_while_locked(client, rt, fake, command)
     fake.unlock(DEFAULT_REPO, N)  # (its event lost)
     kept, first = c.body, "/notes why"
-    c.body = "/notes why\n/notes help"  # both edits in the web UI
+    c.body = f"/notes why\n{command}"  # both edits in the web UI
     second = _edited_unlocked(c, c.body, first, c.created_at + 20)
     assert post(client, "issue_comment", second).status_code == 202
     drain(rt)
