@@ -355,7 +355,8 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
         now = ctx.github.comment_text(ref, k.comment_id)
         still = set() if now is None or now == k.body else _still_keys(ctx, k, now)
         if now is not None and (now == k.body or still):
-            payload = _as_said(k, None if now == k.body else now, ctx.command_word)
+            topics = tuple(ctx.library.topics.values())  # keyed as the run keys them
+            payload = _as_said(k, None if now == k.body else now, ctx.command_word, topics)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
@@ -389,7 +390,9 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     return {c.key for c in changed} & still
 
 
-def _as_said(kept: Kept, still: str | None = None, word: str = "/notes") -> dict[str, Any]:
+def _as_said(
+    kept: Kept, still: str | None = None, word: str = "/notes", topics: Iterable[Topic] = ()
+) -> dict[str, Any]:
     """The kept delivery's payload, asking for the commands the comment's text before the
     lock did not have (all of a comment new then), but, edited since (`still`: its text
     now), those the edit took out (`_with_taken_back`). Its text is the one kept (`keep`):
@@ -400,7 +403,7 @@ def _as_said(kept: Kept, still: str | None = None, word: str = "/notes") -> dict
     old_body = kept.old_body
     if still is not None:  # edited since: the kept commands it still has (`Source.still`)
         payload[STILL] = still
-        old_body = _with_taken_back(kept, still, word)
+        old_body = _with_taken_back(kept, still, word, tuple(topics))
     if old_body is None:
         payload["action"] = "created"
     else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)
@@ -409,21 +412,25 @@ def _as_said(kept: Kept, still: str | None = None, word: str = "/notes") -> dict
     return payload
 
 
-def _with_taken_back(kept: Kept, still: str, word: str) -> str | None:
+def _with_taken_back(
+    kept: Kept, still: str, word: str, topics: tuple[Topic, ...] = ()
+) -> str | None:
     """The kept text before the lock (`old_body`) with, above it, the lines of the kept
     commands the edit since took out: its `from`, which asks for those the comment still
     has of any release, also an older one, run after a rollback, that reads no `STILL`
     and would run them all. Each line is one that reads as that command alone, and a
-    blank line ends it (a quote, a list item), so the text below reads as before."""
-    now = {c.key for c in parse_commands(still, word)}
-    out = {c.key for c in changed_commands(kept.old_body, kept.body, word)} - now
-    lines = [line for line in kept.body.splitlines() if _one_key(line, word) in out]
+    blank line ends it (a quote, a list item), so the text below reads as before. Keyed
+    as the run keys them (`topics`): a topic the edit names otherwise is not taken out."""
+    now = {c.key for c in parse_commands(still, word, topics=topics)}
+    kept_keys = changed_commands(kept.old_body, kept.body, word, topics=topics)
+    out = {c.key for c in kept_keys} - now
+    lines = [line for line in kept.body.splitlines() if _one_key(line, word, topics) in out]
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
 
 
-def _one_key(line: str, word: str) -> Key | None:
+def _one_key(line: str, word: str, topics: tuple[Topic, ...] = ()) -> Key | None:
     """The key of the command the line reads as, alone; None: none, or more than one."""
-    commands = parse_commands(line, word)
+    commands = parse_commands(line, word, topics=topics)
     return commands[0].key if len(commands) == 1 else None

@@ -425,6 +425,27 @@ def test_a_kept_comment_edited_after_the_unlock_runs_the_kept_commands_it_kept(l
     assert reactions(fake, c) == {"eyes", "+1"}
 
 
+# kills: bot/locked_commands.py:_with_taken_back a topic keyed as typed, not by the topic
+#        it names: renamed by the edit, it was put in the payload's `from` as taken out
+def test_a_kept_topic_an_edit_names_otherwise_is_answered_at_the_unlock(live):
+    """Kept `/notes topic prefix caching please`, edited once unlocked (before the unlock's
+    event ran) to name the same topic by its name alone. The edit's event runs nothing (the
+    same topic, keyed by the topic it names), so the unlock's run answers it: its payload's
+    `from` took the kept line for one the edit took out, and it was answered never."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help\n/notes topic prefix caching please")
+    fake.unlock(DEFAULT_REPO, N)
+    old, c.body = c.body, "/notes topic Prefix caching"  # in the web UI, before the unlock's event
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    (reply,) = replies(fake)  # the topic's, once; none for the help taken out
+    assert "topic" in reply.body
+
+
 def test_a_command_locked_before_its_eyes_is_answered_at_the_unlock(live):
     """Said on the open PR (its event says unlocked), locked before the bot's 👀: GitHub
     refused it, and the command was dropped, though nothing on the PR said it was not
