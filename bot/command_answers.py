@@ -88,14 +88,19 @@ def _not_run_at_unlock(
     """The comment's commands but the kept ones the unlock's run answers: an edit said
     before the unlock read it (edited twice: the first took one out, this one put it
     back) runs none of them again, nor does one of a comment still kept, run before the
-    release (that second edit's event came first)."""
+    release its payload makes (said unlocked: that second edit's event came first). Not
+    one said locked: its commands meet the lock and keep its text, newer than the kept
+    one (an older edit's event, run late, keeps nothing over it); left to the release,
+    an older edit's event run late, meeting the lock, kept its text over the kept one,
+    and a command it lacks, put back, was never answered."""
     if source.comment_id is None:  # (a review's body)
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
-    topics = tuple(ctx.library.topics.values())  # keyed as `commands` are
-    at_unlock |= ctx.locked.kept_before(
-        ref, source.comment_id, source.said_at, ctx.command_word, topics
-    )
+    if source.said_unlocked:
+        topics = tuple(ctx.library.topics.values())  # keyed as `commands` are
+        at_unlock |= ctx.locked.kept_before(
+            ref, source.comment_id, source.said_at, ctx.command_word, topics
+        )
     return [c for c in commands if c.key not in at_unlock]
 
 

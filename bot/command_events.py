@@ -199,7 +199,10 @@ def _comment_source(payload: dict[str, Any]) -> Source:
     # (set by bot.locked_commands only: GitHub's payloads have no such field)
     still = payload.get(STILL)
     return replace(
-        source, heard=payload.get(HEARD) is True, still=still if isinstance(still, str) else None
+        source,
+        heard=payload.get(HEARD) is True,
+        still=still if isinstance(still, str) else None,
+        said_unlocked=issue.get("locked") is False,
     )
 
 

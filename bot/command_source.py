@@ -32,3 +32,6 @@ class Source:
     # a kept comment edited since (bot.locked_commands): only the kept commands this text,
     # the comment's at the unlock, still has are run; its edit's event runs the rest
     still: str | None = None
+    # its payload says the conversation is not locked: the run releases the comment's kept
+    # commands after its own (bot.command_events `_then_kept`), none meeting the lock
+    said_unlocked: bool = False

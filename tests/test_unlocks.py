@@ -1173,6 +1173,34 @@ def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_o
     assert reactions(fake, c) == {"eyes", "+1"}
 
 
+# kills: bot/command_answers.py:_not_run_at_unlock a kept command an edit made while locked
+#        puts back taken for the release's, whose kept text an older edit then replaces
+def test_a_kept_command_put_back_while_locked_by_an_edit_whose_event_came_first_is_answered(
+    live,
+):
+    """Kept `/notes help`, then, the conversation still locked, edited to take the help
+    out (`/notes why`) and again to put it back; the second edit's event came first. It
+    took the help for the release's (the text kept was said before it) and ran nothing,
+    so kept nothing; the first edit's event, run next, kept its text, the help taken
+    out: the unlock ran the `why` alone, and the help, on the comment, was never
+    answered."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
+    for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+        payload = _edited_unlocked(c, body, old, c.created_at + at)
+        payload["issue"].update(locked=True, active_lock_reason="too heated")
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert replies(fake) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == 1  # the help's, once
+
+
 def _said_before_the_lock(client, rt, fake, body: str, ago: float):
     """`body` said `ago` seconds ago on the open PR (its payload: unlocked), its delivery
     run after the lock came: GitHub refuses its 👀, and it is kept. The comment."""
