@@ -353,10 +353,12 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     for k in ctx.locked.kept(ref.repo, ref.number):
         read_at = github_time(None)  # before the GET: an edit said by then may be in it
         now = ctx.github.comment_text(ref, k.comment_id)
-        still = set() if now is None or now == k.body else _still_keys(ctx, k, now)
+        # the kept commands it still has: all, when it shows the text kept (maybe edited
+        # and put back: those edits' events, said before this read, run none of them)
+        still = set() if now is None else _still_keys(ctx, k, now)
         if now is not None and (now == k.body or still):
             topics = tuple(ctx.library.topics.values())  # keyed as the run keys them
-            payload = _as_said(k, None if now == k.body else now, ctx.command_word, topics)
+            payload = _as_said(k, now if still else None, ctx.command_word, topics)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from bot.commands import CommandConfig
+from bot.db import utcnow
 from bot.markers import REPLY_MARKER
 from bot.server import build_dispatcher
 from tests.command_kit import (
@@ -1171,6 +1172,41 @@ def test_a_kept_command_put_back_by_an_edit_whose_event_came_first_is_answered_o
     assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the help's, once
     assert reactions(fake, c) == {"eyes", "+1"}
+
+
+# kills: bot/locked_commands.py:release the unlock's run not said to the events of edits
+#        said before it read the comment, when the comment shows the text kept again
+@pytest.mark.parametrize("second_first", [False, True], ids=["in order", "second first"])
+def test_a_kept_command_taken_out_and_put_back_as_it_was_is_answered_once(live, second_first):
+    """Kept `/notes help`; once unlocked (its event lost), edited to take the help out and
+    again to put the text back as it was, before the bot read it. The first edit's event
+    released the kept comment, which showed the text kept: the unlock's run answered the
+    help, and the second edit's event, its `from` lacking the help, answered it again."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="maintainer")
+    c.created_at = c.updated_at = time.time() - 120  # both edits made before the unlock read it
+    payload = comment_payload(c)
+    payload["issue"].update(locked=True, active_lock_reason="too heated")
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert [k.comment_id for k in rt.ctx.locked.kept(DEFAULT_REPO, N)] == [c.id]
+    rt.ctx.locked.db.execute(  # kept then (its delivery run at once), 110 s ago
+        "UPDATE locked_commands SET kept_at = ?", (utcnow(-110),)
+    )
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    kept, first = c.body, "/notes why"  # the second edit puts `kept` back, in the web UI
+    edits = [
+        _edited_unlocked(c, first, kept, c.created_at + 20),
+        _edited_unlocked(c, kept, first, c.created_at + 30),
+    ]
+    for payload in reversed(edits) if second_first else edits:
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    assert len(replies(fake)) == 1  # the help's, once
 
 
 # kills: bot/command_answers.py:_not_run_at_unlock a kept command an edit made while locked
