@@ -55,7 +55,7 @@ from bot.command_reactions import Reactions, Spent
 from bot.command_replies import Unanswered, render_errors, render_reply
 from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
-from bot.commands import Command, Kind, changed_commands, parse_commands
+from bot.commands import Command, Kind
 from bot.context import BotContext
 from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
 from bot.markers import reply_key
@@ -68,17 +68,16 @@ log = logging.getLogger(__name__)
 
 def _new_commands(ctx: BotContext, ref: PRRef, source: Source) -> list[Command]:
     """The commands to run: every one of a new comment, those an edit added or changed."""
-    caps = dict(max_commands=ctx.commands.max_commands, max_arg_chars=ctx.commands.max_arg_chars)
-    caps |= dict(topics=tuple(ctx.library.topics.values()))  # a `topic` keyed by its topic
+    reading = ctx.command_reading
     if source.old_body is not None:
-        commands = changed_commands(source.old_body, source.body, ctx.command_word, **caps)
+        commands = reading.changed(source.old_body, source.body)
     else:
-        commands = parse_commands(source.body, ctx.command_word, **caps)
+        commands = reading.parse(source.body)
     if source.still is None:
         return _not_run_at_unlock(ctx, ref, source, commands)
     # a kept comment edited since: those the edit took out are taken back, and those it
     # added are its own event's
-    still = {c.key for c in parse_commands(source.still, ctx.command_word, **caps)}
+    still = {c.key for c in reading.parse(source.still)}
     return [c for c in commands if c.key in still]
 
 
@@ -97,9 +96,8 @@ def _not_run_at_unlock(
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
     if source.said_unlocked:
-        topics = tuple(ctx.library.topics.values())  # keyed as `commands` are
         at_unlock |= ctx.locked.kept_before(
-            ref, source.comment_id, source.said_at, ctx.command_word, topics
+            ref, source.comment_id, source.said_at, ctx.command_reading
         )
     return [c for c in commands if c.key not in at_unlock]
 

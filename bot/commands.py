@@ -479,3 +479,35 @@ def changed_commands(
     old = {c.key for c in _all_commands(old_text or "", word, max_arg_chars, topics)}
     new = _all_commands(new_text or "", word, max_arg_chars, topics)
     return [c for c in new if c.key not in old][:max_commands]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a comment's commands are read: the command word, config/commands.toml's caps
+    and the library's topics (`BotContext.command_reading`). Every reader whose keys are
+    compared (a comment's run, the commands kept while locked) reads with the same one:
+    past a cap, keys read with others differ (a kept command answered twice, or never)."""
+
+    word: str = "/notes"
+    max_commands: int = 5
+    max_arg_chars: int = 100
+    topics: tuple[Topic, ...] = ()
+
+    def parse(self, text: str | None) -> list[Command]:
+        return parse_commands(
+            text or "",
+            self.word,
+            max_commands=self.max_commands,
+            max_arg_chars=self.max_arg_chars,
+            topics=self.topics,
+        )
+
+    def changed(self, old_text: str | None, new_text: str) -> list[Command]:
+        return changed_commands(
+            old_text,
+            new_text,
+            self.word,
+            max_commands=self.max_commands,
+            max_arg_chars=self.max_arg_chars,
+            topics=self.topics,
+        )

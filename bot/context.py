@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bot.commands import CommandConfig
+from bot.commands import CommandConfig, Reading
 from bot.decision_store import DecisionStore
 from bot.feedback_store import FeedbackStore
 from bot.flood_control import Clock, FloodControl
@@ -47,6 +47,13 @@ class BotContext:
         object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
         object.__setattr__(self, "decisions", DecisionStore(self.prs.db))
         object.__setattr__(self, "locked", LockedCommands(self.prs.db))
+
+    @property
+    def command_reading(self) -> Reading:
+        """How its commands are read, by every part that compares their keys."""
+        c = self.commands
+        topics = tuple(self.library.topics.values())  # a `topic` keyed by the topic it names
+        return Reading(self.command_word, c.max_commands, c.max_arg_chars, topics)
 
     @property
     def links(self) -> NoteLinks:

@@ -34,15 +34,13 @@ import copy
 import json
 import logging
 import sqlite3
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
-from bot.commands import changed_commands, parse_commands
+from bot.commands import Reading
 from bot.db import Database, as_github_time, github_time, utcnow
 from bot.github_port import PRRef
-from bot.notes import Topic
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
 
@@ -247,12 +245,7 @@ class LockedCommands:
         return {(kind, tuple(args)) for kind, args in json.loads(rows[0]["keys"])}
 
     def kept_before(
-        self,
-        ref: PRRef,
-        comment_id: int,
-        said_at: str | None,
-        word: str,
-        topics: Iterable[Topic] = (),
+        self, ref: PRRef, comment_id: int, said_at: str | None, reading: Reading
     ) -> set[Key]:
         """The commands kept of comment `comment_id` when the text kept was said before
         `said_at` (an edit's order key): the release's, which runs those the comment still
@@ -266,8 +259,7 @@ class LockedCommands:
         )
         if not rows or not said_before(rows[0]["said_at"], said_at):
             return set()
-        changed = changed_commands(rows[0]["old_body"], rows[0]["body"], word, topics=topics)
-        return {c.key for c in changed}
+        return {c.key for c in reading.changed(rows[0]["old_body"], rows[0]["body"])}
 
     def kept_by(self, ref: PRRef, comment_id: int, delivery_id: str) -> bool:
         """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met
@@ -357,8 +349,7 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
         # and put back: those edits' events, said before this read, run none of them)
         still = set() if now is None else _still_keys(ctx, k, now)
         if now is not None and (now == k.body or still):
-            topics = tuple(ctx.library.topics.values())  # keyed as the run keys them
-            payload = _as_said(k, now if still else None, ctx.command_word, topics)
+            payload = _as_said(k, now if still else None, ctx.command_reading)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
@@ -386,15 +377,12 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     text), still has: one its edit took out is taken back, and one it added is its own
     event's (whose `from` is the kept text), so those it left as they were are run at the
     unlock (`Source.still`), and no other."""
-    word, topics = ctx.command_word, tuple(ctx.library.topics.values())  # keyed as run
-    still = {c.key for c in parse_commands(now, word, topics=topics)}
-    changed = changed_commands(kept.old_body, kept.body, word, topics=topics)
-    return {c.key for c in changed} & still
+    reading = ctx.command_reading  # keyed as run
+    still = {c.key for c in reading.parse(now)}
+    return {c.key for c in reading.changed(kept.old_body, kept.body)} & still
 
 
-def _as_said(
-    kept: Kept, still: str | None = None, word: str = "/notes", topics: Iterable[Topic] = ()
-) -> dict[str, Any]:
+def _as_said(kept: Kept, still: str | None, reading: Reading) -> dict[str, Any]:
     """The kept delivery's payload, asking for the commands the comment's text before the
     lock did not have (all of a comment new then), but, edited since (`still`: its text
     now), those the edit took out (`_with_taken_back`). Its text is the one kept (`keep`):
@@ -405,7 +393,7 @@ def _as_said(
     old_body = kept.old_body
     if still is not None:  # edited since: the kept commands it still has (`Source.still`)
         payload[STILL] = still
-        old_body = _with_taken_back(kept, still, word, tuple(topics))
+        old_body = _with_taken_back(kept, still, reading)
     if old_body is None:
         payload["action"] = "created"
     else:  # (an edit's `from` is the text before it, maybe an edit kept while locked)
@@ -414,25 +402,23 @@ def _as_said(
     return payload
 
 
-def _with_taken_back(
-    kept: Kept, still: str, word: str, topics: tuple[Topic, ...] = ()
-) -> str | None:
+def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     """The kept text before the lock (`old_body`) with, above it, the lines of the kept
     commands the edit since took out: its `from`, which asks for those the comment still
     has of any release, also an older one, run after a rollback, that reads no `STILL`
     and would run them all. Each line is one that reads as that command alone, and a
     blank line ends it (a quote, a list item), so the text below reads as before. Keyed
-    as the run keys them (`topics`): a topic the edit names otherwise is not taken out."""
-    now = {c.key for c in parse_commands(still, word, topics=topics)}
-    kept_keys = changed_commands(kept.old_body, kept.body, word, topics=topics)
-    out = {c.key for c in kept_keys} - now
-    lines = [line for line in kept.body.splitlines() if _one_key(line, word, topics) in out]
+    as the run keys them (`reading`: its caps and topics): a topic the edit names
+    otherwise is not taken out."""
+    now = {c.key for c in reading.parse(still)}
+    out = {c.key for c in reading.changed(kept.old_body, kept.body)} - now
+    lines = [line for line in kept.body.splitlines() if _one_key(line, reading) in out]
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
 
 
-def _one_key(line: str, word: str, topics: tuple[Topic, ...] = ()) -> Key | None:
+def _one_key(line: str, reading: Reading) -> Key | None:
     """The key of the command the line reads as, alone; None: none, or more than one."""
-    commands = parse_commands(line, word, topics=topics)
+    commands = reading.parse(line)
     return commands[0].key if len(commands) == 1 else None

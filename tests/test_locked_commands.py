@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from bot.command_policy import Actor
 from bot.command_source import Source
-from bot.commands import changed_commands
+from bot.commands import Reading
 from bot.db import Database
 from bot.github_port import PRRef
 from bot.locked_commands import STILL, Kept, LockedCommands, _as_said
@@ -136,13 +136,16 @@ def test_a_file_kept_before_heard_was_known_gains_it_at_start(tmp_path):
     assert (kept.body, kept.heard) == ("/notes help", False)
 
 
-def _asked(kept: Kept, still: str | None) -> tuple[str, list[str]]:
+DEFAULTS = Reading()  # the parser's caps, config/commands.toml's defaults
+
+
+def _asked(kept: Kept, still: str | None, reading: Reading = DEFAULTS) -> tuple[str, list[str]]:
     """The action of the payload the unlock queues for `kept`, and the commands it asks
     for as any release reads it: its `from` against its text, `review_notes_still` unread
     (a release before it, after a rollback)."""
-    payload = _as_said(kept, still)
+    payload = _as_said(kept, still, reading)
     old = (payload.get("changes") or {}).get("body", {}).get("from")
-    return payload["action"], [c.line for c in changed_commands(old, kept.body)]
+    return payload["action"], [c.line for c in reading.changed(old, kept.body)]
 
 
 # kills: bot/locked_commands.py:_as_said,_with_taken_back a command the edit took out asked
@@ -160,4 +163,15 @@ def test_the_unlocks_payload_asks_no_release_for_a_command_an_edit_took_out():
     assert _asked(edited, "/notes why\n/notes help") == ("edited", ["/notes help"])
     assert _asked(edited, "/notes why") == ("edited", [])
     assert _asked(edited, edited.body) == ("edited", ["/notes help", "/notes search cache"])
-    assert _as_said(edited, "/notes why")[STILL] == "/notes why"  # (this release reads it)
+    assert _as_said(edited, "/notes why", Reading())[STILL] == "/notes why"  # (this release reads)
+
+
+# kills: bot/locked_commands.py:_with_taken_back the kept commands read with the default caps
+def test_the_unlocks_payload_reads_the_kept_commands_with_the_configured_caps():
+    """`max_commands = 7`: kept, six searches, the sixth taken out by an edit since. Read
+    with the default cap (5) the kept text had no sixth, so the payload's `from` did not
+    take it back, and a release reading no `review_notes_still` answered it."""
+    searches = [f"/notes search {w}" for w in ("cache", "cuda", "eagle", "lora", "moe", "rocm")]
+    kept = Kept(1, "d", "issue_comment", {}, "\n".join(searches), None)
+    still = "\n".join(searches[:5])
+    assert _asked(kept, still, Reading(max_commands=7)) == ("edited", searches[:5])

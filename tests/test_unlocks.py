@@ -1237,6 +1237,84 @@ def test_a_kept_command_put_back_while_locked_by_an_edit_whose_event_came_first_
     assert len(replies(fake)) == 1  # the help's, once
 
 
+# The commands a kept comment still has, and those the release answers, are read with
+# config/commands.toml's caps, as the comment's run reads them: keys read with the
+# parser's defaults differ from its own past them.
+
+
+# kills: bot/locked_commands.py:_still_keys the kept commands read with the default caps
+def test_a_kept_search_edited_past_the_argument_cap_is_answered_at_the_unlock(live):
+    """`max_arg_chars = 10`: kept `/notes search prefix cache`, a search for `prefix`;
+    once unlocked, before the unlock's event ran, edited past the cap (`prefix eviction`,
+    still `prefix`) and a `why` added. Read with the default cap (100) the kept search
+    was gone, the comment dropped as edited since, and the edit's own event (the search
+    unchanged, as it reads it) ran the `why` alone: the search was never answered."""
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, max_arg_chars=10))
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes search prefix cache")
+    fake.unlock(DEFAULT_REPO, N)
+    old, c.body = c.body, "/notes search prefix eviction\n/notes why"  # (its event comes later)
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    (reply,) = replies(fake)  # the search's, once
+    assert "prefix" in reply.body and "eviction" not in reply.body
+
+
+# kills: bot/locked_commands.py:_with_taken_back the kept commands read with the default caps
+def test_a_kept_comment_of_more_commands_than_the_default_cap_runs_each_at_the_unlock(live):
+    """`max_commands = 7`: kept, six searches; once unlocked, before the unlock's event
+    ran, a `why` put above them. Read with the default cap (5) the comment now had the
+    first four, so the fifth was taken for one the edit took out (set in the payload's
+    `from`): never answered, by the unlock's run or the edit's (which ran its `why`)."""
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, max_commands=7, reply_burst=10))
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    words = ["cache", "cuda", "eagle", "lora", "moe", "rocm"]
+    c = said_while_locked(client, rt, fake, "\n".join(f"/notes search {w}" for w in words))
+    fake.unlock(DEFAULT_REPO, N)
+    old, c.body = c.body, f"/notes why\n{c.body}"  # its event after the unlock's
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == len(words)  # each search's, once
+
+
+# kills: bot/locked_commands.py:LockedCommands.kept_before the kept commands read with the
+#        default caps
+def test_a_kept_long_command_put_back_by_an_edit_whose_event_came_first_is_answered_once(live):
+    """As `/notes help` put back above, a mistyped `search` (`serch`) of 150 characters
+    with `max_arg_chars = 200`: read with the default cap (100), the kept command's key
+    was not the edit's, whose event, run first, answered it (the reply to what could not
+    be done), then the release answered it again: two replies, each notifying the PR."""
+    client, rt, fake = live
+    tune(rt, CommandConfig(min_update_interval_s=0, max_arg_chars=200))
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    words = (
+        "serch prefix cache eviction for eagle speculative decoding with chunked prefill"
+        " across pipeline parallel ranks when the scheduler preempts long requests"
+    )
+    assert 100 < len(words) <= 200
+    c = said_while_locked(client, rt, fake, f"/notes {words}")
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    kept, first = c.body, "/notes why"
+    c.body = f"/notes why\n{kept}"  # both edits in the web UI
+    assert post(client, "issue_comment", _edited_unlocked(c, c.body, first, c.created_at + 20))
+    drain(rt)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    assert post(client, "issue_comment", _edited_unlocked(c, first, kept, c.created_at + 10))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    (reply,) = replies(fake)  # what could not be done, once
+    assert "serch" in reply.body
+
+
 def _said_before_the_lock(client, rt, fake, body: str, ago: float):
     """`body` said `ago` seconds ago on the open PR (its payload: unlocked), its delivery
     run after the lock came: GitHub refuses its 👀, and it is kept. The comment."""
