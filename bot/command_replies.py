@@ -204,6 +204,9 @@ def render_unpicked(
     if pick.problem is PickProblem.NO_NOTES:
         return f"{head}\nThe notes comment on this pull request shows no note; nothing was hidden."
     numbers = "1" if shown == 1 else f"1 to {shown}"
+    if pick.problem is PickProblem.WHICH and shown == 1:  # a list, `1,2`: one note is shown
+        takes = f"A `{word} wrong` takes one note, and the notes comment shows only note 1"
+        return f"{head}\n{takes} (say {example}); nothing was hidden."
     if pick.problem is PickProblem.WHICH:
         said = f"Say which note does not fit, by its number in the notes comment ({numbers})"
         return f"{head}\n{said}, as in {example}; nothing was hidden."

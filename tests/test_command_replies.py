@@ -29,6 +29,7 @@ from bot.markdown_safety import ZWSP, code
 from bot.markers import written_by_review_notes
 from bot.notes import Note, Topic, Verdict
 from bot.search import query_terms, search_notes
+from tests.docs_kit import doc
 from tests.test_render import linked_by_github
 
 
@@ -915,6 +916,25 @@ def test_a_wrong_naming_no_note_is_told_what_the_comment_shows():
         "There is no note `3` in the notes comment: it shows only note 1 (say `/notes wrong 1`);"
         " nothing was hidden."
     )
+
+
+# kills: bot/command_replies.py:render_unpicked a list of notes, one note shown, asked which
+#   note "(1)": the reviewer had said which, two of them; a `wrong` takes one
+@pytest.mark.parametrize(
+    "typed", ["1,2", "1 2", "1- 2", "1 - 2", "(1)(2)", "第1、2条", "1，2 只是改名"]
+)
+def test_a_list_of_notes_with_one_note_shown_is_told_a_wrong_takes_one(typed):
+    cmd = command(f"/notes wrong {typed}")
+    body = render_unpicked(cmd, pick_note(cmd.args, ("vllm-00000000",)), 1)
+    takes = (
+        "A `/notes wrong` takes one note, and the notes comment shows only note 1"
+        " (say `/notes wrong 1`)"
+    )
+    assert body.split("\n")[-1] == f"{takes}; nothing was hidden.", body
+    assert_safe(body)
+    several = render_unpicked(cmd, pick_note(cmd.args, ("vllm-00000000", "vllm-00000001")), 2)
+    assert "Say which note does not fit, by its number in the notes comment (1 to 2)" in several
+    assert f'("{takes}")' in " ".join(doc("commands.md").split())
 
 
 def test_a_note_number_out_of_range_is_quoted_as_typed_and_links_nothing():
