@@ -253,6 +253,13 @@ class Topic(BaseModel):
     def _a_short_name(cls, v: str) -> str:  # "" is no short name: its name_en
         return _one_line(v) if v else v
 
+    @field_validator("description")
+    @classmethod
+    def _a_description(cls, v: str) -> str:  # on the topics page; wrapped, its lines joined
+        if control := control_character(v, "description", lines=True):
+            raise ValueError(control)
+        return v
+
     @property
     def short(self) -> str:
         """The name a reason line gives the topic, in its brackets ("topic: X"): none of

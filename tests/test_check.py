@@ -1113,6 +1113,17 @@ TAXONOMY_DEFECTS = [
         "12: short_en: holds a tab (U+0009), which a name prints as typed: type a space",
         id="tab-in-short-name",
     ),
+    # review r42m: a topic's description (its page shows it) took what its name refuses
+    pytest.param(
+        ('name_zh = "ROCm"', 'name_zh = "ROCm"\ndescription = "AMD GPUs:\tHIP kernels."'),
+        "12: description: holds a tab (U+0009), which a description prints as typed: type a space",
+        id="tab-in-description",
+    ),
+    pytest.param(
+        ('name_zh = "ROCm"', 'name_zh = "ROCm"\ndescription = "AMD GPUs\\u001b[0m."'),
+        "12: description: holds U+001B, a control character no description shows: delete it",
+        id="control-character-in-description",
+    ),
     pytest.param(
         ('labels = ["rocm"]\n', ""),
         "9: topic: no keywords, tags, paths or labels: nothing can select this topic",
@@ -1171,6 +1182,19 @@ def test_each_taxonomy_defect_is_reported_on_its_line(tmp_path, edit, expected):
     assert problems_of(notes, topics) == []
     topics.write_text(TAXONOMY.replace(*edit, 1), "utf-8")
     assert problems_of(notes, topics) == [f"{topics}:{expected}"]
+
+
+# review r42m: a description wrapped in a multi-line string is read (its page joins the
+# lines), as a summary is; a tab or another control character in it is refused (above)
+def test_a_topic_description_wrapped_over_lines_is_accepted(tmp_path):
+    notes = tmp_path / "notes"
+    write(notes, VALID.replace('"cuda-graphs", "rocm"', '"rocm"'))
+    topics = tmp_path / "topics.toml"
+    wrapped = 'name_zh = "ROCm"\ndescription = """AMD GPUs:\nHIP kernels and ROCm builds."""'
+    topics.write_text(TAXONOMY.replace('name_zh = "ROCm"', wrapped, 1), "utf-8")
+    assert problems_of(notes, topics) == []
+    topic = load_library(notes, topics).topics["rocm"]
+    assert topic.description == "AMD GPUs:\nHIP kernels and ROCm builds."
 
 
 def test_an_emoji_keeps_its_zero_width_joiner(tmp_path):
