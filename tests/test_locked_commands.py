@@ -175,3 +175,14 @@ def test_the_unlocks_payload_reads_the_kept_commands_with_the_configured_caps():
     kept = Kept(1, "d", "issue_comment", {}, "\n".join(searches), None)
     still = "\n".join(searches[:5])
     assert _asked(kept, still, Reading(max_commands=7)) == ("edited", searches[:5])
+
+
+# kills: bot/locked_commands.py:_one_key a line read with the default argument cap
+def test_the_unlocks_payload_takes_back_a_long_command_as_its_run_keys_it():
+    """`max_arg_chars = 200`: kept, `help` and a `wrong` whose reason is 150 characters,
+    the `wrong` taken out by an edit since. Its line read with the default cap (100) was
+    keyed as no command taken out: the payload's `from` did not take it back."""
+    reason = " ".join(["it only renames a flag and touches no cache path"] * 3)
+    assert 100 < len(reason) < 200
+    kept = Kept(1, "d", "issue_comment", {}, f"/notes help\n/notes wrong 1 {reason}", None)
+    assert _asked(kept, "/notes help", Reading(max_arg_chars=200)) == ("edited", ["/notes help"])
