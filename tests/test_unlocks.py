@@ -1414,3 +1414,49 @@ def test_a_comment_said_and_edited_while_locked_its_events_out_of_order_runs_bot
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert len(replies(fake)) == 1 and "(why mode)" in sticky(fake).body
     assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
+
+
+# kills: bot/locked_commands.py:_with_taken_back,_one_key a kept `topic` the edit kept,
+#        named another way, taken for one it took out (keyed by its spelling)
+def test_a_kept_topic_an_edit_names_another_way_is_answered_at_the_unlock(live):
+    """Kept `/notes topic 前缀缓存与KV缓存管理`, edited once unlocked to name the same topic
+    by its id and add `/notes why`: the edit kept the topic (its commands are keyed by
+    the topic they name), so the unlock runs it. The unlock's payload must not put it in
+    its `from` as one the edit took out: read against it, the run found nothing to
+    answer, and the topic asked for was never answered."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes topic 前缀缓存与KV缓存管理")
+    fake.unlock(DEFAULT_REPO, N)
+    old, c.body = c.body, "/notes topic prefix-caching\n/notes why"  # its event after the unlock's
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    post(client, "issue_comment", comment_payload(c, action="edited", old_body=old))
+    drain(rt)
+    assert "(why mode)" in sticky(fake).body and rt.queue.counts()["failed"] == 0
+    (reply,) = replies(fake)  # the topic's, once
+    assert "Prefix caching" in reply.body
+
+
+# kills: bot/locked_commands.py:LockedCommands.kept_before keying a kept `topic` by its
+#        spelling where the edit's commands are keyed by the topic it names
+def test_a_kept_topic_put_back_by_an_edit_whose_event_came_first_is_answered_once(live):
+    """As above, the kept command a `topic` named by its Chinese name: the edit's
+    commands are keyed by the topic they name (`parse_commands(topics=)`), and the kept
+    ones must be too, or the kept topic (keyed as spelt) is not one of them: the edit's
+    run answered it, and the release (keyed by the topic) again, two replies."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes topic 前缀缓存与KV缓存管理")
+    fake.unlock(DEFAULT_REPO, N)  # (its event lost)
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes topic 前缀缓存与KV缓存管理"  # both edits in the web UI
+    second = _edited_unlocked(c, c.body, first, c.created_at + 20)
+    assert post(client, "issue_comment", second).status_code == 202
+    drain(rt)
+    assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+    assert post(client, "issue_comment", _edited_unlocked(c, first, kept, c.created_at + 10))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == 1  # the topic's, once
