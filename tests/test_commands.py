@@ -2512,6 +2512,23 @@ def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
+# A word of marks alone before the number (`. 3`, `、 3`, `🙏， 3`) is read past by neither:
+# `pick_note` reads no number after it (which note? with one note shown, all of it the
+# reason), and the key drops the word (no word of the command): keyed as `3`, an edit to
+# the number alone, which hides note 3, ran nothing
+@pytest.mark.parametrize(("old", "new"), [(". 3", "3"), ("。 3 x", "3 x"), ("🙏， 2,3", "2,3")])
+def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, new):
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    one = [feedback.pick_note(args, ("a",)) for args in said]
+    assert one[0].reason and one[1].problem is feedback.PickProblem.RANGE  # note 3 of one
+    three = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    assert three[0].problem is feedback.PickProblem.WHICH  # which note (`2,3` too)
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+    # read as a separator before the number is: which note, keyed alike
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
+
+
 def test_an_edit_changing_the_separator_before_the_number_asks_nothing_again():
     # `- 3`, `: 3`, `， 3` are answered alike (which note?), keyed alike
     assert changed_commands("/notes wrong - 3", "/notes wrong ： 3") == []
