@@ -251,7 +251,10 @@ def _list_glued(words: list[str]) -> list[str]:
         typed = " ".join(words[1:])
         between = typed[: len(typed) - len(" ".join(past))].replace(" ", "")
         glue = between or ("" if _as_ascii(words[0])[-1] in ".:,)" else ",")  # `1, 2`: `1,2`
-        words = [words[0] + glue + past[0], *past[1:]]
+        # the second number as `_is_number` read it: `1 second` is `1,2`, not `1,second`,
+        # which reads as note 1 and a reason glued on (`1:second`)
+        read = _ordinal(past, article=False)[0]
+        words = [words[0] + glue + read[0], *read[1:]]
     return words
 
 

@@ -2529,6 +2529,22 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
 
 
+# An ordinal typed apart after a note's number (`1 second`) is a list's second number
+# (which note?), as in `1 2`; glued on after a separator (`1:second`, `1，second`), the
+# reason of note 1. Both were keyed as `1,second` reads (note 1, its reason `second`): an
+# edit from the list to note 1 ran nothing, and note 1 was never hidden
+@pytest.mark.parametrize("glued", ["1:second", "1，second", "1)second"])
+def test_an_ordinal_typed_apart_after_a_number_is_a_list_s_not_a_reason(glued):
+    apart = "1 second"
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (apart, glued)]
+    picks = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == "a"
+    (changed,) = changed_commands(f"/notes wrong {apart}", f"/notes wrong {glued}")
+    assert changed.line == f"/notes wrong {glued}"
+    # keyed as the list it is: `1 2`, `1,2`
+    assert changed_commands(f"/notes wrong {apart}", "/notes wrong 1 2") == []
+
+
 def test_an_edit_changing_the_separator_before_the_number_asks_nothing_again():
     # `- 3`, `: 3`, `， 3` are answered alike (which note?), keyed alike
     assert changed_commands("/notes wrong - 3", "/notes wrong ： 3") == []
