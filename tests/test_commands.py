@@ -2527,6 +2527,8 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
     assert changed.line == f"/notes wrong {new}"
     # read as a separator before the number is: which note, keyed alike
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
+    # a word ending in marks is a word (with one note shown, the reason's first)
+    assert changed_commands(f"/notes wrong x{old}", f"/notes wrong , {new}") != []
 
 
 # An ordinal typed apart after a note's number (`1 second`) is a list's second number
