@@ -284,14 +284,16 @@ class GitHubSessions:
         keeps the permissions it was minted with, and an owner may have accepted new ones
         since), mint a new one and run it once more. So `op` may run twice: a write in it
         looks first for what the first run may have done (`GitHubClient.create_comment`).
-        A 404 under the installation the delivery named may mean the repository left it
-        (`_left_installation`). `needs` names the permission `op` needs ("issues: write"):
+        A 404 under the installation the delivery named, or under the one a lookup cached
+        for a delivery naming none, may mean the repository left it (`_left_installation`).
+        `needs` names the permission `op` needs ("issues: write"):
         one a new token was refused too is not minted for again (`_refused_lately`), or
         an installation granted none of it would mint a token for each call."""
         if self._token is not None:
             return op(self.token_github())
         named = ref.installation_id
         ref = self._moved_ref(ref)
+        cached = self._cached_installation(ref)
         try:
             installation_id, grant = self._installation_grant(ref)
         except GitHubError as err:
@@ -303,7 +305,10 @@ class GitHubSessions:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as err:
             try:
-                return self._after_refusal(ref, named, installation_id, grant, op, needs, err)
+                stale = cached == installation_id  # GitHub's answer to no lookup of this call
+                return self._after_refusal(
+                    ref, named, installation_id, grant, op, needs, err, stale=stale
+                )
             except GitHubError as later:
                 # `op` ran once and reached GitHub (a write of it may have landed): a
                 # failure after it that sent nothing (a new token's mint held back by a
@@ -320,15 +325,21 @@ class GitHubSessions:
         op: Callable[[Github], T],
         needs: str,
         err: GitHubError,
+        *,
+        stale: bool,
     ) -> T:
         """`op` failed with `err` under the installation's token: run it again where that
-        may mend it (a new token, the repository's installation now), else raise `err`."""
-        if err.status == 404 and named is not None:
+        may mend it (a new token, the repository's installation now), else raise `err`.
+        `stale`: the installation is a lookup cached for a delivery naming none, which
+        may predate a transfer (no installation event seen)."""
+        if err.status == 404 and (named is not None or stale):
             return self._left_installation(ref, named, installation_id, op, err)
         if err.status != 401 and not _lacks_permission(err):
             raise err
         if err.status == 403 and self._refused_lately(installation_id, needs):
-            return self._lacking(ref, named, installation_id, op, err, needs, minted=False)
+            return self._lacking(
+                ref, named, installation_id, op, err, needs, minted=False, stale=stale
+            )
         log.info("installation %s: token refused, minting a new one", installation_id)
         with self._lock:  # unless another thread has already replaced it
             if self._grants.get(installation_id) == grant:
@@ -343,7 +354,9 @@ class GitHubSessions:
             with self._lock:  # a token minted across an installation event: not kept
                 if self._forgotten == before:
                     self._refusals[(installation_id, needs)] = self._clock()
-            return self._lacking(ref, named, installation_id, op, again, needs, minted=True)
+            return self._lacking(
+                ref, named, installation_id, op, again, needs, minted=True, stale=stale
+            )
 
     def _refused_lately(self, installation_id: int, needs: str) -> bool:
         """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,
@@ -365,10 +378,12 @@ class GitHubSessions:
         needs: str,
         *,
         minted: bool,
+        stale: bool,
     ) -> T:
         """The 403 a new token got too, saying the App lacks the permission; or `op` run
         where the repository is now, when it left the installation. `minted`: this call
-        minted that token; else one was refused `needs` lately (`_refused_lately`)."""
+        minted that token; else one was refused `needs` lately (`_refused_lately`).
+        `stale`: as for `_after_refusal`."""
         how = (
             "a new token too"
             if minted
@@ -382,7 +397,7 @@ class GitHubSessions:
             status=refused.status,
         )
         lacking.__cause__ = refused
-        if named is None:
+        if named is None and not stale:
             raise lacking from refused
         # or the repository left it: any installation's token reads a public
         # repository, none may write there but the one holding it
@@ -391,21 +406,21 @@ class GitHubSessions:
     def _left_installation(
         self,
         ref: PRRef,
-        named: int,
+        named: int | None,
         installation_id: int,
         op: Callable[[Github], T],
         err: GitHubError,
     ) -> T:
-        """`op` got a 404 under `installation_id` (the one the delivery `named`, or where
-        an earlier call found its repository), or a 403 "not accessible by integration"
-        with a new token too: the repository may have been taken off it or transferred
-        to an account where the App has another installation while the delivery waited
-        (its token cannot see the repository there, or, public, only read it). Where is it now? In
-        another installation: `op` runs there, and the next call of a delivery naming
-        `named` goes straight there. In none: the error says the App is not installed on
-        it. In this one: `err` was the answer. Not found out (a 5xx): `err` stays the
-        answer, as some callers take it (a comment deleted since); a rate limit is raised
-        (the delivery is put back until then), lest a transferred repository fail for good."""
+        """`op` got a 404 under `installation_id` (the one the delivery `named`, or where an earlier
+        call found its repository, or, `named` None, a lookup cached), or a 403 "not accessible by
+        integration" with a new token too: the repository may have been taken off it or transferred
+        to an account where the App has another installation while the delivery waited (its token
+        cannot see the repository there, or, public, only read it). Where is it now? In another
+        installation: `op` runs there, and the next call of a delivery naming `named` goes straight
+        there. In none: the error says the App is not installed on it. In this one: `err` was the
+        answer. Not found out (a 5xx): `err` stays the answer, as some callers take it (a comment
+        deleted since); a rate limit is raised (the delivery is put back until then), lest a
+        transferred repository fail for good."""
         with self._lock:
             before = self._forgotten
             if installation_id != named:  # under where it was found before: ask afresh
@@ -419,7 +434,9 @@ class GitHubSessions:
             log.warning("%s: 404, and finding its installation failed: %s", ref.repo, lookup)
             raise err from lookup
         with self._lock:
-            if self._forgotten == before:  # else found across an installation event: once
+            # else found across an installation event: once; named none, the lookup is
+            # cached by `_installation_of`
+            if self._forgotten == before and named is not None:
                 self._moves[(self._repo_key(ref), named)] = current
         if current == installation_id:
             raise err
@@ -455,12 +472,14 @@ class GitHubSessions:
     def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
         """The PR's installation and its token. An installation named by the delivery
         but gone (the App uninstalled and installed again since: a delivery retried or
-        redelivered) gives way to the repository's current one."""
+        redelivered) gives way to the repository's current one; so does one a lookup
+        cached for a delivery naming none (its installation event lost)."""
+        cached = self._cached_installation(ref)
         installation_id = self._installation_of(ref)
         try:
             return installation_id, self._grant(installation_id)
         except GitHubError as err:
-            if err.status != 404 or ref.installation_id is None:
+            if err.status != 404 or (ref.installation_id is None and cached != installation_id):
                 raise
             with self._lock:  # a lookup cached before the reinstall is stale too
                 self._repo_installations.pop(self._repo_key(ref), None)
@@ -469,6 +488,13 @@ class GitHubSessions:
                 raise
         log.info("installation %s is gone; %s is now in %s", installation_id, ref.repo, current)
         return current, self._grant(current)
+
+    def _cached_installation(self, ref: PRRef) -> int | None:
+        """The installation a lookup found `ref`'s repository in, for a ref naming none."""
+        if ref.installation_id is not None:
+            return None
+        with self._lock:
+            return self._repo_installations.get(self._repo_key(ref))
 
     def _installation_of(self, ref: PRRef) -> int:
         if ref.installation_id is not None:

@@ -1191,6 +1191,23 @@ def test_a_delivery_of_an_installation_since_removed_goes_through_the_current_on
     assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
 
 
+# r42n: the same for a delivery naming no installation, whose repository's was looked up
+# and cached before the reinstall (its installation event lost): the new token's mint,
+# 404, forgets the lookup and asks GitHub once more
+def test_an_unnamed_delivery_s_cached_installation_since_removed_gives_way_to_the_current(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    ref = PRRef(DEFAULT_REPO, 7, None)
+    client = make_github_client()
+    client.create_comment(ref, "before")
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.create_comment(ref, "after")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)][-1] == "after"
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
+
+
 def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
@@ -1387,6 +1404,55 @@ def test_where_a_repository_was_found_moved_is_not_taken_for_the_one_under_its_o
     assert [c.body for c in fake_github.comments(MOVED, 7)] == ["moved", "moved again"]
     assert [r.status for r in fake_github.calls("POST", "/repos/*/comments")] == [201, 201]
     assert fake_github.calls("GET", "/repos/*/installation") == []
+
+
+# r42n: a delivery naming no installation (a hand-made payload) goes through the one
+# looked up for its repository and cached; its repository transferred since, with no
+# installation event seen, the call under the cached one got a 404 (public: its write a
+# 403 with a new token too) and failed, and every later one did, until an installation
+# event. The cached lookup is forgotten and GitHub asked once more: the call runs where
+# the repository is now, never again under the installation that no longer holds it.
+@pytest.mark.parametrize("public", [False, True], ids=["private", "public"])
+def test_an_unnamed_delivery_s_stale_cached_installation_is_looked_up_again(
+    fake_github, make_github_client, public
+):
+    repo = fake_github.add_repo(DEFAULT_REPO)
+    repo.public = public
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    ref = PRRef(DEFAULT_REPO, 7, None, repo_id=repo.id)
+    client = make_github_client()
+    assert client.list_files(ref) == ["a.py"]  # installation 1001, looked up and cached
+    fake_github.transfer(DEFAULT_REPO, MOVED)
+    fake_github._installations[DEFAULT_INSTALLATION_ID].repos.discard(MOVED)
+    fake_github.add_installation(2002, [MOVED])
+    client.create_comment(ref, "notes")
+    client.create_comment(ref, "more")
+    made = fake_github.comments(MOVED, 7)
+    assert [(c.body, c.user.installation_id) for c in made] == [("notes", 2002), ("more", 2002)]
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2  # once more, then kept
+
+
+# r42n: a 404 under a cached lookup that is the answer (a reaction on a comment deleted
+# since) asks GitHub once, finds the repository where it was, and is raised: no loop,
+# no second try of the call; under a lookup made for this very call, GitHub is not asked
+# again at all
+def test_a_404_under_an_installation_still_holding_the_repository_is_the_answer(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    ref = PRRef(DEFAULT_REPO, 7, None)
+    client = make_github_client()
+    with pytest.raises(GitHubError) as fresh:
+        client.add_reaction(ref, 999_999, "eyes")  # looked up for this call: not again
+    assert fresh.value.status == 404
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 1
+    with pytest.raises(GitHubError) as cached:
+        client.add_reaction(ref, 999_999, "eyes")
+    assert cached.value.status == 404 and "not installed" not in str(cached.value)
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
+    assert len(fake_github.calls("POST", "/repos/*/reactions")) == 2  # one a call
+    assert client.list_files(ref) == ["a.py"]  # the lookup kept: asked no more
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
 
 
 # kills: bot/github_sessions.py:_installation_id an answer without an integer id taken
