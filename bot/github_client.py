@@ -4,7 +4,9 @@ must not be doubled.
 - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
   comment) cost no GET. The repository is addressed by its id where the payload gave
   one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's
-  (`address_repos_by="name"`, REVIEW_NOTES_ADDRESS_REPOS_BY: by name, as before).
+  (`address_repos_by="name"`, REVIEW_NOTES_ADDRESS_REPOS_BY: by name, as before). So is
+  the lookup of its installation, when a delivery names none or the one it names no
+  longer holds it (`/repositories/{id}/installation`, `bot.github_sessions`).
   Lists use per_page=100. A new PR costs three calls: its
   files, its comments, the comment create; a slash command that updates the
   comment adds one GET of the PR (a comment event does not carry its head).
