@@ -58,7 +58,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import jwt
@@ -489,7 +489,9 @@ class FakeGitHub:
         self.rate_limit = RATE_LIMIT
         self.rate_resource = "core"
         self._next_id = 1000
-        self._moved: dict[str, str] = {}  # a renamed or transferred repository's old name
+        # a renamed or transferred repository's old name -> where it redirects to:
+        # /repositories/{id}, as GitHub does, or /repos/{new} (transfer's to="name")
+        self._moved: dict[str, str] = {}
         self._read_only: set[str] = set()  # tokens minted before a permission was granted
         self._no_write = False  # the App's write permission taken away: new tokens lack it
         self._server: _Server | None = None
@@ -545,10 +547,14 @@ class FakeGitHub:
                 self._repos[full_name] = FakeRepo(full_name, self._repo_id(full_name))
             return self._repos[full_name]
 
-    def transfer(self, old: str, new: str) -> None:
+    def transfer(self, old: str, new: str, *, to: Literal["id", "name"] = "id") -> None:
         """Rename or transfer a repository as GitHub does: its data moves to `new`, and
         the old name answers with redirects, 301 for GET and 307 for every other method
-        (the client repeats the request at the Location)."""
+        (the client repeats the request at the Location), to the repository's id route
+        `/repositories/{id}/...`, as GitHub's are (docs/reliability.md), and `new` is
+        its own name again should it have had it before. `to="name"`: to `/repos/{new}/...`
+        instead, and `new` keeps any redirect of its own, for a chain of moves (each
+        old name to the next) or a loop."""
         with self._lock:
             repo = self._repos.pop(old)
             repo.full_name = new
@@ -560,7 +566,9 @@ class FakeGitHub:
                 if old in inst.repos:
                     inst.repos.discard(old)
                     inst.repos.add(new)
-            self._moved[old] = new
+            if to == "id":
+                self._moved.pop(new, None)
+            self._moved[old] = f"/repositories/{repo.id}" if to == "id" else f"/repos/{new}"
 
     def take_name(self, name: str, repo_id: int | None = None) -> FakeRepo:
         """A new repository takes the name a transfer left (`repo_id`: its id, as its
@@ -574,10 +582,10 @@ class FakeGitHub:
         return repo
 
     def _moved_reply(self, method: str, path: str) -> _Reply | None:
-        for old, new in self._moved.items():
+        for old, to in self._moved.items():
             prefix = f"/repos/{old}"
             if path == prefix or path.startswith(prefix + "/"):
-                location = self._api(f"/repos/{new}{path[len(prefix) :]}")
+                location = self._api(f"{to}{path[len(prefix) :]}")
                 body = {"message": "Moved Permanently", "url": location, "documentation_url": DOCS}
                 return _Reply(301 if method == "GET" else 307, body, {"Location": location})
         return None
@@ -914,7 +922,7 @@ class FakeGitHub:
         reply, login, bucket = _Reply(500), None, None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
             reply, login, bucket = self._dispatch(
-                method, path, query, raw, handler.headers.get("Authorization", "")
+                method, path, query, raw, handler.headers.get("Authorization", ""), by_id
             )
         if fault is not None and fault.status is not None:
             reply = self._fault_reply(fault)
@@ -978,13 +986,20 @@ class FakeGitHub:
         return _Reply(fault.status or 500, body, headers)
 
     def _dispatch(
-        self, method: str, path: str, query: dict[str, str], raw: bytes, authz: str
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        raw: bytes,
+        authz: str,
+        by_id: bool = False,
     ) -> tuple[_Reply, str | None, str | None]:
-        """The reply, the caller's login (recorded) and its rate-limit bucket."""
+        """The reply, the caller's login (recorded) and its rate-limit bucket. `by_id`:
+        asked as /repositories/{id}/..., `path` its name now: served, never redirected."""
         login = bucket = None
         try:
             with self._lock:
-                moved = self._moved_reply(method, path)
+                moved = None if by_id else self._moved_reply(method, path)
             if moved is not None:
                 return moved, login, bucket
             with self._lock:

@@ -221,7 +221,10 @@ def _templates() -> list[tuple[re.Pattern[str], str, int]]:
 
 def _operation(method: str, path: str) -> tuple[str, dict[str, Any]]:
     """The description's path template and operation for a request (the most literal
-    template wins: /repos/{owner}/{repo}/issues/comments/{comment_id} over .../{issue_number})."""
+    template wins: /repos/{owner}/{repo}/issues/comments/{comment_id} over .../{issue_number}).
+    A repository's route asked by its id (/repositories/{id}/..., where GitHub redirects a
+    renamed repository's old name; the description lists none of them) is its /repos one."""
+    path = re.sub(r"^/repositories/\d+(?=/|$)", "/repos/owner/repo", path)
     found = [(lit, t) for p, t, lit in _templates() if p.fullmatch(path)]
     assert found, f"{method} {path}: no such path in GitHub's REST description"
     template = max(found)[1]
@@ -530,7 +533,8 @@ def _ask_the_rest(fake: FakeGitHub, deleted: int) -> None:
 
 
 def _after_a_transfer(fake: FakeGitHub, private_key: str) -> None:
-    """The repository renamed: the old name's GET answers 301, a write 307."""
+    """The repository renamed: the old name's GET answers 301, a write 307, each to the
+    repository's id route, where the call is answered."""
     fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
     client = _client(fake, app_id=DEFAULT_APP_ID, private_key=private_key)
     try:

@@ -146,6 +146,29 @@ def test_fake_serves_a_repository_by_its_id_under_its_current_name(http, fake_gi
     ]
 
 
+# r42n: GitHub answers a renamed repository's old name with a redirect to the id route
+# (301 for a GET, 307 for a write; docs/reliability.md): the fake does too, and a call by
+# id is served, never redirected (its repository back under a name it had redirects no
+# more). `transfer(..., to="name")`: each old name to the next name, for a chain of moves.
+def test_fake_redirects_a_renamed_repository_s_old_name_to_its_id(http, fake_github, app_key):
+    repo = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 9)
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    auth = {"Authorization": f"token {_token(http, fake_github, app_key)}"}
+    old = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
+    by_id = f"{fake_github.base_url}/repositories/{repo.id}"
+    read = http.get(f"{old}/pulls/9", headers=auth)
+    assert (read.status_code, read.headers["location"]) == (301, f"{by_id}/pulls/9")
+    write = http.post(f"{old}/issues/9/comments", headers=auth, json={"body": "x"})
+    assert (write.status_code, write.headers["location"]) == (307, f"{by_id}/issues/9/comments")
+    assert write.json()["url"] == f"{by_id}/issues/9/comments"
+    fake_github.transfer("vllm-org/vllm", DEFAULT_REPO)  # back under its first name
+    assert http.get(f"{by_id}/pulls/9", headers=auth).status_code == 200
+    fake_github.transfer(DEFAULT_REPO, "b/vllm", to="name")
+    moved = http.get(f"{old}/pulls/9", headers=auth)
+    assert moved.headers["location"] == f"{fake_github.base_url}/repos/b/vllm/pulls/9"
+
+
 def test_fake_faults_are_used_once_in_order_and_recorded(http, fake_github, app_key):
     token = _token(http, fake_github, app_key)
     url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
@@ -1038,6 +1061,10 @@ def test_writes_to_a_moved_repository_follow_githubs_redirect(fake_github, make_
     assert [r.content for r in fake_github.reactions(command.id)] == ["eyes"]
     moved = [(r.method, r.status) for r in fake_github.requests if r.status in (301, 307)]
     assert ("GET", 301) in moved and ("POST", 307) in moved  # the comment and the reaction
+    # r42n: GitHub's redirects name the id route, /repositories/{id}/...: PyGithub's own
+    # 301 and the client's 307 follow it there (PyGithub checks an absolute URL's host)
+    posts = [(r.status, r.by_id) for r in fake_github.calls("POST", "/repos/*")]
+    assert posts == [(307, False), (201, True), (307, False), (201, True)]
 
 
 # r29d: bot.dispatch asks which repository a name is now when the PR state kept under it
@@ -1131,8 +1158,9 @@ def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
     fake_github, make_github_client
 ):
     fake_github.add_pull(DEFAULT_REPO, 7)
+    # each old name redirects to the next name (GitHub's go to the id: one move)
     for old, new in [(DEFAULT_REPO, "b/vllm"), ("b/vllm", "c/vllm"), ("c/vllm", "d/vllm")]:
-        fake_github.transfer(old, new)
+        fake_github.transfer(old, new, to="name")
     client = make_github_client(seconds_between_requests=0.05, seconds_between_writes=0.3)
     made = client.create_comment(PR, "a reply")
     assert [c.id for c in fake_github.comments("d/vllm", 7)] == [made]
@@ -1145,8 +1173,8 @@ def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
     fake_github, make_github_client
 ):
     fake_github.add_pull(DEFAULT_REPO, 7)
-    fake_github.transfer(DEFAULT_REPO, "a/b")
-    fake_github.transfer("a/b", DEFAULT_REPO)  # a loop: each name redirects to the other
+    fake_github.transfer(DEFAULT_REPO, "a/b", to="name")
+    fake_github.transfer("a/b", DEFAULT_REPO, to="name")  # a loop: each name to the other
     with pytest.raises(GitHubError):
         make_github_client().create_comment(PR, "a reply")
 
@@ -1478,11 +1506,13 @@ def test_a_client_set_to_address_by_name_looks_the_installation_up_by_the_name(
     ref = dataclasses.replace(PR, repo_id=fake_github.add_repo(MOVED).id)
     assert make_github_client(address_repos_by="name").list_files(ref) == ["a.py"]
     lookups = fake_github.calls("GET", "/repos/*/installation")
-    assert [(r.path, r.status) for r in lookups] == [
-        (f"/repos/{DEFAULT_REPO}/installation", 301),  # GitHub's redirect of the old name
-        (f"/repos/{MOVED}/installation", 200),
+    assert [(r.path, r.status, r.by_id) for r in lookups] == [
+        (f"/repos/{DEFAULT_REPO}/installation", 301, False),
+        (f"/repos/{MOVED}/installation", 200, True),  # GitHub's redirect: to the id
     ]
-    assert not any(r.by_id for r in fake_github.requests)
+    asked = [(r.status, r.by_id) for r in fake_github.calls(path="/repos/*")]
+    redirected = [False] + [status == 301 for status, _ in asked[:-1]]
+    assert [by_id for _, by_id in asked] == redirected  # by id only where GitHub sent it
 
 
 def test_a_permission_asked_after_a_transfer_is_the_new_installation_s_answer(
@@ -2680,7 +2710,7 @@ def test_a_write_moved_a_fourth_time_fails(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     hops = [(DEFAULT_REPO, "b/vllm"), ("b/vllm", "c/vllm"), ("c/vllm", "d/vllm"), ("d/vllm", "e/v")]
     for old, new in hops:
-        fake_github.transfer(old, new)
+        fake_github.transfer(old, new, to="name")  # a chain of four moves
     with pytest.raises(GitHubError):
         make_github_client().create_comment(PR, "a reply")
     assert [p.status for p in fake_github.calls("POST", "/repos/*/comments")] == [307] * 4
