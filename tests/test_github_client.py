@@ -1236,6 +1236,19 @@ def test_an_unnamed_delivery_s_cached_installation_since_removed_gives_way_to_th
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
 
 
+# kills: bot/github_sessions.py:GitHubSessions._installation_grant a mint's 404 under a
+# lookup made for this very call taken for a stale one (GitHub asked again: the same)
+def test_a_mint_refused_404_under_a_lookup_just_made_is_not_looked_up_again(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.inject("POST", f"/app/installations/{DEFAULT_INSTALLATION_ID}/*", Fault.not_found())
+    with pytest.raises(GitHubError) as caught:
+        make_github_client().create_comment(PRRef(DEFAULT_REPO, 7, None), "notes")
+    assert caught.value.status == 404
+    assert len(fake_github.calls("GET", "/repos/*/installation")) == 1
+
+
 def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
