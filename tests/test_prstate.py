@@ -133,7 +133,7 @@ def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_
     follow(prs, OLD, 1)  # PR 1 had an event after the upgrade, PR 2 none
     assert follow(prs, NEW, 1).old == (OLD,) and prs.get(NEW, 1).comment_id == 55
     assert follow(prs, NEW, 2).old == () and prs.get(NEW, 2) == PRState(NEW, 2)
-    assert prs.get(OLD, 2).opted_out  # docs/operating.md's upgrade limit: not known to be the same
+    assert prs.get(OLD, 2).opted_out  # docs/upgrading.md's known limit: not known to be the same
     db.close()
 
 
