@@ -1557,8 +1557,8 @@ def test_the_docs_say_how_a_token_setup_gets_a_refused_delivery_again():
     # repository webhook) it refuses, and the way left, the webhook's Recent Deliveries,
     # was not named.
     operating = " ".join(doc("operating.md").split())
-    healthz = operating[operating.index("| `GET /healthz` |") :]
-    healthz = healthz[: healthz.index("HEALTHCHECK")]  # the row, its lines joined
+    healthz = operating[operating.index("- **`intake_error`**:") :]
+    healthz = healthz[: healthz.index("- **`worker_error`**")]  # Reading /healthz's item
     disk = operating[operating.index("When SQLite cannot store a delivery as it arrives") :]
     disk = disk[: disk.index("- When SQLite cannot store a delivery's outcome")]
     for text in (healthz, disk):
