@@ -1560,7 +1560,7 @@ def test_the_docs_say_how_a_token_setup_gets_a_refused_delivery_again():
     healthz = operating[operating.index("- **`intake_error`**:") :]
     healthz = healthz[: healthz.index("- **`worker_error`**")]  # Reading /healthz's item
     disk = operating[operating.index("When SQLite cannot store a delivery as it arrives") :]
-    disk = disk[: disk.index("- When SQLite cannot store a delivery's outcome")]
+    disk = disk[: disk.index("When SQLite cannot store a delivery's outcome")]
     for text in (healthz, disk):
         assert "review-notes redeliver" in text and "Recent Deliveries" in text, text
 
