@@ -839,7 +839,9 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
                 ' (docs/operating.md, "Create the GitHub App").\n'
             )
         return (
-            "GitHub App created. Within one hour, exchange the code for its credentials:\n\n"
+            "GitHub App created. Within one hour, exchange the code for its credentials\n"
+            "(umask 077 first: app.json holds the App's private key and secrets):\n\n"
+            "  umask 077\n"
             "  curl -X POST -H 'Accept: application/vnd.github+json' "
             f"{_shown_url(settings.github_api_url)}/app-manifests/{code}/conversions > app.json\n\n"
             "app.json holds id, pem and webhook_secret: set GITHUB_APP_ID, "

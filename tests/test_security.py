@@ -209,6 +209,25 @@ def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
     assert "hunter2pw" not in text and "bot:" not in text
 
 
+def test_the_app_credentials_are_written_readable_by_their_owner_only(tmp_path):
+    # review r42o: the manifest flow's commands (docs/operating.md and the page GitHub
+    # sends the browser to) wrote app.json (the App's key, webhook secret and client
+    # secret) and app.pem under the shell's umask, commonly 022: readable by every user of
+    # the machine. `umask 077` comes before the first of them.
+    import re
+
+    from tests.docs_kit import doc
+    from tests.webhook_kit import make_settings, serving
+
+    with serving(make_settings(tmp_path)) as (client, _):
+        page = client.get("/github/app-created", params={"code": "abc123"}).text
+    block = re.search(r"```sh\n((?:(?!```).)*?> app\.json.*?)```", doc("operating.md"), re.S)
+    assert block, "docs/operating.md: no block writing app.json"
+    for text in (page, block[1]):
+        before = text[: text.index("> app.json")]
+        assert "umask 077" in before, text
+
+
 def test_a_delivery_signed_with_sha1_only_is_refused_naming_the_header(tmp_path, caplog):
     # a sender signing with the old SHA-1 header alone has a secret set: the 401's line
     # said "a hook with no secret set?"; the SHA-1 signature is never accepted
