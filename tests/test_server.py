@@ -687,6 +687,20 @@ def test_the_docs_healthz_row_names_every_field_of_the_answer(app):
     assert set(said) == set(client.get("/healthz").json()), said
 
 
+def test_the_docs_say_what_each_failing_field_of_healthz_means(app):
+    # review r42o: the /healthz row moved its 503s to "Reading /healthz", one item per
+    # field that says why, for an operator to look up under pressure: every field of the
+    # answer that is empty while all is well has its item there.
+    client, _ = app
+    operating = doc("operating.md")
+    section = operating.split("\n#### Reading /healthz\n", 1)[1].split("\n#### ", 1)[0]
+    quiet = {k for k, v in client.get("/healthz").json().items() if v in (None, [])}
+    quiet -= {"recent_failures", "oldest_waiting_on_github", "github_down_until"}
+    assert quiet == {"intake_error", "worker_error", "workers_ended", "damaged", "damaged_prs"}
+    for field in quiet:
+        assert f"\n- **`{field}`**" in section, field
+
+
 @pytest.mark.parametrize(
     "path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css", "/assets/notes.js"]
 )
