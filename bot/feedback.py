@@ -90,9 +90,10 @@ _LISTED = re.compile(
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
-# flag), and commas typed apart from the number, as glued to it (`2 , only renames`,
-# `2 ，只是改名`, `2 、 只是改名`, as `2，只是改名`)
-_SEPARATORS = re.compile(r"(?:(?:[-:]+(?=\s|$)|[\u2012-\u2015\uff1a,\uff0c\u3001]+)\s*)*")
+# flag), the full-width hyphen `－` as the ASCII one it stands for (`_DASHED` reads it so:
+# `1－ 只是改名`), and commas typed apart from the number, as glued to it (`2 , only
+# renames`, `2 ，只是改名`, `2 、 只是改名`, as `2，只是改名`)
+_SEPARATORS = re.compile(r"(?:(?:[-\uff0d:]+(?=\s|$)|[\u2012-\u2015\uff1a,\uff0c\u3001]+)\s*)*")
 
 
 @dataclass(frozen=True)

@@ -2019,7 +2019,16 @@ def test_a_number_a_dash_glued_to_it_and_another_are_a_list(typed):
 
 @pytest.mark.parametrize(
     ("typed", "reason"),
-    [("1-", ""), ("1- only renames", "only renames"), ("1-- 只是改名", "只是改名")],
+    [
+        ("1-", ""),
+        ("1- only renames", "only renames"),
+        ("1-- 只是改名", "只是改名"),
+        # a full-width hyphen (U+FF0D) is read as the ASCII one, glued or typed apart
+        ("1－ 只是改名", "只是改名"),
+        ("１－－ 只是改名", "只是改名"),
+        ("1 － 只是改名", "只是改名"),
+        ("1－", ""),
+    ],
 )
 def test_a_dash_glued_to_a_note_s_number_sets_its_reason_off(typed, reason):
     (command,) = parse_commands(f"/notes wrong {typed}")
