@@ -12,8 +12,8 @@ whatever the rules below. Before that, a note above the threshold is held back w
 - changed files alone show it (no word of its own, no title word, tag or label of its
   topics), and they are under `files_only_share` of the PR's: a sweep across the tree
   touches a test file of every subsystem;
-- an aspect is all it has of its own and the title's tag names a family member it is
-  not on, and none of its topics (`aspect_beside_family_tag`);
+- an aspect is all it has of its own and the title's tag names a member of a family
+  topic it is not on, and none of its topics (`aspect_beside_family_tag`);
 - the kind of change needs no guidance on it: a title that says the change is
   cosmetic (`cosmetic_words`) or a PR of docs and examples only (`aux_files`) gets only
   notes its title names by their own words; one of tests and CI only (`upkeep_files`)
@@ -181,7 +181,7 @@ class LinkRules:
             return "shown by changed files alone, too small a share of the PR's files"
         if m.other_member:
             return (
-                f"rests on an aspect word, and the title's tag is of {m.other_member},"
-                " a member of a family the note is not on"
+                "rests on an aspect word, and the title's tag names a member of the"
+                f" {m.other_member} family, which the note is not on"
             )
         return None

@@ -1056,14 +1056,20 @@ def test_an_aspect_beside_another_family_member_s_tag_is_that_member_s_word():
     assert result.held_back == (
         (
             "n-accept",
-            "rests on an aspect word, and the title's tag is of prefix-caching,"
-            " a member of a family the note is not on",
+            "rests on an aspect word, and the title's tag names a member of the"
+            " prefix-caching family, which the note is not on",
         ),
     )
     # a tag of the note's own topic says the PR is about it too
     both = pr("[Prefix Caching][Spec Decode] Count EAGLE draft metrics")
     assert ids(match_pr(both, lib, cfg)) == ["n-accept"]
-    # a word of the note's own beside the aspect singles it out
+    # any evidence of the note's own beside the aspect singles it out: a file of its own,
+    # or a keyword
+    metrics = "vllm/v1/spec_decode/metrics.py"
+    pathed = library(
+        note("n-accept", ("spec-decode", "rocm"), aspects=("metric",), paths=(metrics,))
+    )
+    assert ids(match_pr(pr(member.title, files=[metrics]), pathed, cfg)) == ["n-accept"]
     own = library(
         note("n-accept", ("spec-decode", "rocm"), aspects=("metric",), keywords=("draft",))
     )
