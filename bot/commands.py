@@ -447,12 +447,19 @@ def _all_commands(
     return found
 
 
+# The pure parser's caps when a caller names none: config/commands.toml's defaults, for
+# tests and the bench. The shell reads with the configured ones, through `Reading.of`.
+_DEFAULT_CAPS = CommandConfig.model_fields
+_MAX_COMMANDS: int = _DEFAULT_CAPS["max_commands"].default
+_MAX_ARG_CHARS: int = _DEFAULT_CAPS["max_arg_chars"].default
+
+
 def parse_commands(
     text: str,
     word: str = "/notes",
     *,
-    max_commands: int = 5,
-    max_arg_chars: int = 100,
+    max_commands: int = _MAX_COMMANDS,
+    max_arg_chars: int = _MAX_ARG_CHARS,
     topics: Iterable[Topic] = (),
 ) -> list[Command]:
     """The commands in a comment, in order, identical ones once, at most max_commands.
@@ -466,8 +473,8 @@ def changed_commands(
     new_text: str,
     word: str = "/notes",
     *,
-    max_commands: int = 5,
-    max_arg_chars: int = 100,
+    max_commands: int = _MAX_COMMANDS,
+    max_arg_chars: int = _MAX_ARG_CHARS,
     topics: Iterable[Topic] = (),
 ) -> list[Command]:
     """For an edited comment: the commands of new_text that old_text did not have.
@@ -486,12 +493,19 @@ class Reading:
     """How a comment's commands are read: the command word, config/commands.toml's caps
     and the library's topics (`BotContext.command_reading`). Every reader whose keys are
     compared (a comment's run, the commands kept while locked) reads with the same one:
-    past a cap, keys read with others differ (a kept command answered twice, or never)."""
+    past a cap, keys read with others differ (a kept command answered twice, or never).
+    No caps of its own: built from the config (`of`), not from defaults."""
 
-    word: str = "/notes"
-    max_commands: int = 5
-    max_arg_chars: int = 100
+    word: str
+    max_commands: int
+    max_arg_chars: int
     topics: tuple[Topic, ...] = ()
+
+    @classmethod
+    def of(cls, config: CommandConfig, word: str = "", topics: Iterable[Topic] = ()) -> Reading:
+        """The reading `config` sets: its caps, and its word unless `word` overrides it
+        (REVIEW_NOTES_COMMAND)."""
+        return cls(word or config.word, config.max_commands, config.max_arg_chars, tuple(topics))
 
     def parse(self, text: str | None) -> list[Command]:
         return parse_commands(

@@ -51,9 +51,8 @@ class BotContext:
     @property
     def command_reading(self) -> Reading:
         """How its commands are read, by every part that compares their keys."""
-        c = self.commands
-        topics = tuple(self.library.topics.values())  # a `topic` keyed by the topic it names
-        return Reading(self.command_word, c.max_commands, c.max_arg_chars, topics)
+        topics = self.library.topics.values()  # a `topic` keyed by the topic it names
+        return Reading.of(self.commands, self.command_word, topics)
 
     @property
     def links(self) -> NoteLinks:

@@ -2621,3 +2621,37 @@ def test_a_topic_naming_another_topic_or_none_is_a_new_command():
     # without the topics, as spelt (the bench, a caller with no library)
     assert changed_commands(old, "/notes topic 前缀缓存与 KV 缓存管理") != []
     assert changed_commands("/notes topic cuda graphs", "/notes topic CUDA-graphs") == []
+
+
+# r42p: the shell reads commands with config/commands.toml's caps, through one
+# `commands.Reading` (BotContext.command_reading). A Reading has no caps of its own: one
+# built without the config would read keys with other caps than the run's.
+def test_a_reading_takes_its_caps_and_word_from_the_commands_config():
+    config = CommandConfig(word="/nb", max_commands=7, max_arg_chars=200, reply_burst=7)
+    topic = _TOPICS[0]
+    reading = commands.Reading.of(config, topics=[topic])
+    assert reading == commands.Reading("/nb", 7, 200, (topic,))
+    assert commands.Reading.of(config, "/notes").word == "/notes"  # REVIEW_NOTES_COMMAND
+    with pytest.raises(TypeError):
+        commands.Reading()  # type: ignore[call-arg]
+
+
+def test_the_parser_s_default_caps_are_the_commands_config_s():
+    config = CommandConfig()
+    text = "\n".join(f"/notes search {i}" + "x" * 200 for i in range(9))
+    (first, *_) = found = parse_commands(text)
+    assert len(found) == config.max_commands
+    assert len(first.text) == config.max_arg_chars
+    assert found == commands.Reading.of(config).parse(text)
+
+
+def test_no_shell_module_reads_commands_but_through_a_configured_reading():
+    """Only bot/commands.py calls the parser; the shell reads through `Reading.of`."""
+    bot = Path(__file__).resolve().parent.parent / "bot"
+    for path in sorted(bot.glob("*.py")):
+        if path.name == "commands.py":
+            continue
+        code = path.read_text(encoding="utf-8")
+        for name in ("parse_commands", "changed_commands", "_all_commands"):
+            assert not re.search(rf"\b{name}\b", code), (path.name, name)
+        assert not re.search(r"\bReading\(", code), path.name  # `Reading.of(config, …)`

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from bot.command_policy import Actor
 from bot.command_source import Source
-from bot.commands import Reading
+from bot.commands import CommandConfig, Reading
 from bot.db import Database
 from bot.github_port import PRRef
 from bot.locked_commands import STILL, Kept, LockedCommands, _as_said
@@ -136,7 +136,7 @@ def test_a_file_kept_before_heard_was_known_gains_it_at_start(tmp_path):
     assert (kept.body, kept.heard) == ("/notes help", False)
 
 
-DEFAULTS = Reading()  # the parser's caps, config/commands.toml's defaults
+DEFAULTS = Reading.of(CommandConfig())  # config/commands.toml's defaults
 
 
 def _asked(kept: Kept, still: str | None, reading: Reading = DEFAULTS) -> tuple[str, list[str]]:
@@ -163,7 +163,7 @@ def test_the_unlocks_payload_asks_no_release_for_a_command_an_edit_took_out():
     assert _asked(edited, "/notes why\n/notes help") == ("edited", ["/notes help"])
     assert _asked(edited, "/notes why") == ("edited", [])
     assert _asked(edited, edited.body) == ("edited", ["/notes help", "/notes search cache"])
-    assert _as_said(edited, "/notes why", Reading())[STILL] == "/notes why"  # (this release reads)
+    assert _as_said(edited, "/notes why", DEFAULTS)[STILL] == "/notes why"  # (this release reads)
 
 
 # kills: bot/locked_commands.py:_with_taken_back the kept commands read with the default caps
@@ -174,7 +174,7 @@ def test_the_unlocks_payload_reads_the_kept_commands_with_the_configured_caps():
     searches = [f"/notes search {w}" for w in ("cache", "cuda", "eagle", "lora", "moe", "rocm")]
     kept = Kept(1, "d", "issue_comment", {}, "\n".join(searches), None)
     still = "\n".join(searches[:5])
-    assert _asked(kept, still, Reading(max_commands=7)) == ("edited", searches[:5])
+    assert _asked(kept, still, replace(DEFAULTS, max_commands=7)) == ("edited", searches[:5])
 
 
 # kills: bot/locked_commands.py:_one_key a line read with the default argument cap
@@ -185,4 +185,7 @@ def test_the_unlocks_payload_takes_back_a_long_command_as_its_run_keys_it():
     reason = " ".join(["it only renames a flag and touches no cache path"] * 3)
     assert 100 < len(reason) < 200
     kept = Kept(1, "d", "issue_comment", {}, f"/notes help\n/notes wrong 1 {reason}", None)
-    assert _asked(kept, "/notes help", Reading(max_arg_chars=200)) == ("edited", ["/notes help"])
+    assert _asked(kept, "/notes help", replace(DEFAULTS, max_arg_chars=200)) == (
+        "edited",
+        ["/notes help"],
+    )
