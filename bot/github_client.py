@@ -356,8 +356,12 @@ class GitHubClient:
         over: str | None = None,
         over_at: str | None = None,
     ) -> str | None:
+        # a run of `op` sent our PATCH: one re-run after a 401 (`as_installation`) finds
+        # the words shown, landed with their answer lost, and tells them as written
+        sent = [False]
+
         def written_over(c: IssueComment) -> bool:
-            if opens_with(c.body, marker):
+            if opens_with(c.body, marker) or (sent[0] and c.body == text):
                 return True
             # the words we wrote, unless edited since: a person's undo to them is theirs
             # (GitHub's times have whole seconds: one made in our write's second is not told)
@@ -366,8 +370,14 @@ class GitHubClient:
         def op(gh: Github) -> str | None:
             issue = self._repo_of(gh, ref).get_issue(ref.number)
             comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
-            # their words already shown (written back by a run before this one): no write
-            if comment is None or comment.body == text or not self._edit(ref, comment, text):
+            if comment is None:
+                return None
+            if comment.body == text:
+                # shown already: ours only when this call sent it; else a run before this
+                # one's, or a person's own identical words (not told apart: never over)
+                return (_as_github_time(comment.updated_at) or "") if sent[0] else None
+            sent[0] = True
+            if not self._edit(ref, comment, text):
                 return None
             return _as_github_time(comment.updated_at) or ""
 

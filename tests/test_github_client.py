@@ -3232,3 +3232,24 @@ def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_g
     listed = make_github_client().list_files(PR)
     assert sorted(listed) == ["vllm/b_copy.py", "vllm/c.py", "vllm/new/x.py", "vllm/old/x.py"]
     assert listed.renamed == {"vllm/old/x.py": "vllm/new/x.py"}
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text a write-back whose PATCH landed but
+#        whose answer a 401 replaced taken, on the re-run, for words a person put there
+def test_a_write_back_whose_answer_a_401_lost_is_still_told_as_written(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    assert ours is not None
+    fake_github.set_body(ours, "their first words")
+    fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
+    lost = dataclasses.replace(Fault.bad_credentials(), apply=True)  # landed, answer refused
+    fake_github.inject("PATCH", f"/repos/*/issues/comments/{ours}", lost)
+    at = client.restore_text(PR, ours, THEIRS, MARKER)
+    shown = fake_github.comment(ours)
+    assert shown.body == THEIRS and at == iso_time(shown.updated_at)
+    assert [r.status for r in fake_github.calls("PATCH")] == [401]  # not written twice
+    # a later call, no write of it sent: their words shown are theirs, not told as ours
+    assert client.restore_text(PR, ours, THEIRS, MARKER) is None
