@@ -154,18 +154,21 @@ class TableCopy:
         """The rows copied in part: a column lost, or a value read in part (`CHECKED`)."""
         return len({name for name, _ in self.in_part} | {name for name, _ in self.checked})
 
-    def check(self, names: list[str], row: tuple, name: Callable[[], str]) -> tuple:
+    def check(
+        self, names: list[str], row: tuple, name: Callable[[], str]
+    ) -> tuple[tuple, list[tuple[str, str]]]:
         """`row` (its rowid, then the values of `names`) with each value `CHECKED` reads
-        as the server reads it, what did not named under the row's `name()`."""
-        values = list(row)
+        as the server reads it; and what did not, named under the row's `name()`, for
+        `checked` once the row is copied (one the new file refuses is lost, not in part)."""
+        values, read_in_part = list(row), []
         for i, column in enumerate(names, start=1):
             check = CHECKED.get((self.table, column))
             if check is None:
                 continue
             values[i], why = check(values[i])
             if why is not None:
-                self.checked.append((name(), f"{column}: {why}"))
-        return tuple(values)
+                read_in_part.append((name(), f"{column}: {why}"))
+        return tuple(values), read_in_part
 
 
 class SalvageError(Exception):
@@ -269,7 +272,6 @@ def _copy_table(
                     copy.unlisted = Unlisted(damage, after, unread)
         for rowid in sorted(found.keys() - done):
             _copy_row(source, out, copy, (columns, listed), rowid, (indexes, found[rowid]))
-        copy.whole += len(done)
         out.execute("COMMIT")
     except BaseException:
         out.execute("ROLLBACK")
@@ -309,7 +311,14 @@ def _copy_scan(
 
     def take(row: tuple) -> None:
         nonlocal last
-        _insert(out, table, names, copy.check(names, row, lambda: _named(table, names, row)))
+        checked, read_in_part = copy.check(names, row, lambda: _named(table, names, row))
+        try:
+            _insert(out, table, names, checked)
+        except sqlite3.IntegrityError as exc:  # (no damage: the scan goes on past it)
+            copy.lost.append((_named(table, names, row), f"refused by the new file: {exc}"))
+        else:
+            copy.whole += 1
+            copy.checked += read_in_part
         done.add(row[0])
         last = row[0]
 
@@ -443,9 +452,12 @@ def _copy_row(
     if row is not None:
         try:
             whole = tuple(row)
-            checked = copy.check(names, whole, lambda: _named(copy.table, names, whole))
+            checked, read_in_part = copy.check(
+                names, whole, lambda: _named(copy.table, names, whole)
+            )
             _insert(out, copy.table, names, checked)
             copy.whole += 1
+            copy.checked += read_in_part
         except sqlite3.IntegrityError as exc:
             name = _row_name(source, copy.table, rowid, named_by)
             copy.lost.append((name, f"refused by the new file: {exc}"))
@@ -482,7 +494,7 @@ def _copy_row(
         fill = FILLED.get((copy.table, column))
         if fill is not None:
             values[column] = fill()
-    checked = copy.check(list(values), (rowid, *values.values()), lambda: name)
+    checked, read_in_part = copy.check(list(values), (rowid, *values.values()), lambda: name)
     values = dict(zip(values, checked[1:], strict=True))
     try:
         _insert(out, copy.table, list(values), (rowid, *values.values()))
@@ -490,6 +502,7 @@ def _copy_row(
         copy.lost.append((name, f"what reads of it refused by the new file: {exc}"))
         return
     copy.in_part.append((name, tuple(c[0] for c in dropped)))
+    copy.checked += read_in_part
 
 
 def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> TableCopy:

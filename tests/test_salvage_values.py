@@ -3,6 +3,10 @@ where the server keeps JSON): kept as far as they read, named, the rest of the r
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
 import pytest
 
 from bot.db import Database
@@ -86,3 +90,40 @@ def test_a_write_back_that_does_not_read_is_dropped_named_and_the_rest_of_its_ro
     first = got.get("o/r", 1)
     assert (first.comment_id, first.opted_out, first.given_back) == (10, True, (41,))
     assert first.write_back is None and got.get("o/r", 2).write_back == owed
+
+
+def _twins(path: Path, owed: str) -> None:
+    """Two rows of PR o/keep#1 in the table, the second with `owed` as its write_back:
+    its repo's name rewritten on the table's pages only (a damaged page can say what its
+    index does not). The new file's key refuses the second."""
+    db = Database(path)
+    prs = PRStore(db)
+    prs.put(PRState("o/keep", 1, comment_id=10))
+    prs.put(PRState("o/twin", 1, comment_id=20))
+    db.execute("UPDATE pr_state SET write_back = ? WHERE repo = 'o/twin'", (owed,))
+    db.close()
+    with closing(sqlite3.connect(path)) as conn:
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'pr_state'")]
+        [(size,)] = conn.execute("PRAGMA page_size")
+    data = bytearray(path.read_bytes())
+    for p in pages:
+        at = slice((p - 1) * size, p * size)
+        data[at] = bytes(data[at]).replace(b"o/twin", b"o/keep")
+    path.write_bytes(bytes(data))
+
+
+# kills: bot/salvage.py:TableCopy.check a value read in part named for a row the new file
+#        then refused (said copied in part and lost, counted among the rows copied)
+# kills: bot/salvage.py:_copy_scan a row the new file refuses ending the copy
+@pytest.mark.parametrize("owed", ['["their words"]', None], ids=["read in part", "whole"])
+def test_a_row_the_new_file_refuses_is_said_lost_once_and_not_counted_copied(tmp_path, owed):
+    _twins(tmp_path / "bot.sqlite3", owed)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 1 rows copied, 1 lost" in lines, r.stdout
+    assert not [line for line in lines if line.startswith("  in part: ")], r.stdout
+    [lost] = [line for line in lines if line.startswith("  lost: ")]
+    assert "PR o/keep#1" in lost and "refused by the new file" in lost, lost
+    assert PRStore(Database(new)).get("o/keep", 1).comment_id == 10
