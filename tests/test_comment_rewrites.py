@@ -1378,6 +1378,39 @@ def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_firs
     assert state(rt).write_back is None and fake.comment(c.id).body == third
 
 
+# kills: bot/github_client.py:GitHubClient.restore_text a write-back whose answer a 401
+#        lost taken for their own words shown: what we wrote unknown, their second edit
+#        only owed
+def test_a_write_back_whose_answer_was_lost_still_lets_their_second_edit_be_written_back(
+    served,  # noqa: F811
+    caplog,
+):
+    """The race of the test above, the rewrite's write-back landing with GitHub's answer
+    a 401 (a token revoked as it landed): the call, run again with a new token, found
+    their first words shown and said nothing was written. The words we wrote were not
+    kept, and their second edit, under our late edit, was only owed until some next
+    write of ours, perhaps never. The run that sent the write knows it is ours."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made: list[dict] = []
+
+    def twice() -> None:
+        made.append(rewrite(fake, c, THEIRS, ago=2))
+        made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
+
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    lost = replace(Fault.bad_credentials(), apply=True)  # landed, its answer a 401
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", lost)
+    sent(client, rt, made[0])
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.over == THEIRS
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words written back over those we wrote back"
+    assert fake.comment(c.id).body == AGAIN
+
+
 REVERTED_FROM = "Reading list: moved (draft)."
 
 
