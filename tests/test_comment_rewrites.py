@@ -1335,6 +1335,23 @@ def test_a_comment_given_back_whose_pasted_marker_is_taken_off_again_is_said_so(
     assert [r for r in fake.calls(path="/repos/*") if r.method != "GET"] == []
 
 
+def _two_rewrites_under_our_late_edit(client, rt, fake) -> tuple[object, list[dict]]:
+    """The notes comment posted, then rewritten twice by a maintainer (THEIRS, then AGAIN)
+    while our edit of it was in flight, landing over both: the comment, and the two
+    rewrites' `edited` events, not yet sent."""
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    made: list[dict] = []
+
+    def twice() -> None:
+        made.append(rewrite(fake, c, THEIRS, ago=2))
+        made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
+
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    return c, made
+
+
 # kills: bot/write_backs.py:write_back_owed the words written back forgotten at once: a later
 #        edit our late edit wrote over is ignored
 # kills: bot/write_backs.py:edited_again their newest words not written over those we wrote
@@ -1350,16 +1367,7 @@ def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_firs
     after them is written over them, once; their own later edit is never written over."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    c = sticky(fake)
-    made: list[dict] = []
-
-    def twice() -> None:
-        made.append(rewrite(fake, c, THEIRS, ago=2))
-        made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
-
-    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
     assert fake.comment(c.id).body.startswith(MARKER)  # ours wrote over both
     sent(client, rt, made[0])
     assert fake.comment(c.id).body == THEIRS
@@ -1392,16 +1400,7 @@ def test_a_write_back_whose_answer_was_lost_still_lets_their_second_edit_be_writ
     write of ours, perhaps never. The run that sent the write knows it is ours."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
-    c = sticky(fake)
-    made: list[dict] = []
-
-    def twice() -> None:
-        made.append(rewrite(fake, c, THEIRS, ago=2))
-        made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
-
-    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
-    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
     lost = replace(Fault.bad_credentials(), apply=True)  # landed, its answer a 401
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", lost)
     sent(client, rt, made[0])
