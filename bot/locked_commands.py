@@ -251,7 +251,8 @@ class LockedCommands:
         `said_at` (an edit's order key): the release's, which runs those the comment still
         has when it reads it. An edit's event run first (out of order: its `from` a text
         between, which took one out) runs none of them, or both would answer it. Keyed as
-        that edit's commands are (`topics`: the library's, a `topic` by the topic it names)."""
+        that edit's commands are (`reading`: the configured caps, and the library's topics,
+        a `topic` by the topic it names)."""
         rows = self.db.execute(
             "SELECT body, old_body, said_at FROM locked_commands WHERE repo = ? AND number = ?"
             " AND comment_id = ?",

@@ -1058,7 +1058,7 @@ def _write_back_wrong(data: dict[str, object]) -> str | None:
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:
-    """`write_back` as stored (`_write_back` reads it)."""
+    """`write_back` as stored (`write_back_of` reads it)."""
     if owed is None:
         return None
     kept: dict[str, object] = {"comment": owed.comment_id, "text": owed.text, "at": owed.at}
