@@ -139,6 +139,8 @@ class DryRunGitHub:
         *,
         over: str | None = None,
         over_at: str | None = None,
+        tried: str | None = None,
+        tried_at: str | None = None,
     ) -> str | None:
         return None  # a dry run's comments are not on GitHub: no person rewrote one
 

@@ -355,13 +355,24 @@ class GitHubClient:
         *,
         over: str | None = None,
         over_at: str | None = None,
+        tried: str | None = None,
+        tried_at: str | None = None,
     ) -> str | None:
         # a run of `op` sent our PATCH: one re-run after a 401 (`as_installation`) finds
         # the words shown, landed with their answer lost, and tells them as written
         sent = [False]
 
+        def landed(c: IssueComment) -> bool:
+            # words of ours whose answer was lost: sent by this call, or by one that failed
+            # (`tried`), and edited no later than it gave up. It sent them after seeing our
+            # text there, so they were put there since; a person's same words put there
+            # after it gave up (they pasted theirs back over ours) are theirs
+            if sent[0] and c.body == text:
+                return True
+            return tried is not None and c.body == tried and _landed_by(c.updated_at, tried_at)
+
         def written_over(c: IssueComment) -> bool:
-            if opens_with(c.body, marker) or (sent[0] and c.body == text):
+            if opens_with(c.body, marker) or landed(c):
                 return True
             # the words we wrote, unless edited since: a person's undo to them is theirs
             # (GitHub's times have whole seconds: one made in our write's second is not told)
@@ -373,9 +384,9 @@ class GitHubClient:
             if comment is None:
                 return None
             if comment.body == text:
-                # shown already: ours only when this call sent it; else a run before this
-                # one's, or a person's own identical words (not told apart: never over)
-                return (_as_github_time(comment.updated_at) or "") if sent[0] else None
+                # shown already: ours when landed; else a person's own identical words
+                # (not told apart: never over)
+                return (_as_github_time(comment.updated_at) or "") if landed(comment) else None
             sent[0] = True
             if not self._edit(ref, comment, text):
                 return None
@@ -700,6 +711,22 @@ def _pr(ref: PRRef) -> str:
 def _as_github_time(at: datetime | None) -> str | None:
     """A time PyGithub read as GitHub writes it (None: none)."""
     return None if at is None else as_github_time(at.isoformat())
+
+
+def _landed_by(at: datetime | None, by: str | None) -> bool:
+    """Whether GitHub's time `at` is no later than our time `by` (as `db.utcnow`), give
+    or take the clocks' slack; not when either is not known."""
+    if at is None or by is None:
+        return False
+    try:
+        until = datetime.fromisoformat(by)
+    except ValueError:
+        return False
+    return _in_utc(at) <= _in_utc(until) + CLOCK_SLACK
+
+
+def _in_utc(at: datetime) -> datetime:
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at  # (no zone: UTC, as GitHub's)
 
 
 def _later(at: datetime | None, than: str | None) -> bool:

@@ -286,6 +286,8 @@ class GitHubPort(Protocol):
         *,
         over: str | None = None,
         over_at: str | None = None,
+        tried: str | None = None,
+        tried_at: str | None = None,
     ) -> str | None:
         """Write `text`, a person's own words their rewrite put on comment `comment_id`,
         back onto it when it is the bot's own comment opening with `marker` on this PR
@@ -293,8 +295,11 @@ class GitHubPort(Protocol):
         it, applied after theirs; or showing `over`, their earlier words the bot wrote
         back (GitHub's time of that write `over_at`), which landed after their later
         edit, and not edited since (a person putting back those very words: theirs).
-        GitHub's time of the write (as GitHub writes times; "" when it says none); None
-        when nothing was written (their text shows, or it is gone)."""
+        `tried`: words an earlier call sent, which failed at `tried_at` (our time): shown,
+        edited no later than that (give or take the clocks' slack), they are ours landed,
+        as `over`; edited later, a person's. GitHub's time of the write (as GitHub writes
+        times; "" when it says none), or of `text` found landed so; None when nothing was
+        written (their text shows, or it is gone)."""
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

@@ -179,6 +179,12 @@ class WriteBack:
     # GitHub's time of that write (None: not known): the comment edited since shows a
     # person's text, even those very words put back (an undo), never written over
     over_at: str | None = None
+    # words a write-back of ours sent in a call that failed (a 5xx at every try, a
+    # timeout): perhaps landed, its answer lost. And our time when that call gave up
+    # (as `db.utcnow`): shown, edited no later (give or take the clocks' slack), they
+    # are ours; edited later, a person's (bot.write_backs). None: no such call
+    tried: str | None = None
+    tried_at: str | None = None
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -1025,10 +1031,11 @@ NO_WRITE_BACK = (
 
 def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
     """pr_state.write_back as the server reads it (a JSON object: comment, text, and the
-    order key `at`, `over`, `over_at`, each a text or null; NULL: none owed), and why it
-    did not read (None: it did). It reads whole or not at all: none owed is the safe
-    side of a debt written over what a comment shows (bot.write_backs). A key the server
-    does not know (a newer release's) is left unread."""
+    order key `at`, `over`, `over_at`, `tried`, `tried_at`, each a text or null; NULL:
+    none owed), and why it did not read (None: it did). It reads whole or not at all:
+    none owed is the safe side of a debt written over what a comment shows
+    (bot.write_backs). A key the server does not know (a newer release's) is left
+    unread."""
     if stored is None:
         return None, None
     data, not_json = _json_of(stored)
@@ -1040,7 +1047,13 @@ def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
     if wrong is not None:
         return None, f"{wrong}: {NO_WRITE_BACK}"
     return WriteBack(
-        data["comment"], data["text"], data.get("at"), data.get("over"), data.get("over_at")
+        data["comment"],
+        data["text"],
+        data.get("at"),
+        data.get("over"),
+        data.get("over_at"),
+        data.get("tried"),
+        data.get("tried_at"),
     ), None
 
 
@@ -1050,7 +1063,7 @@ def _write_back_wrong(data: dict[str, object]) -> str | None:
         return f"{'comment' if 'comment' not in data else 'text'}: missing"
     if not _is_comment_id(data["comment"]):
         return f"comment: no comment id ({json_shape(data['comment'])})"
-    for key in ("text", "at", "over", "over_at"):
+    for key in ("text", "at", "over", "over_at", "tried", "tried_at"):
         value = data.get(key)
         if not (isinstance(value, str) or (value is None and key != "text")):
             return f"{key}: not a text ({json_shape(value)})"
@@ -1066,4 +1079,8 @@ def _stored_write_back(owed: WriteBack | None) -> str | None:
         kept["over"] = owed.over
     if owed.over_at is not None:
         kept["over_at"] = owed.over_at
+    if owed.tried is not None:
+        kept["tried"] = owed.tried
+    if owed.tried_at is not None:
+        kept["tried_at"] = owed.tried_at
     return json.dumps(kept)

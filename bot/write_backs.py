@@ -19,6 +19,9 @@ shown, so that nothing loses them:
   next write, and that edit's event writes its words over them (`edited_again`), but
   only while the comment is not edited since our write (GitHub's time of it,
   `WriteBack.over_at`): those very words put back by a person (an undo) are theirs.
+- a write-back GitHub carried out with its every answer lost is written too: the call
+  keeps what it sent and when it gave up (`WriteBack.tried`), and a look finding those
+  words shown, edited no later, takes them for ours; later, for a person's paste.
 
 Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
 theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
@@ -40,7 +43,8 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 from bot.context import BotContext
-from bot.github_port import PRRef, counting_writes, never_sent
+from bot.db import utcnow
+from bot.github_port import GitHubError, PRRef, counting_writes, never_sent
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
 from bot.prstate import WriteBack
@@ -79,8 +83,8 @@ def owe_write_back(
         owed = None  # (another comment's: theirs is replaced, as ever)
     if owed is not None and said_before(at, owed.at):
         return
-    over, over_at = (None, None) if owed is None else (owed.over, owed.over_at)
-    ctx.prs.update(ref.repo, ref.number, write_back=WriteBack(comment_id, text, at, over, over_at))
+    kept = WriteBack(comment_id, text, at) if owed is None else replace(owed, text=text, at=at)
+    ctx.prs.update(ref.repo, ref.number, write_back=kept)
 
 
 def edited_again(
@@ -112,7 +116,7 @@ def edited_again(
         return "their words owed back onto it dropped: they put our text back themselves"
     newest = replace(owed, text=text or "", at=at)
     ctx.prs.update(ref.repo, ref.number, write_back=newest)
-    if owed.over is None:
+    if owed.over is None and owed.tried is None:
         return "their newest words are owed back onto it instead"
     if write_back_owed(ctx, ref, keep=True):
         return "their newest words written back over those we wrote back"
@@ -146,7 +150,7 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     if not keep:
         ctx.prs.update(ref.repo, ref.number, write_back=None)
     elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
-        over = replace(owed, over=owed.text, over_at=written or None)
+        over = replace(owed, over=owed.text, over_at=written or None, tried=None, tried_at=None)
         ctx.prs.update(ref.repo, ref.number, write_back=over)
     return wrote
 
@@ -157,16 +161,38 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
     (bot.command_reactions `Spent`): one it failed (a 5xx, a lock) may still count toward
     GitHub's limit, and the retry that writes it again is another. None sent (their text
     shows, the comment is gone, the GET failed, a rate limit pause held it back) counts
-    nothing."""
+    nothing.
+
+    A call that sent it and failed (a 5xx at every try, a timeout) may have landed it,
+    its answer lost: the delivery's retry, or a later edit's event, would find their
+    words shown and take them for theirs, what we wrote not kept (`WriteBack.over`).
+    What it sent is kept, and when it gave up (`WriteBack.tried`)."""
     sent = True
     with counting_writes() as asked:
         try:
             return ctx.github.restore_text(
-                ref, owed.comment_id, owed.text, MARKER, over=owed.over, over_at=owed.over_at
+                ref,
+                owed.comment_id,
+                owed.text,
+                MARKER,
+                over=owed.over,
+                over_at=owed.over_at,
+                tried=owed.tried,
+                tried_at=owed.tried_at,
             )
         except BaseException as exc:
             sent = not never_sent(exc)
+            if sent and asked.count and _answer_lost(exc):
+                tried = replace(owed, tried=owed.text, tried_at=utcnow())
+                ctx.prs.update(ref.repo, ref.number, write_back=tried)
             raise
         finally:
             if sent and asked.count and (made := _MADE.get()) is not None:
                 made[0] += 1
+
+
+def _answer_lost(exc: BaseException) -> bool:
+    """`exc` ended a call whose write GitHub may have carried out: a failure that passes
+    with time (a 5xx, a timeout, a dropped connection, a rate limit), not a refusal (a
+    lock, a 404, a 422), which says it was not: never taken for ours on a guess."""
+    return isinstance(exc, GitHubError) and exc.transient

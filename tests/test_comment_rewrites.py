@@ -15,6 +15,7 @@ from bot.db import Database
 from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
 from bot.dryrun import DryRunGitHub
+from bot.github_client import CLOCK_SLACK
 from bot.github_port import GitHubError, Outcome, PRRef, write_asked
 from bot.markers import MARKER
 from bot.prstate import PRState, WriteBack
@@ -252,6 +253,7 @@ def written_over(client, rt, fake, ago: float = 0):
 
 # kills: bot/deletion_events.py:_their_text_back the words a lock refused not kept owed
 # kills: bot/pr_events.py:handle_unlocked the write-back owed not made at the unlock
+# kills: bot/write_backs.py:_restore a write-back the lock refused kept as perhaps landed
 def test_a_write_back_the_lock_refused_is_made_at_the_unlock(served, caplog):  # noqa: F811
     """The race, and the PR locked before the rewrite's event ran: GitHub refuses the
     write-back. Their words were lost for good (nothing kept them); now they are owed,
@@ -269,6 +271,7 @@ def test_a_write_back_the_lock_refused_is_made_at_the_unlock(served, caplog):  #
     assert [r.levelname for r in warned] == ["WARNING"]
     assert fake.comment(c.id).body.startswith(MARKER) and rt.queue.counts()["failed"] == 0
     assert state(rt).opted_out and state(rt).comment_id is None
+    assert state(rt).write_back.tried is None  # refused: not landed, never taken for ours
     answer = unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
     assert fake.comment(c.id).body == THEIRS
     assert deletion_ran(caplog, answer, "unlocked") == (
@@ -404,7 +407,7 @@ def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_
 class _HeldBack:
     """A port whose write-back a rate limit pause holds back: its PATCH begun, never sent."""
 
-    def restore_text(self, ref, comment_id, text, marker, *, over=None, over_at=None):
+    def restore_text(self, ref, comment_id, text, marker, **_kept):
         write_asked()
         raise GitHubError("held back: the identity is paused", transient=True, sent=False)
 
@@ -430,7 +433,7 @@ def test_a_write_back_that_sent_no_write_costs_nothing(served):  # noqa: F811
     paused = SimpleNamespace(prs=rt.ctx.prs, github=_HeldBack(), flood=rt.ctx.flood)
     with pytest.raises(GitHubError), charged(paused, ref):
         write_back_owed(paused, ref)
-    assert budget.left(INSTALLATION) == before and state(rt).write_back is not None
+    assert budget.left(INSTALLATION) == before and state(rt).write_back == owed  # none tried
     fake.set_body(c.id, notes)  # our late edit lands; a PR event's write writes them back
     assert write_back_owed(rt.ctx, ref) is True and fake.comment(c.id).body == THEIRS
     assert budget.left(INSTALLATION) == before
@@ -1447,3 +1450,81 @@ def test_a_maintainer_who_puts_back_the_words_we_wrote_back_is_never_written_ove
     sent(client, rt, undo)
     say_after(client, rt, fake, "/notes on")
     assert fake.comment(c.id).body == THEIRS and state(rt).write_back is None
+
+
+def _a_write_back_landed_its_answers_5xx(client, rt, fake) -> tuple[object, list[dict]]:
+    """The race of `_two_rewrites_under_our_late_edit`, the rewrite's event sent: its
+    write-back lands on GitHub, whose every answer to it is a 502 (the delivery failed,
+    for a retry). The comment, and the two rewrites' events."""
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
+    landed = Fault.error(502, apply=True)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[landed] * 20)
+    sent(client, rt, made[0])
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 1 and fake.comment(c.id).body == THEIRS
+    return c, made
+
+
+def _retried(rt) -> None:
+    assert rt.queue.retry() != []
+    drain(rt)
+
+
+# kills: bot/write_backs.py:write_back_owed a write-back whose answers were lost not kept
+#        as tried: its retry finds their words shown and says nothing was written
+# kills: bot/github_client.py:GitHubClient.restore_text the words a failed call sent not
+#        taken for ours when shown
+# kills: bot/write_backs.py:edited_again their newest words only owed over words we tried
+@pytest.mark.parametrize("retry_first", [True, False], ids=["retry first", "edit's event first"])
+def test_a_write_back_landed_under_5xx_answers_still_lets_their_second_edit_be_written_back(
+    served,  # noqa: F811
+    caplog,
+    retry_first,
+):
+    """The race of the tests above, the rewrite's write-back landing while GitHub answers
+    every try of it with a 502: the delivery's retry found their first words shown, and
+    (not having sent them in that call) said nothing was written; their second edit,
+    under our late edit, was only owed until some next write of ours, perhaps never.
+    Now the failed call keeps what it sent, and when: shown no later, they are ours."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
+    if retry_first:
+        _retried(rt)
+        assert state(rt).write_back.over == THEIRS and state(rt).write_back.tried is None
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words written back over those we wrote back"
+    assert fake.comment(c.id).body == AGAIN
+    if not retry_first:
+        _retried(rt)  # finds their newest words shown: nothing written over them
+        assert fake.comment(c.id).body == AGAIN
+    say_after(client, rt, fake, "/notes on")
+    assert state(rt).write_back is None and fake.comment(c.id).body == AGAIN
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text the words a failed write-back sent
+#        taken for ours whenever shown: a person's own paste of them written over
+def test_their_words_pasted_back_after_our_failed_write_back_gave_up_are_never_written_over(
+    served,  # noqa: F811
+    caplog,
+):
+    """The race of the test above, GitHub carrying out none of the write-back's tries:
+    our text shows. The maintainer pastes their first words back themselves, after our
+    call gave up (past the clocks' slack). The words it sent show, edited later than it
+    could have landed them: a person's choice, which their second edit's event (run
+    late) never writes over."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, made[0])
+    fake.clear_faults()
+    assert fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.tried == THEIRS
+    pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-(CLOCK_SLACK.total_seconds() + 2))
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words shown: nothing written back"
+    assert fake.comment(c.id).body == THEIRS
+    sent(client, rt, pasted)
+    assert fake.comment(c.id).body == THEIRS
+    _retried(rt)
+    assert fake.comment(c.id).body == THEIRS

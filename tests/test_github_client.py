@@ -25,7 +25,8 @@ from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
 from bot import github_pacing, github_retry, github_sessions
-from bot.github_client import GitHubClient
+from bot.db import utcnow
+from bot.github_client import CLOCK_SLACK, GitHubClient
 from bot.github_port import (
     ConversationLocked,
     GitHubError,
@@ -3214,6 +3215,31 @@ def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
     assert fake_github.comment(ours).body == THEIRS
     shown.updated_at -= 1  # not edited since our write: the words we wrote
     assert client.restore_text(PR, ours, later, MARKER, over=THEIRS, over_at=at) is not None
+    assert fake_github.comment(ours).body == later
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text the words a failed call sent taken
+#        for ours whenever shown (a person's same words put there later), or never
+def test_words_a_failed_call_sent_are_ours_only_when_edited_no_later_than_it_gave_up(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    assert ours is not None
+    gave_up = utcnow()  # a call sent THEIRS and failed: perhaps landed, its answer lost
+    fake_github.set_body(ours, THEIRS)
+    shown = fake_github.comment(ours)
+    later = "Moved to the description, and the docs."
+    # edited past the clocks' slack after it gave up: a person put their words back
+    shown.updated_at = time.time() + CLOCK_SLACK.total_seconds() + 2
+    for text in (THEIRS, later):
+        assert client.restore_text(PR, ours, text, MARKER, tried=THEIRS, tried_at=gave_up) is None
+    assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
+    shown.updated_at = time.time()  # edited no later: our call's write, landed
+    at = client.restore_text(PR, ours, THEIRS, MARKER, tried=THEIRS, tried_at=gave_up)
+    assert at == iso_time(shown.updated_at) and fake_github.calls("PATCH") == []
+    assert client.restore_text(PR, ours, later, MARKER, tried=THEIRS, tried_at=gave_up)
     assert fake_github.comment(ours).body == later
 
 

@@ -4,6 +4,7 @@ read, what was dropped said once (bot.prstate `PRStore.get`)."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -85,6 +86,8 @@ def test_a_given_back_that_does_not_read_is_read_around_and_said_once(
         ('{"comment": 10, "text": "w", "at": 7}', "at: not a text (a number)"),
         ('{"comment": 10, "text": "w", "over": "x", "over_at": [1]}', "over_at: not a text"),
         ('{"comment": 10, "text": "w", "over": {}}', "over: not a text (an object)"),
+        ('{"comment": 10, "text": "w", "tried": "x", "tried_at": 3}', "tried_at: not a text"),
+        ('{"comment": 10, "text": "w", "tried": ["x"]}', "tried: not a text (a list)"),
     ],
 )
 def test_a_write_back_that_does_not_read_is_dropped_whole_and_said(prs, caplog, stored, why):
@@ -110,16 +113,34 @@ def test_a_write_back_that_does_not_read_is_dropped_whole_and_said(prs, caplog, 
 
 
 def test_a_write_back_kept_by_an_older_release_or_a_newer_one_reads(prs, caplog):
-    """Not damage: a state kept before `over` or `over_at` has none (read as not known),
-    and a key a newer release adds is left unread."""
+    """Not damage: a state kept before `over`, `over_at`, `tried` or `tried_at` has none
+    (read as not known: no call failed), and a key a newer release adds is left unread."""
     caplog.set_level(logging.WARNING)
     older = '{"comment": 10, "text": "w", "at": null}'
-    newer = '{"comment": 10, "text": "w", "at": "k", "over": "x", "over_at": "t", "more": 1}'
+    newer = (
+        '{"comment": 10, "text": "w", "at": "k", "over": "x", "over_at": "t",'
+        ' "tried": "y", "tried_at": "u", "more": 1}'
+    )
     prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (older,))
     assert prs.get("o/r", 1).write_back == WriteBack(10, "w")
     prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (newer,))
-    assert prs.get("o/r", 1).write_back == WriteBack(10, "w", "k", "x", "t")
+    assert prs.get("o/r", 1).write_back == WriteBack(10, "w", "k", "x", "t", "y", "u")
     assert said(caplog) == []
+
+
+# kills: bot/prstate.py:_stored_write_back the words a failed write-back sent, or when, not kept
+def test_a_write_back_tried_is_kept_as_it_reads(prs):
+    tried = WriteBack(10, "w", "k", None, None, "x", "2026-12-07T08:00:00.000000Z")
+    prs.update("o/r", 1, write_back=tried)
+    assert prs.get("o/r", 1).write_back == tried
+    stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
+    assert json.loads(stored) == {
+        "comment": 10,
+        "text": "w",
+        "at": "k",
+        "tried": "x",
+        "tried_at": "2026-12-07T08:00:00.000000Z",
+    }  # (no key for what is not known: a release before it reads it as ever)
 
 
 # kills: bot/prstate.py:PRStore.get the PR's event fails on a damaged value
