@@ -375,7 +375,11 @@ class GitHubClient:
             if opens_with(c.body, marker) or landed(c):
                 return True
             # the words we wrote, unless edited since: a person's undo to them is theirs
-            # (GitHub's times have whole seconds: one made in our write's second is not told)
+            # (GitHub's times have whole seconds: one made in our write's second is not
+            # told. Nothing in REST's answers tells it: the comment and the PATCH's answer
+            # show the same text and second for both, and no editor or edit history.
+            # GraphQL's IssueComment.editor names who edited last: a call and an API this
+            # client does not use, for a tie within one second)
             return over is not None and c.body == over and not _later(c.updated_at, over_at)
 
         def op(gh: Github) -> str | None:
