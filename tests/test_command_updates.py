@@ -929,11 +929,11 @@ def lagging(request, tmp_path, fake_github, app_key):
 def test_an_on_that_answered_on_a_lagging_list_looks_again_as_an_event_would(lagging, looks):
     # Randomized scenario seed 266, reduced: a push made while the PR's updates are off
     # is skipped, so its event looks at no list and re-checks none. `/notes on` said
-    # while GitHub's list still lags answers at once on it, as docs/operating.md says
+    # while GitHub's list still lags answers at once on it, as docs/settings.md says
     # (REVIEW_NOTES_FILES_RECHECK_DELAYS), and looks again after the delays, as the
     # push's event would have: the comment shows the file's note with no event after it
     line = "A list found short (also by a `/notes`, which answers at once on it)"
-    assert line in doc("operating.md")
+    assert line in doc("settings.md")
     client, rt, fake = lagging
     _off_then_lagged_push(client, rt, fake, looks)
     say(client, rt, fake, "/notes on", login=AUTHOR)  # (drained: its re-checks too)

@@ -513,7 +513,7 @@ def _sweeping(tmp_path, clock: Intervals, **queue_set_up: Any) -> tuple[OutageLo
 #   back-off)
 @pytest.mark.parametrize("queue_set_up", [{}, {"stored_before": True}, {"locked": True}])
 def test_after_an_ask_in_an_outage_the_sweeps_wait_2_then_4_intervals(tmp_path, queue_set_up):
-    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose
+    """docs/settings.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): after a sweep whose
     redeliveries went
     out, the next ones wait until a delivery from GitHub is stored again, backing off (2,
     then 4, ... intervals). Here none is stored (a quiet repository; nothing since an
@@ -603,7 +603,7 @@ class SayingNoLog(InFlightLog):
 
 # kills: bot/redelivery.py:Redeliverer._sweep (hand) `keep_sweep_since(sweeps.kept_since())` ->
 #   `keep_sweep_since(sweeps.since)` (an event given up in one server run never asked for
-#   by the next: docs/operating.md counts MAX_ASKS per run)
+#   by the next: docs/settings.md counts MAX_ASKS per run)
 def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start(tmp_path):
     from bot.db import Database
     from bot.metrics import Metrics
@@ -628,7 +628,7 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
 # kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the
 #   database refused their first write (no sweep for the rest of the server run)
 def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(tmp_path):
-    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps
+    """docs/settings.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps
     ask GitHub
     again for what it could not deliver (a full disk answering 500), and the intake's
     500 says they will. Their first act is a write (where they start, kept against a

@@ -436,7 +436,7 @@ def a_delivered_then_b_lost(server, fake, opened_a, b: int, db: Path):
 def test_the_starts_sweep_looks_back_to_the_last_delivery_github_sent_not_the_bots_own(
     tmp_path, fake_github, app_key
 ):
-    """docs/operating.md (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
+    """docs/settings.md (REVIEW_NOTES_REDELIVER_ON_START): once up, the server asks GitHub
     again for "the webhooks it failed to deliver since the last one the database
     received". `since_last_seen` takes the newest row of `deliveries`, and the bot
     queues rows of its own there: a PR event's files re-check (`<id>#files-recheck-N`,
