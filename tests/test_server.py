@@ -1573,7 +1573,8 @@ def test_the_docs_say_how_a_token_setup_gets_a_refused_delivery_again():
     operating = " ".join(doc("operating.md").split())
     healthz = operating[operating.index("- **`intake_error`**:") :]
     healthz = healthz[: healthz.index("- **`worker_error`**")]  # Reading /healthz's item
-    disk = operating[operating.index("When SQLite cannot store a delivery as it arrives") :]
+    reliability = " ".join(doc("reliability.md").split())  # how each failure is handled
+    disk = reliability[reliability.index("When SQLite cannot store a delivery as it arrives") :]
     disk = disk[: disk.index("When SQLite cannot store a delivery's outcome")]
     for text in (healthz, disk):
         assert "review-notes redeliver" in text and "Recent Deliveries" in text, text
