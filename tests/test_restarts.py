@@ -88,7 +88,7 @@ def _cli_while_unwritable(tmp_path: Path, path: Path, *command: str) -> subproce
 
 
 def test_serve_on_a_database_file_it_cannot_write_is_a_clear_settings_error(tmp_path):
-    """docs/operating.md (start-up refusals): the server refuses to start, naming
+    """docs/reliability.md (start-up refusals in full): the server refuses to start, naming
     REVIEW_NOTES_DB_PATH, on a path "where this user cannot create or write the file,
     e.g. a root-owned bind mount". A file it can read but not write, in a directory it
     can write (a backup restored by root into the volume: `docker cp`, `cp` as root;
