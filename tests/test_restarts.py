@@ -194,9 +194,10 @@ def test_retry_on_a_read_only_file_of_the_release_before_says_what_to_check(tmp_
 #        bot/cli.py:existing_database (hand) the same for `retry`
 @pytest.mark.parametrize("command", [("serve",), ("retry",), ("retry", "--all")])
 def test_a_file_of_a_newer_release_is_refused_in_words_and_left_as_it_was(tmp_path, command):
-    """docs/operating.md (Upgrading): a rollback to a release that cannot read the file a
-    newer one wrote (its schema version is higher) stops the start, and `retry`, naming
-    the file, its version and ours, and what to do, without writing to it."""
+    """docs/upgrading.md (Rolling back, and the schema version): a rollback to a release
+    that cannot read the file a newer one wrote (its schema version is higher) stops the
+    start, and `retry`, naming the file, its version and ours, and what to do, without
+    writing to it."""
     from bot.db import SCHEMA_VERSION
 
     db = _a_file_of_the_release_before(tmp_path)
