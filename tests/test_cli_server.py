@@ -1113,7 +1113,7 @@ def test_replay_exits_0_only_when_the_webhook_takes_the_delivery(
 
 
 # kills: bot/cli_server.py:_cmd_retry a database locked past the busy timeout exiting 2, not 1 as
-#   docs/operating.md says (2 is for a command or configuration to fix)
+#   docs/reliability.md says (2 is for a command or configuration to fix)
 def test_retry_on_a_database_locked_past_the_timeout_exits_1(tmp_path, monkeypatch, capsys):
     from bot import cli, cli_server
     from bot.db import Database

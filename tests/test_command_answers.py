@@ -484,7 +484,7 @@ def test_a_reply_of_ours_quoting_another_deliverys_key_is_not_taken_for_its_repl
 
 
 # Found by review 'r5'. 3. pr_replies grew for good
-# docs/operating.md (what the database keeps): deliveries are deleted after
+# docs/reliability.md (what the database keeps): deliveries are deleted after
 # REVIEW_NOTES_DELIVERY_RETENTION_DAYS; "Kept for good, as they grow with PRs, not
 # deliveries: pr_state, feedback, dry run's comments"; "the file stops growing at about
 # the retention's worth of deliveries". pr_replies has one row per reply, i.e. it grows

@@ -202,7 +202,7 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
     """c807693 keys the file cache by base branch too (`files_base`), so that a label
     delivered before the retarget it follows does not take the other base's files
     (tests/test_file_cache.py). But `files_base` is a column the previous release does not
-    know: its writes (docs/operating.md "Upgrading": rolling back runs on the new database) cache a
+    know: its writes (docs/upgrading.md: rolling back runs on the new database) cache a
     new list and leave `files_base` as it was. Here this release caches the PR's files on
     `master`; rolled back, the previous release handles a retarget onto a stacked parent's
     branch and caches that diff (a docs change), `files_base` still saying `master`;

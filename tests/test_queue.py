@@ -644,7 +644,7 @@ def test_checkpoints_wait_for_a_quiet_moment_while_writes_keep_coming(tmp_path):
 
 
 def test_a_delivery_interrupted_three_times_is_given_up_not_twice(tmp_path):
-    # docs/operating.md's promise, in numbers: two crashes resume it, the third gives it up
+    # docs/reliability.md's promise, in numbers: two crashes resume it, the third gives it up
     q = queue_at(tmp_path)
     add(q, "a")
     for crashes in (1, 2):

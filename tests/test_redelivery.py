@@ -312,7 +312,7 @@ def redeliver_reporting(monkeypatch, tmp_path, done: Sweep) -> tuple[int, _Close
     github = _ClosedGitHub()
     monkeypatch.setattr(server, "live_github", lambda settings: github)
     monkeypatch.setattr(redelivery, "sweep", lambda *args, **kw: done)
-    # the server it is run beside, as docs/operating.md says
+    # the server it is run beside, as docs/reliability.md says
     running = Database(tmp_path / "bot.sqlite3")
     assert running.acquire_server_lock()
     db = Database(tmp_path / "bot.sqlite3")

@@ -59,7 +59,7 @@ def old_release(tmp_path: Path, rev: str = OLD) -> Path:
 
 
 # Upgrade, rollback, forward again: a stale `resumed` must not repost a deleted comment
-# docs/operating.md "Upgrading": "Rolling back runs on the new database too". `resumed` (new column)
+# docs/upgrading.md: "Rolling back runs on the new database too". `resumed` (new column)
 # is armed by `/notes on` and cleared only by a write of THIS release; an older release
 # writes pr_state with its own column list (ON CONFLICT DO UPDATE of the columns it
 # knows), so its writes leave `resumed` as it was. After going forward again the state

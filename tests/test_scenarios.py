@@ -496,7 +496,7 @@ class Scenario:
             # GitHub's file list behind the next push (or new PR) for one or two looks
             # (fewer than the re-checks: past them the list is taken as it is, by design):
             # that PR's, from the push on, as GitHub's. Not any PR's next look: a command
-            # on a PR with no push answers at once on a list found short (docs/operating.md,
+            # on a PR with no push answers at once on a list found short (docs/settings.md,
             # REVIEW_NOTES_FILES_RECHECK_DELAYS) and no event of that PR may come to look
             # again, where after a push its own event does (when the PR's updates are off
             # then, the command that answers on the short list looks again itself)

@@ -1234,7 +1234,7 @@ def stripping_proxy(prefix: str, app):
 
 @pytest.mark.parametrize("page", ["/notes/", "/topics/", "/notes/vllm-0436d44c/"])
 def test_trailing_slash_redirect_stays_under_the_public_url_path(tmp_path, page):
-    # docs/operating.md (REVIEW_NOTES_PUBLIC_URL): "It may end in a path ... the pages keep it in
+    # docs/settings.md (REVIEW_NOTES_PUBLIC_URL): "It may end in a path ... the pages keep it in
     # their links". https://example.org/review-notes/notes/ (a trailing slash, as many
     # type) got Starlette's 307 to https://example.org/notes -- built from the stripped
     # path, so the browser landed outside the bot (the proxy's 404).

@@ -825,7 +825,7 @@ def test_a_malformed_env_line_is_an_error_naming_the_file_and_line(tmp_path):
     # A YAML habit in .env: `REVIEW_NOTES_REPOS: a/b,c/d`. python-dotenv warns (three
     # times, naming no file) and drops the line: the server starts serving the default
     # allow-list only, the fork is silently left out. An unknown name in .env stops the
-    # start (docs/operating.md); a line that is no assignment at all should too.
+    # start (docs/settings.md); a line that is no assignment at all should too.
     (tmp_path / ".env").write_text(
         "REVIEW_NOTES_WORKERS=2\nREVIEW_NOTES_REPOS: vllm-project/vllm,my-org/vllm-fork\n"
     )

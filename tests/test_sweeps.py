@@ -55,7 +55,7 @@ def _soon(check, timeout: float) -> bool:
 def test_a_redelivery_github_refused_once_is_asked_for_again_by_the_next_sweep(
     tmp_path, fake_github, app_key
 ):
-    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server asks "for the
+    """docs/settings.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): the running server asks "for the
     webhooks it failed to deliver since the last such sweep (one that failed or stopped
     short: since the one before) ... an event is asked for at most 3 times". A sweep
     whose listing worked but whose ask GitHub refused once (a 502 on POST
@@ -145,7 +145,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
     Built with the old release (9e08fb8, from git) as a real server, as
     test_restarts.py's test of the same scenario, then this release started on its
-    database. The same after a rollback (docs/operating.md: "Rolling back runs on the new database
+    database. The same after a rollback (docs/upgrading.md: "Rolling back runs on the new database
     too"): the old release, on this release's database, writes its re-checks with the
     column's default, 0."""
     from tests.test_restarts import _as_utcnow, _utc, a_delivered_then_b_lost, move_sweep_since_back
@@ -190,7 +190,7 @@ def test_the_first_start_after_an_upgrade_looks_back_past_the_old_releases_own_r
 
 
 def test_the_upgrades_start_on_a_database_another_process_holds_is_named_as_locked(tmp_path):
-    """docs/operating.md (start-up refusals): the server refuses to start "on a database file
+    """docs/reliability.md (start-up refusals): the server refuses to start "on a database file
     another process holds past the 10 s busy timeout (a `VACUUM`: named, as locked,
     exit 1)". The first start of this release on the previous release's database (every
     upgrade) writes before claim_pr_state: _open_database adds the new `by_bot` column
@@ -242,7 +242,7 @@ def test_a_stopped_server_calls_github_no_more_even_when_a_sweeps_call_outlasts_
 def test_a_server_killed_in_the_middle_of_its_starts_sweep_loses_nothing(
     tmp_path, fake_github, app_key
 ):
-    """docs/operating.md ("Failures and restarts"): "A killed server loses nothing". The start's
+    """docs/reliability.md (failures): "A killed server loses nothing". The start's
     sweep asks for what GitHub failed to deliver oldest first, and each redelivery it
     asked for is stored as it arrives, now. A server killed while the sweep is still
     asking (the OOM killer, `docker kill`, a stop's grace period over) leaves those
@@ -402,12 +402,12 @@ def test_a_quiet_repository_gets_the_event_the_starts_redelivery_could_not_deliv
 def test_an_event_github_refused_to_redeliver_during_its_incident_is_asked_for_again_after_a_restart(  # noqa: E501
     tmp_path, fake_github, app_key
 ):
-    """docs/operating.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an event is asked for at most 3
+    """docs/settings.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): "an event is asked for at most 3
     times (accepted or refused) per server run". GitHub's redelivery endpoint answers 5xx
     for three sweeps (an incident on GitHub's side: three hours at the default 60
     minutes): the third refusal gives the event up and moves the kept `since` past it,
     so the next server run (an upgrade, a restart) never asks for it either: lost for
-    good, though no ask of it was ever accepted and docs/operating.md counts per run."""
+    good, though no ask of it was ever accepted and docs/settings.md counts per run."""
     fake = fake_github
     fake.add_pull(DEFAULT_REPO, N2, files=MATCHING_FILES, title=MATCHING_TITLE)
     settings = app_settings(tmp_path, fake, app_key, max_retries=0)
@@ -535,7 +535,7 @@ def test_an_upgrade_killed_between_adding_by_bot_and_marking_the_old_rows_loses_
     (`docker stop`'s SIGKILL, the OOM killer; or the UPDATE refused: the file locked past
     the busy timeout) leaves the column added and the rows unmarked for good: the next
     start adds nothing, so marks nothing, and with no sweep kept yet its sweep looks back
-    from the old release's own re-check, queued after GitHub failed to reach it. docs/operating.md
+    from the old release's own re-check, queued after GitHub failed to reach it. docs/settings.md
     (REVIEW_NOTES_REDELIVER_ON_START): "since the last delivery it received from GitHub,
     not counting the re-checks and deferred updates the bot queues itself".
 
