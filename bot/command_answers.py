@@ -96,9 +96,10 @@ def _not_run_at_unlock(
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
     if source.said_unlocked:
-        at_unlock |= ctx.locked.kept_before(
-            ref, source.comment_id, source.said_at, ctx.command_reading
-        )
+        kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_reading)
+        if left := kept & {c.key for c in commands}:  # the kept row must still answer them
+            ctx.locked.defer(ref, source, left, ctx.command_reading)
+        at_unlock |= kept
     return [c for c in commands if c.key not in at_unlock]
 
 

@@ -62,6 +62,9 @@ CREATE TABLE IF NOT EXISTS locked_commands (
     said_at     TEXT,               -- its order key (bot.command_events.said_at)
     kept_at     TEXT NOT NULL,
     heard       INTEGER NOT NULL DEFAULT 0, -- 1: its 👀 shows (the lock met its reply)
+    deferred_at TEXT,               -- the order key of the newest edit that left kept
+                                    -- commands to the release (`defer`); NULL: none did
+    deferred    TEXT,               -- those commands' lines, in that edit's text
     PRIMARY KEY (repo, number, comment_id)
 );
 -- a kept comment edited since, queued at the unlock to run the kept commands its text
@@ -105,7 +108,10 @@ class LockedCommands:
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)  # an older file gains the table here, at start
-        db.add_missing_columns("locked_commands", {"heard": "INTEGER NOT NULL DEFAULT 0"})
+        db.add_missing_columns(
+            "locked_commands",
+            {"heard": "INTEGER NOT NULL DEFAULT 0", "deferred_at": "TEXT", "deferred": "TEXT"},
+        )
 
     def keep(self, ref: PRRef, delivery: Delivery, source: Source, heard: bool = False) -> bool:
         """Keep the comment's commands for the unlock; an edit of one kept already keeps
@@ -117,7 +123,7 @@ class LockedCommands:
         key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
-                "SELECT said_at, old_body, heard FROM locked_commands"
+                "SELECT said_at, old_body, heard, deferred_at, deferred FROM locked_commands"
                 " WHERE repo = ? AND number = ? AND comment_id = ?",
                 key,
             ).fetchone()
@@ -134,6 +140,7 @@ class LockedCommands:
                 return True
             old_body = source.old_body if row is None else row["old_body"]
             heard = heard or (row is not None and bool(row["heard"]))
+            body, payload = _with_deferred(row, source, delivery.payload)
             conn.execute(
                 "INSERT OR REPLACE INTO locked_commands (repo, number, comment_id, delivery,"
                 " event, payload, body, old_body, said_at, kept_at, heard)"
@@ -142,8 +149,8 @@ class LockedCommands:
                     *key,
                     delivery.id,
                     delivery.event,
-                    json.dumps(delivery.payload),
-                    source.body,
+                    json.dumps(payload),
+                    body,
                     old_body,
                     source.said_at,
                     utcnow(),
@@ -151,6 +158,34 @@ class LockedCommands:
                 ),
             )
         return True
+
+    def defer(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
+        """An edit (`source`, said unlocked) leaves its commands `keys`, the kept text's,
+        to the release (`kept_before`): the comment keeps their lines, so that an older
+        edit's event, run later, meeting the lock and keeping its text (the commands
+        taken out), does not take them from the release too (`_with_deferred`)."""
+        lines = [line for line in source.body.splitlines() if _one_key(line, reading) in keys]
+        if not lines:
+            return
+        key = (ref.repo.lower(), ref.number, source.comment_id)
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "SELECT deferred_at, deferred FROM locked_commands"
+                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                key,
+            ).fetchone()
+            if row is None:
+                return
+            before = json.loads(row["deferred"] or "[]")
+            newest = row["deferred_at"]
+            if newest is None or said_before(newest, source.said_at):
+                newest = source.said_at
+            merged = [*before, *(line for line in lines if line not in before)]
+            conn.execute(
+                "UPDATE locked_commands SET deferred_at = ?, deferred = ?"
+                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                (newest, json.dumps(merged), *key),
+            )
 
     def kept(self, repo: str, number: int) -> list[Kept]:
         """The PR's kept comments, in the order they were said."""
@@ -417,6 +452,23 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
+
+
+def _with_deferred(
+    row: sqlite3.Row | None, source: Source, payload: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The text to keep of the comment (`source`'s) and its delivery's payload: an edit
+    said before one that left kept commands to the release (`defer`; its event ran
+    first) keeps, above its text, the lines of those commands, lest the release, reading
+    its text, take them for commands taken out, and none answer them. A blank line after
+    each, as in `_with_taken_back`, so that its text reads as before."""
+    deferred_at = None if row is None else row["deferred_at"]
+    if deferred_at is None or not said_before(source.said_at, deferred_at):
+        return source.body, payload
+    body = "\n\n".join([*json.loads(row["deferred"] or "[]"), source.body])
+    payload = copy.deepcopy(payload)
+    payload["comment"]["body"] = body
+    return body, payload
 
 
 def _one_key(line: str, reading: Reading) -> Key | None:

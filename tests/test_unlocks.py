@@ -1460,3 +1460,27 @@ def test_a_kept_topic_put_back_by_an_edit_whose_event_came_first_is_answered_onc
     drain(rt)
     assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the topic's, once
+
+
+# kills: bot/locked_commands.py:LockedCommands.keep an older edit's text kept over the kept
+#        one an edit said after it left its commands to (the commands it put back lost)
+def test_a_comment_and_its_two_edits_said_before_the_lock_answer_what_it_shows(live):
+    """`/notes help` said just before the lock, edited (the help taken out, a search
+    said) and again (the help put back), all before the lock; their deliveries ran after
+    it, the comment's first (kept), the second edit's next: the help it put back was the
+    kept text's, left to the release, so it ran nothing; the first edit's, last, met the
+    lock with its search and kept its text over the kept one, the help taken out. The
+    unlock answered the search alone: the help, on the comment, was never answered."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
+    kept, first = c.body, "/notes search cache"
+    c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+    for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+        assert post(client, "issue_comment", _edited_unlocked(c, body, old, c.created_at + at))
+        drain(rt)
+    assert replies(fake) == []
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert rt.queue.counts()["failed"] == 0 and reactions(fake, c) == {"eyes", "+1"}
+    assert len(replies(fake)) == 2  # the search's and the help's, once each
