@@ -91,15 +91,20 @@ def _not_run_at_unlock(
     one said locked: its commands meet the lock and keep its text, newer than the kept
     one (an older edit's event, run late, keeps nothing over it); left to the release,
     an older edit's event run late, meeting the lock, kept its text over the kept one,
-    and a command it lacks, put back, was never answered."""
+    and a command it lacks, put back, was never answered. Run after the unlock (before
+    its event), its run answers them: the release is told not to (`answering`). An edit
+    said unlocked that leaves kept ones to the release keeps their lines on the kept
+    comment (`defer`), lest an older edit's text kept over it take them out."""
     if source.comment_id is None:  # (a review's body)
         return commands
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
+    kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_reading)
     if source.said_unlocked:
-        kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_reading)
         if left := kept & {c.key for c in commands}:  # the kept row must still answer them
             ctx.locked.defer(ref, source, left, ctx.command_reading)
         at_unlock |= kept
+    elif taken := kept & {c.key for c in commands}:  # run after the unlock: not again then
+        ctx.locked.answering(ref, source.comment_id, taken)
     return [c for c in commands if c.key not in at_unlock]
 
 

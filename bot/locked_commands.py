@@ -65,6 +65,8 @@ CREATE TABLE IF NOT EXISTS locked_commands (
     deferred_at TEXT,               -- the order key of the newest edit that left kept
                                     -- commands to the release (`defer`); NULL: none did
     deferred    TEXT,               -- those commands' lines, in that edit's text
+    answered    TEXT,               -- JSON list of the keys of kept commands an edit said
+                                    -- after the text kept answered (`answering`): not run
     PRIMARY KEY (repo, number, comment_id)
 );
 -- a kept comment edited since, queued at the unlock to run the kept commands its text
@@ -100,6 +102,7 @@ class Kept:
     heard: bool = False
     said_at: str | None = None  # its order key: the lock stood when it was kept
     kept_at: str | None = None  # when the bot met the lock (our clock: `utcnow`)
+    answered: frozenset[Key] = frozenset()  # kept commands an edit's run answered since
 
 
 class LockedCommands:
@@ -110,7 +113,12 @@ class LockedCommands:
         db.script(SCHEMA)  # an older file gains the table here, at start
         db.add_missing_columns(
             "locked_commands",
-            {"heard": "INTEGER NOT NULL DEFAULT 0", "deferred_at": "TEXT", "deferred": "TEXT"},
+            {
+                "heard": "INTEGER NOT NULL DEFAULT 0",
+                "deferred_at": "TEXT",
+                "deferred": "TEXT",
+                "answered": "TEXT",
+            },
         )
 
     def keep(self, ref: PRRef, delivery: Delivery, source: Source, heard: bool = False) -> bool:
@@ -143,8 +151,8 @@ class LockedCommands:
             body, payload = _with_deferred(row, source, delivery.payload)
             conn.execute(
                 "INSERT OR REPLACE INTO locked_commands (repo, number, comment_id, delivery,"
-                " event, payload, body, old_body, said_at, kept_at, heard)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " event, payload, body, old_body, said_at, kept_at, heard, deferred_at,"
+                " deferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     *key,
                     delivery.id,
@@ -155,6 +163,9 @@ class LockedCommands:
                     source.said_at,
                     utcnow(),
                     int(heard),
+                    # (a text said after this one may come yet, older than that edit)
+                    None if row is None else row["deferred_at"],
+                    None if row is None else row["deferred"],
                 ),
             )
         return True
@@ -187,6 +198,27 @@ class LockedCommands:
                 (newest, json.dumps(merged), *key),
             )
 
+    def answering(self, ref: PRRef, comment_id: int, keys: set[Key]) -> None:
+        """An edit said after the text kept (its payload says locked, its event run after
+        the unlock, before the unlock's: `kept_before`) runs the kept commands `keys`,
+        which it put back: the release runs them no more. Its run meeting the lock keeps
+        its text instead (`keep`: a new row, answering none)."""
+        key = (ref.repo.lower(), ref.number, comment_id)
+        with self.db.tx() as conn:
+            row = conn.execute(
+                "SELECT answered FROM locked_commands"
+                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                key,
+            ).fetchone()
+            if row is None:
+                return
+            answered = sorted(_keys(row["answered"]) | keys)
+            conn.execute(
+                "UPDATE locked_commands SET answered = ?"
+                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                (json.dumps(answered), *key),
+            )
+
     def kept(self, repo: str, number: int) -> list[Kept]:
         """The PR's kept comments, in the order they were said."""
         rows = self.db.execute(
@@ -205,6 +237,7 @@ class LockedCommands:
                 bool(r["heard"]),
                 r["said_at"],
                 r["kept_at"],
+                _keys(r["answered"]),
             )
             for r in rows
         ]
@@ -384,7 +417,7 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
         # the kept commands it still has: all, when it shows the text kept (maybe edited
         # and put back: those edits' events, said before this read, run none of them)
         still = set() if now is None else _still_keys(ctx, k, now)
-        if now is not None and (now == k.body or still):
+        if now is not None and (still or (now == k.body and not k.answered)):
             payload = _as_said(k, now if still else None, ctx.command_reading)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
@@ -412,9 +445,10 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     """The keys of the kept commands the comment, edited since it was kept (`now`: its
     text), still has: one its edit took out is taken back, and one it added is its own
     event's (whose `from` is the kept text), so those it left as they were are run at the
-    unlock (`Source.still`), and no other."""
+    unlock (`Source.still`), and no other: not one an edit's run answered since
+    (`answering`)."""
     reading = ctx.command_reading  # keyed as run
-    still = {c.key for c in reading.parse(now)}
+    still = {c.key for c in reading.parse(now)} - kept.answered
     return {c.key for c in reading.changed(kept.old_body, kept.body)} & still
 
 
@@ -446,12 +480,17 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     blank line ends it (a quote, a list item), so the text below reads as before. Keyed
     as the run keys them (`reading`: its caps and topics): a topic the edit names
     otherwise is not taken out."""
-    now = {c.key for c in reading.parse(still)}
+    now = {c.key for c in reading.parse(still)} - kept.answered  # (answered: not run again)
     out = {c.key for c in reading.changed(kept.old_body, kept.body)} - now
     lines = [line for line in kept.body.splitlines() if _one_key(line, reading) in out]
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
+
+
+def _keys(stored: str | None) -> frozenset[Key]:
+    """Command keys stored as a JSON list (`answered`, `released_still`)."""
+    return frozenset((kind, tuple(args)) for kind, args in json.loads(stored or "[]"))
 
 
 def _with_deferred(

@@ -1484,3 +1484,31 @@ def test_a_comment_and_its_two_edits_said_before_the_lock_answer_what_it_shows(l
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert rt.queue.counts()["failed"] == 0 and reactions(fake, c) == {"eyes", "+1"}
     assert len(replies(fake)) == 2  # the search's and the help's, once each
+
+
+# kills: bot/command_answers.py:_not_run_at_unlock a kept command an edit said while locked
+#        answered after the real unlock, left to the release too
+def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is_answered_once(
+    live,
+):
+    """Kept `/notes help`, then, still locked, edited to take the help out (`/notes why`)
+    and again to put it back; both edits' events ran after the real unlock, before its
+    event, the second first. It ran the help it put back (the conversation unlocked, its
+    reply landed), yet the help stayed kept: the release, the comment still having it,
+    answered it again. Two help replies, each a comment notifying everyone on the PR."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
+    fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+    for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+        payload = _edited_unlocked(c, body, old, c.created_at + at)
+        payload["issue"].update(locked=True, active_lock_reason="too heated")
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert len(replies(fake)) == 1
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == 1  # the help's, once
