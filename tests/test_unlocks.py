@@ -1512,3 +1512,35 @@ def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the help's, once
+
+
+# kills: bot/command_answers.py:run_commands a retry of a run that posted a reply kept (as
+#        the text its kept edit was made from), whose unlock posts it again under the edit's id
+def test_a_created_whose_first_run_replied_then_failed_posts_no_reply_again_at_the_unlock(
+    live,
+):
+    """`/notes help` and a search: the help answered, GitHub failed the search's reply
+    (a 422), the delivery failed. The lock came, the comment was edited (a `why` added,
+    kept), and the comment's delivery retried met the lock: not kept (its help answered),
+    and the unlock runs the edit's `why` alone, under the edit's id: no second help."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    said = "/notes help\n/notes search cache"
+    c = fake.add_comment(DEFAULT_REPO, N, said, login="maintainer")
+    fake.inject("POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault(), Fault.error(422))
+    created = post(client, "issue_comment", comment_payload(c)).json()["delivery"]
+    drain(rt)
+    assert rt.queue.get(created).state == "failed" and len(replies(fake)) == 1
+    fake.lock(DEFAULT_REPO, N)
+    c.body = f"{said}\n/notes why"
+    edited = _edited_unlocked(c, c.body, said, c.created_at + 10)
+    edited["issue"].update(locked=True, active_lock_reason="too heated")
+    assert post(client, "issue_comment", edited).status_code == 202
+    drain(rt)
+    assert [k.comment_id for k in rt.ctx.locked.kept(DEFAULT_REPO, N)] == [c.id]
+    assert rt.queue.retry([created]) == [created]
+    drain(rt)
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert "(why mode)" in sticky(fake).body
+    assert len(replies(fake)) == 1  # the help's, once; the search's left to be said again
