@@ -97,11 +97,12 @@ def _not_run_at_unlock(
     comment (`defer`), lest an older edit's text kept over it take them out."""
     if source.comment_id is None:  # (a review's body)
         return commands
-    at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at)
-    kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, ctx.command_reading)
+    reading = ctx.command_reading
+    at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at, reading)
+    kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, reading)
     if source.said_unlocked:
         if left := kept & {c.key for c in commands}:  # the kept row must still answer them
-            ctx.locked.defer(ref, source, left, ctx.command_reading)
+            ctx.locked.defer(ref, source, left, reading)
         at_unlock |= kept
     elif taken := kept & {c.key for c in commands}:  # run after the unlock: not again then
         ctx.locked.answering(ref, source.comment_id, taken)

@@ -298,11 +298,15 @@ class LockedCommands:
             (ref.repo.lower(), ref.number, comment_id, json.dumps(sorted(keys)), read_at),
         )
 
-    def run_at_unlock(self, ref: PRRef, comment_id: int, said_at: str | None) -> set[Key]:
+    def run_at_unlock(
+        self, ref: PRRef, comment_id: int, said_at: str | None, reading: Reading
+    ) -> set[Key]:
         """The kept commands of the comment the unlock's run answers, for an edit said
         (`said_at`, its order key) before the unlock read the comment's text: one the
         edit puts back (a text between took it out) is answered once. Nothing for a later
-        edit (said again), or one that does not say when."""
+        edit (said again), or one that does not say when. Keyed by `reading`, as the
+        edit's commands are (`_as_read`: a row stored before a topic was keyed by the
+        topic it names)."""
         rows = self.db.execute(
             "SELECT keys, read_at FROM released_still WHERE repo = ? AND number = ?"
             " AND comment_id = ?",
@@ -310,7 +314,7 @@ class LockedCommands:
         )
         if not rows or not said_before(said_at, after_second(rows[0]["read_at"])):
             return set()
-        return {(kind, tuple(args)) for kind, args in json.loads(rows[0]["keys"])}
+        return {_as_read(key, reading) for key in _keys(rows[0]["keys"])}
 
     def kept_before(
         self, ref: PRRef, comment_id: int, said_at: str | None, reading: Reading
@@ -491,6 +495,17 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
 def _keys(stored: str | None) -> frozenset[Key]:
     """Command keys stored as a JSON list (`answered`, `released_still`)."""
     return frozenset((kind, tuple(args)) for kind, args in json.loads(stored or "[]"))
+
+
+def _as_read(key: Key, reading: Reading) -> Key:
+    """A stored command key as `reading` keys it now: a `topic`'s stored by a release
+    that keyed it by its spelling (`prefix`, `caching`) is the topic it names
+    (`prefix-caching`), read again from its words; the same key for one stored so."""
+    kind, args = key
+    if kind != "topic" or not args:
+        return key
+    commands = reading.parse(f"{reading.word} topic {' '.join(args)}")
+    return commands[0].key if len(commands) == 1 else key
 
 
 def _with_deferred(

@@ -1544,3 +1544,33 @@ def test_a_created_whose_first_run_replied_then_failed_posts_no_reply_again_at_t
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the help's, once; the search's left to be said again
+
+
+# kills: bot/locked_commands.py:LockedCommands.run_at_unlock a topic key stored before
+#        topics were keyed by the topic they name compared as stored (by its spelling)
+def test_a_topic_an_unlock_ran_stored_by_its_spelling_is_not_answered_again(live):
+    """An unlock's run of a kept `topic prefix caching please`, recorded by a release
+    that keyed a topic by its spelling (`prefix`, `caching`, `please`); an edit said
+    before that run read the comment, its event run after the upgrade, puts the topic
+    back. Its commands are keyed by the topic named (`prefix-caching`): the stored key
+    matched none of them, and the topic was answered a second time."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    before = "/notes why"
+    c = say(client, rt, fake, before, login="octo-dev")
+    c.body = f"{before}\n/notes topic prefix caching please"
+    rt.ctx.locked.db.execute(  # as the older release stored it
+        "INSERT INTO released_still (repo, number, comment_id, keys, read_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (
+            DEFAULT_REPO.lower(),
+            N,
+            c.id,
+            '[["topic", ["prefix", "caching", "please"]]]',
+            github_time_ago(-60),
+        ),
+    )
+    n = len(replies(fake))
+    assert post(client, "issue_comment", _edited_unlocked(c, c.body, before, time.time()))
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0 and len(replies(fake)) == n  # none again
