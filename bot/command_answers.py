@@ -92,20 +92,18 @@ def _not_run_at_unlock(
     one (an older edit's event, run late, keeps nothing over it); left to the release,
     an older edit's event run late, meeting the lock, kept its text over the kept one,
     and a command it lacks, put back, was never answered. Run after the unlock (before
-    its event), its run answers them: the release is told not to (`answering`). An edit
+    its event), its run answers them: the release is told (`run_commands`). An edit
     said unlocked that leaves kept ones to the release keeps their lines on the kept
     comment (`defer`), lest an older edit's text kept over it take them out."""
     if source.comment_id is None:  # (a review's body)
         return commands
     reading = ctx.command_reading
     at_unlock = ctx.locked.run_at_unlock(ref, source.comment_id, source.said_at, reading)
-    kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, reading)
     if source.said_unlocked:
+        kept = ctx.locked.kept_before(ref, source.comment_id, source.said_at, reading)
         if left := kept & {c.key for c in commands}:  # the kept row must still answer them
             ctx.locked.defer(ref, source, left, reading)
         at_unlock |= kept
-    elif taken := kept & {c.key for c in commands}:  # run after the unlock: not again then
-        ctx.locked.answering(ref, source.comment_id, taken)
     return [c for c in commands if c.key not in at_unlock]
 
 
@@ -187,7 +185,13 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     spent = Spent()
     try:
         with charged(ctx, ref):  # a rewrite's words its update writes back first
-            return _run_judged(ctx, ref, source, delivery, judged, spent)
+            said = _run_judged(ctx, ref, source, delivery, judged, spent)
+        if source.comment_id is not None and not (source.said_unlocked or source.on_diff):
+            # an edit said locked, run after the unlock before its event: the kept
+            # commands it answered are not the release's to answer again
+            keys = {c.key for c, _ in judged}
+            ctx.locked.answering(ref, source, keys, ctx.command_reading)
+        return said
     except ConversationLocked:
         # answered in part (a reply, which a run under another id would post again; its
         # update, owed), maybe so by an earlier run (its reply recorded: one handed back

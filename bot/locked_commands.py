@@ -198,12 +198,17 @@ class LockedCommands:
                 (newest, json.dumps(merged), *key),
             )
 
-    def answering(self, ref: PRRef, comment_id: int, keys: set[Key]) -> None:
-        """An edit said after the text kept (its payload says locked, its event run after
-        the unlock, before the unlock's: `kept_before`) runs the kept commands `keys`,
-        which it put back: the release runs them no more. Its run meeting the lock keeps
-        its text instead (`keep`: a new row, answering none)."""
-        key = (ref.repo.lower(), ref.number, comment_id)
+    def answering(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
+        """A run of the comment's commands `keys` answered them (GitHub took its writes):
+        an edit said after the text kept (its payload says locked, its event run after
+        the unlock, before the unlock's) answered those of the kept commands it put back
+        (`kept_before`), which the release runs no more. (Its run meeting the lock keeps
+        its own text instead, a new row.)"""
+        assert source.comment_id is not None
+        keys = keys & self.kept_before(ref, source.comment_id, source.said_at, reading)
+        if not keys:
+            return
+        key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
                 "SELECT answered FROM locked_commands"

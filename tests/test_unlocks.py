@@ -1488,14 +1488,16 @@ def test_a_comment_and_its_two_edits_said_before_the_lock_answer_what_it_shows(l
 
 # kills: bot/command_answers.py:_not_run_at_unlock a kept command an edit said while locked
 #        answered after the real unlock, left to the release too
+@pytest.mark.parametrize("second_first", [True, False], ids=["second first", "in order"])
 def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is_answered_once(
-    live,
+    live, second_first
 ):
     """Kept `/notes help`, then, still locked, edited to take the help out (`/notes why`)
     and again to put it back; both edits' events ran after the real unlock, before its
-    event, the second first. It ran the help it put back (the conversation unlocked, its
-    reply landed), yet the help stayed kept: the release, the comment still having it,
-    answered it again. Two help replies, each a comment notifying everyone on the PR."""
+    event (the second first, or in order). The second ran the help it put back (the
+    conversation unlocked, its reply landed), yet the help stayed kept: the release, the
+    comment still having it, answered it again. Two help replies, each a comment
+    notifying everyone on the PR."""
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     fake.lock(DEFAULT_REPO, N)
@@ -1503,7 +1505,8 @@ def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is
     kept, first = c.body, "/notes why"
     c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
     fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
-    for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+    edits = [(c.body, first, 20), (first, kept, 10)]
+    for body, old, at in edits if second_first else reversed(edits):
         payload = _edited_unlocked(c, body, old, c.created_at + at)
         payload["issue"].update(locked=True, active_lock_reason="too heated")
         assert post(client, "issue_comment", payload).status_code == 202
