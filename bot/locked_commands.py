@@ -526,7 +526,7 @@ def _with_deferred(
         return source.body, payload
     body = "\n\n".join([*json.loads(row["deferred"] or "[]"), source.body])
     payload = copy.deepcopy(payload)
-    payload["comment"]["body"] = body
+    payload.setdefault("comment", {})["body"] = body  # (the text the unlock's run reads)
     return body, payload
 
 

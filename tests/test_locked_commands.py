@@ -10,7 +10,8 @@ from bot.command_source import Source
 from bot.commands import CommandConfig, Reading
 from bot.db import Database
 from bot.github_port import PRRef
-from bot.locked_commands import STILL, Kept, LockedCommands, _as_said
+from bot.library import load_library
+from bot.locked_commands import STILL, Kept, LockedCommands, _as_read, _as_said
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -189,3 +190,45 @@ def test_the_unlocks_payload_takes_back_a_long_command_as_its_run_keys_it():
         "edited",
         ["/notes help"],
     )
+
+
+def _reading() -> Reading:
+    """The defaults' caps and the library's topics, as the shell reads commands."""
+    return Reading.of(CommandConfig(), topics=load_library().topics.values())
+
+
+# kills: bot/locked_commands.py:_with_deferred an older edit's text kept without the lines
+#        of the kept commands an edit said after it left to the release
+def test_an_older_edit_kept_after_a_deferral_keeps_the_deferred_lines(tmp_path):
+    """Kept `/notes help`; an edit said at 10:02 put the help back and left it to the
+    release (`defer`); an edit said at 10:01, which took it out, is kept after: above its
+    text, the help's line, in the payload the unlock runs too. A text said after the
+    deferral is kept as it is."""
+    store, reading = LockedCommands(Database(tmp_path / "bot.sqlite3")), _reading()
+    assert store.keep(REF, *_said("/notes help", "2026-09-01T10:00:00Z"))
+    at, said = "2026-09-01T10:02:00Z", "/notes search x"
+    _, putting_back = _said(f"{said}\n/notes help", at, said)
+    store.defer(REF, putting_back, {("help", ())}, reading)
+    delivery, taking_out = _said("/notes search x", "2026-09-01T10:01:00Z", "/notes help")
+    delivery = replace(delivery, payload={"comment": {"body": taking_out.body}})
+    assert store.keep(REF, delivery, taking_out)
+    (kept,) = store.kept(REF.repo, REF.number)
+    assert kept.body == kept.payload["comment"]["body"] == "/notes help\n\n/notes search x"
+    assert kept.old_body is None
+    assert store.keep(REF, *_said("/notes why", "2026-09-01T10:03:00Z", "/notes search x"))
+    assert store.kept(REF.repo, REF.number)[0].body == "/notes why"
+
+
+# kills: bot/locked_commands.py:_as_read a key stored by the topic it names read again
+#        otherwise, or another command's key changed
+def test_a_stored_key_is_read_as_the_reading_keys_it():
+    """A `topic` key stored by its spelling is the topic it names; one stored by the
+    topic, an unknown topic's and another command's are as stored."""
+    reading = _reading()
+    topic = reading.parse("/notes topic prefix caching please")[0].key
+    assert topic == reading.parse("/notes topic prefix-caching")[0].key  # (by its id)
+    assert _as_read(("topic", ("prefix", "caching", "please")), reading) == topic
+    assert _as_read(topic, reading) == topic
+    for said in ["topic no such topic", "search prefix cache", "help", "wrong 2 not here"]:
+        key = reading.parse(f"/notes {said}")[0].key
+        assert _as_read(key, reading) == key
