@@ -1,11 +1,18 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
-the answer before PyGithub reads it.
+the answer before PyGithub reads it, and a 301 handed to the caller to follow.
 
 PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
 `Requester.requestJson`, before any wrapper of the client sees the answer: words, an
 empty value or NaN raise ValueError, an infinite one OverflowError, and an answer GitHub
 gave (a comment created) escapes the client as a raw exception. Such a header counts
 as not sent, as `github_errors.rate_header` reads it.
+
+PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
+alone: the request's query is lost, per_page=100 with it (a renamed repository's list
+then came 30 to a page). The Location is moved to MOVED_TO, where PyGithub does not look:
+it hands the 301 back as its answer, and every Requester made here follows it as a 307,
+with the request's parameters (`bot.github_sessions._follow_moves`). Only PyGithub's
+JSON calls (`requestJson`, which the client alone makes) are followed so.
 
 The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
 That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
@@ -40,6 +47,10 @@ T = TypeVar("T")
 RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
 
 
+# Where a 301's Location goes, out of PyGithub's sight (it follows a 301 with a Location)
+MOVED_TO = "x-review-notes-moved-to"
+
+
 def without_bad_rate_headers(response: RequestsResponse) -> RequestsResponse:
     """`response` less each rate limit header that is no finite number."""
     for name in RATE_HEADERS:
@@ -51,14 +62,21 @@ def without_bad_rate_headers(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
+def move_handed_back(response: RequestsResponse) -> RequestsResponse:
+    """`response`, a 301's Location under MOVED_TO: PyGithub answers with the 301."""
+    if response.status == 301 and "location" in response.headers:
+        response.headers[MOVED_TO] = response.headers.pop("location")
+    return response
+
+
 class CleaningHTTP(HTTPRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return without_bad_rate_headers(super().getresponse())
+        return move_handed_back(without_bad_rate_headers(super().getresponse()))
 
 
 class CleaningHTTPS(HTTPSRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return without_bad_rate_headers(super().getresponse())
+        return move_handed_back(without_bad_rate_headers(super().getresponse()))
 
 
 _switch = threading.Lock()  # one Requester made with our classes at a time
@@ -66,7 +84,8 @@ _switch = threading.Lock()  # one Requester made with our classes at a time
 
 def made_cleaning(make: Callable[[], T]) -> T:
     """`make()` (a Github or GithubIntegration, which makes its Requester and sends
-    nothing), its connections cleaning each answer (`without_bad_rate_headers`)."""
+    nothing), its connections cleaning each answer (`without_bad_rate_headers`) and
+    handing a 301 back (`move_handed_back`): the caller must follow it."""
     with _switch:
         Requester.injectConnectionClasses(CleaningHTTP, CleaningHTTPS)
         try:

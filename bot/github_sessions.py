@@ -21,7 +21,8 @@ sending (counted, paced, paused on a rate limit, sent again where GitHub moved i
   pauses them likewise until the reset, so the next call is not one GitHub must refuse.
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 - Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
-  which take a rate limit header that is no number off the answer (PyGithub raises on it).
+  which take a rate limit header that is no number off the answer (PyGithub raises on it)
+  and hand a 301 back, followed here as a 307 (`_follow_moves`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from bot.github_errors import (
     secondary_limit,
     spent_until_reset,
 )
-from bot.github_http import made_cleaning
+from bot.github_http import MOVED_TO, made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
 from bot.github_port import GitHubError, PRRef, call_answered, limit_met, rate_limit_wait
 from bot.github_retry import Retrier
@@ -203,6 +204,7 @@ class GitHubSessions:
             # the JWT calls are the App's own: paused apart from any installation's;
             # GithubIntegration spaces them itself
             self._pace(self.integration.requester, "app", self._pacer("app", (0.0, 0.0)))
+            _follow_moves(self.integration.requester)  # `made_cleaning` hands a 301 back
 
     def token_github(self) -> Github:
         """This thread's Github for the token (token mode)."""
@@ -659,9 +661,10 @@ def _identity(key: int | str) -> str:
 
 
 # A renamed or transferred repository answers its old name with 301 (GET) or 307 (any
-# other method); PyGithub follows 301 only, and takes a 307's body for the answer: a
-# comment "created" with no id, nothing posted. Each hop is a counted call.
-MOVES = (307, 308)
+# other method). PyGithub takes a 307's body for the answer (a comment "created" with no
+# id, nothing posted), and follows a 301 to the Location's path alone, the query lost
+# (per_page=100: 30 a page), so `github_http` hands it back. Each hop is a counted call.
+MOVES = (301, 307, 308)
 MAX_MOVES = 3
 
 
@@ -675,7 +678,9 @@ def _installation_id(integration: GithubIntegration, path: str, what: str) -> in
 
 
 def _follow_moves(requester: Requester) -> None:
-    """Repeat a request GitHub answered 307 or 308 at the Location, as GitHub asks."""
+    """Repeat a request GitHub answered 301, 307 or 308 at the Location, as GitHub asks,
+    with the request's parameters: a list's first page keeps per_page=100 (its next
+    pages are at the Link's URLs, which name where the list is now)."""
     inner = requester.requestJson
 
     def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
@@ -683,7 +688,7 @@ def _follow_moves(requester: Requester) -> None:
             status, headers, output = inner(verb, url, *args, **kwargs)
             if status not in MOVES:
                 return status, headers, output
-            location = headers.get("location")
+            location = headers.get("location") or headers.get(MOVED_TO)
             if not location:  # nowhere to repeat it, and no answer (PyGithub would take it for one)
                 raise GithubException(status, output, headers, f"{verb} moved, no Location")
             log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)

@@ -914,6 +914,7 @@ class FakeGitHub:
         split = urlsplit(handler.path)
         path, query = split.path, dict(parse_qsl(split.query))
         path, by_id = self._by_name(path)
+        asked = split.path
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         fault = self._take_fault(method, path, query)
@@ -928,6 +929,9 @@ class FakeGitHub:
             reply = self._fault_reply(fault)
         elif fault is not None and fault.headers:
             reply = _Reply(reply.status, reply.body, {**reply.headers, **fault.headers})
+        if by_id and "Link" in reply.headers:  # GitHub's pages of an id route: by the id
+            link = reply.headers["Link"].replace(self._api(path) + "?", self._api(asked) + "?")
+            reply = _Reply(reply.status, reply.body, {**reply.headers, "Link": link})
         status = None if fault is not None and fault.drop else reply.status
         with self._lock:
             self._requests.append(

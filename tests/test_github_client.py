@@ -147,6 +147,19 @@ def test_fake_serves_a_repository_by_its_id_under_its_current_name(http, fake_gi
     ]
 
 
+# A list asked by the id links its next pages by the id too, as GitHub's do: by the name
+# they would reach whichever repository holds the name now
+def test_fake_links_the_pages_of_a_list_asked_by_id_by_that_id(http, fake_github, app_key):
+    repo = fake_github.add_repo(DEFAULT_REPO)
+    fake_github.add_pull(DEFAULT_REPO, 9, files=[f"f{i}.py" for i in range(150)])
+    auth = {"Authorization": f"token {_token(http, fake_github, app_key)}"}
+    url = f"{fake_github.base_url}/repositories/{repo.id}/pulls/9/files"
+    first = http.get(url, params={"per_page": 100}, headers=auth)
+    assert first.headers["link"] == (
+        f'<{url}?per_page=100&page=2>; rel="next", <{url}?per_page=100&page=2>; rel="last"'
+    )
+
+
 # r42n: GitHub answers a renamed repository's old name with a redirect to the id route
 # (301 for a GET, 307 for a write; docs/reliability.md): the fake does too, and a call by
 # id is served, never redirected (its repository back under a name it had redirects no
@@ -1168,6 +1181,41 @@ def test_a_write_follows_up_to_three_moves_each_spaced_like_any_write(
     posts = fake_github.calls("POST", "/repos/*/comments")
     assert [p.status for p in posts] == [307, 307, 307, 201]
     assert all(b.time - a.time >= 0.25 for a, b in zip(posts, posts[1:], strict=False))
+
+
+# PyGithub follows a 301 itself, to the Location's path alone: the query (per_page=100)
+# was dropped, and a renamed repository's list came 30 to a page, 3.3 times the calls.
+# The client follows a 301 as it does a 307, with the request's query (GitHub's Location
+# is not relied on to carry it: the fake's does not).
+def test_a_list_on_a_renamed_repository_keeps_its_hundred_a_page(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=[f"f{i}.py" for i in range(150)])
+    fake_github.add_comment(DEFAULT_REPO, 7, "/notes", login="alice")
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    client = make_github_client()
+    assert len(client.list_files(PR)) == 150
+    listed = fake_github.calls("GET", "/repos/*/files")
+    assert [(r.status, r.by_id, r.query.get("per_page")) for r in listed] == [
+        (301, False, "100"),
+        (200, True, "100"),
+        (200, True, "100"),
+    ]
+    assert client.calls.total("GET", FILES_ROUTE, "301") == 1  # each hop counted
+    assert client.find_comment(PR, "none") is None  # a list of comments: one hop, one page
+    lists = fake_github.calls("GET", "/repos/*/comments")
+    assert [(r.status, r.query.get("per_page")) for r in lists] == [(301, "100"), (200, "100")]
+
+
+# The App's JWT calls follow a 301 too: a delivery naming no installation looks up the
+# renamed repository's installation under its old name
+def test_the_installation_of_a_renamed_repository_is_found_through_its_301(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.transfer(DEFAULT_REPO, "vllm-org/vllm")
+    client = make_github_client()
+    assert client.get_pull(dataclasses.replace(PR, installation_id=None)).number == 7
+    lookups = fake_github.calls("GET", "/repos/*/installation")
+    assert [(r.status, r.by_id) for r in lookups] == [(301, False), (200, True)]
 
 
 def test_a_write_moved_without_end_fails_rather_than_passing_for_done(
