@@ -572,9 +572,13 @@ class FakeGitHub:
 
     def take_name(self, name: str, repo_id: int | None = None) -> FakeRepo:
         """A new repository takes the name a transfer left (`repo_id`: its id, as its
-        events carry it), in the same installation: the name redirects no more."""
+        events carry it), in the same installation: the name redirects no more. A name
+        that redirects nowhere (never used) is free to take as well, as on GitHub; one a
+        repository holds is not."""
         with self._lock:
-            del self._moved[name]
+            if name in self._repos:
+                raise ValueError(f"{name} is a repository's name: no new one takes it")
+            self._moved.pop(name, None)
             self._installations[DEFAULT_INSTALLATION_ID].repos.add(name)
         repo = self.add_repo(name)
         if repo_id is not None:

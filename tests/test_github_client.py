@@ -183,6 +183,24 @@ def test_fake_redirects_a_renamed_repository_s_old_name_to_its_id(http, fake_git
     assert moved.headers["location"] == f"{fake_github.base_url}/repos/b/vllm/pulls/9"
 
 
+# A name that redirects nowhere (here, never used) is answered 404 with GitHub's JSON
+# body until a new repository takes it, which `take_name` does as for a name a transfer
+# left (it raised KeyError); the name of a repository is not free
+def test_fake_a_name_redirecting_nowhere_answers_404_until_a_repository_takes_it(
+    http, fake_github, app_key
+):
+    auth = {"Authorization": f"token {_token(http, fake_github, app_key)}"}
+    url = f"{fake_github.base_url}/repos/octo/free"
+    gone = http.get(url, headers=auth)
+    assert (gone.status_code, gone.json()["message"]) == (404, "Not Found")
+    assert gone.json()["documentation_url"].startswith("https://docs.github.com/")
+    taken = fake_github.take_name("octo/free", 4242)
+    assert http.get(url, headers=auth).json()["id"] == taken.id == 4242
+    with pytest.raises(ValueError, match="a repository's name"):
+        fake_github.take_name("octo/free")
+    assert [r.status for r in fake_github.calls("GET", "/repos/octo/free")] == [404, 200]
+
+
 def test_fake_faults_are_used_once_in_order_and_recorded(http, fake_github, app_key):
     token = _token(http, fake_github, app_key)
     url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}"
