@@ -295,9 +295,9 @@ class GitHubSessions:
             return op(self.token_github())
         named = ref.installation_id
         ref = self._moved_ref(ref)
-        cached = self._cached_installation(ref)
+        cached = self._cached_installation(ref)  # read once: the grant and `stale` agree
         try:
-            installation_id, grant = self._installation_grant(ref)
+            installation_id, grant = self._installation_grant(ref, cached)
         except GitHubError as err:
             # `op` never ran: no write of it reached GitHub (a command's 👀 a failed mint
             # kept from GitHub is no write its budget pays for, at each outage put-back)
@@ -347,7 +347,7 @@ class GitHubSessions:
             if self._grants.get(installation_id) == grant:
                 del self._grants[installation_id]
             before = self._forgotten
-        installation_id, grant = self._installation_grant(ref)
+        installation_id, grant = self._installation_grant(ref, self._cached_installation(ref))
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as again:
@@ -471,12 +471,11 @@ class GitHubSessions:
                 if change.installation_id in (named, installation_id) or key[0] in change.repos:
                     del self._moves[(key, named)]
 
-    def _installation_grant(self, ref: PRRef) -> tuple[int, _Grant]:
+    def _installation_grant(self, ref: PRRef, cached: int | None) -> tuple[int, _Grant]:
         """The PR's installation and its token. An installation named by the delivery
         but gone (the App uninstalled and installed again since: a delivery retried or
-        redelivered) gives way to the repository's current one; so does one a lookup
-        cached for a delivery naming none (its installation event lost)."""
-        cached = self._cached_installation(ref)
+        redelivered) gives way to the repository's current one; so does `cached`, the
+        one a lookup cached for a delivery naming none (its installation event lost)."""
         installation_id = self._installation_of(ref)
         try:
             return installation_id, self._grant(installation_id)
