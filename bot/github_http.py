@@ -1,11 +1,18 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
-the answer before PyGithub reads it, and a 301 handed to the caller to follow.
+the answer before PyGithub reads it, an error's body that is no JSON read as text, and a
+301 handed to the caller to follow.
 
 PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
 `Requester.requestJson`, before any wrapper of the client sees the answer: words, an
 empty value or NaN raise ValueError, an infinite one OverflowError, and an answer GitHub
 gave (a comment created) escapes the client as a raw exception. Such a header counts
 as not sent, as `github_errors.rate_header` reads it.
+
+PyGithub reads an answer's body as JSON, any text that does not open with `{` or `[` as
+`{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
+or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
+once. An error's (4xx, 5xx) such body is read as other text is; a success's is left to
+raise (what it created cannot be read).
 
 PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
 alone: the request's query is lost, per_page=100 with it (a renamed repository's list
@@ -25,6 +32,7 @@ than base_url's (it takes PyGithub's class then); the client calls none.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -62,6 +70,33 @@ def without_bad_rate_headers(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
+class _Reread(RequestsResponse):
+    """An answer whose body PyGithub reads as `text`."""
+
+    def __init__(self, answer: RequestsResponse, text: str):
+        super().__init__(answer.response)
+        self._text = text
+
+    def read(self) -> str:
+        return self._text
+
+
+def error_text_readable(response: RequestsResponse) -> RequestsResponse:
+    """`response`, an error's body that opens as JSON yet is none read as `{"data": text}`,
+    as PyGithub reads other text."""
+    if response.status < 400:
+        return response
+    text = response.read()
+    if not text.startswith(("{", "[")):
+        return response
+    try:
+        json.loads(text)
+    except ValueError:
+        log.info("GitHub answered %s with a body that is no JSON: read as text", response.status)
+        return _Reread(response, json.dumps({"data": text}))
+    return response
+
+
 def move_handed_back(response: RequestsResponse) -> RequestsResponse:
     """`response`, a 301's Location under MOVED_TO: PyGithub answers with the 301."""
     if response.status == 301 and "location" in response.headers:
@@ -69,14 +104,19 @@ def move_handed_back(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
+def cleaned(response: RequestsResponse) -> RequestsResponse:
+    """`response` as PyGithub is to read it."""
+    return move_handed_back(error_text_readable(without_bad_rate_headers(response)))
+
+
 class CleaningHTTP(HTTPRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return move_handed_back(without_bad_rate_headers(super().getresponse()))
+        return cleaned(super().getresponse())
 
 
 class CleaningHTTPS(HTTPSRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return move_handed_back(without_bad_rate_headers(super().getresponse()))
+        return cleaned(super().getresponse())
 
 
 _switch = threading.Lock()  # one Requester made with our classes at a time
@@ -84,8 +124,8 @@ _switch = threading.Lock()  # one Requester made with our classes at a time
 
 def made_cleaning(make: Callable[[], T]) -> T:
     """`make()` (a Github or GithubIntegration, which makes its Requester and sends
-    nothing), its connections cleaning each answer (`without_bad_rate_headers`) and
-    handing a 301 back (`move_handed_back`): the caller must follow it."""
+    nothing), its connections cleaning each answer (`cleaned`), a 301 handed back
+    (`move_handed_back`): the caller must follow it."""
     with _switch:
         Requester.injectConnectionClasses(CleaningHTTP, CleaningHTTPS)
         try:

@@ -134,6 +134,7 @@ class Fault:
     many seconds ahead (a primary rate limit).
     `first`: run this before carrying out the request: another's write that GitHub
     applied while this one was in flight (`landed_after`).
+    `raw`: with a status, this body as it is, not JSON (b"": none; a proxy's HTML page).
     """
 
     status: int | None = None
@@ -144,6 +145,7 @@ class Fault:
     apply: bool = False
     reset_in: float | None = None
     first: Callable[[], object] | None = None
+    raw: bytes | None = None
 
     @classmethod
     def landed_after(cls, first: Callable[[], object]) -> Fault:
@@ -367,6 +369,7 @@ class _Reply:
     status: int
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None  # sent as it is instead of `body` as JSON
 
 
 class _HTTPError(Exception):
@@ -991,7 +994,7 @@ class FakeGitHub:
             headers["x-ratelimit-remaining"] = "0"
             headers["x-ratelimit-reset"] = str(math.ceil(time.time() + fault.reset_in))
         body = fault.body if fault.body is not None else {"message": "fault"}
-        return _Reply(fault.status or 500, body, headers)
+        return _Reply(fault.status or 500, body, headers, fault.raw)
 
     def _dispatch(
         self,
@@ -1132,8 +1135,11 @@ class FakeGitHub:
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None) -> None:
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
+        kind = "application/json"
+        if reply.raw is not None:
+            data, kind = reply.raw, "text/html" if reply.raw.startswith(b"<") else kind
         headers = {
-            "Content-Type": "application/json; charset=utf-8",
+            "Content-Type": f"{kind}; charset=utf-8",
             "Content-Length": str(len(data)),
             "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
             **self._rate_headers(bucket),
