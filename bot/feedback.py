@@ -222,10 +222,12 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # them (which note? or, with one shown, all of it the reason): not keyed as `3` is,
         # but as `-3`, whichever separators they are (their answer is the same)
         return (f"-{head}", *rest)
-    if rest and marks_end(head, 0) == len(head) and _numbered(rest[0]):
+    past = _past_separators(rest) if rest and marks_end(head, 0) == len(head) else []
+    if past and _numbered(past[0]):
         # `. 3`, `🙏， 3`: a word of marks alone, which the key drops (no word of the
-        # command), read past by `pick_note` no more than a separator (which note?): as `, 3`
-        return (f"-{rest[0]}", *rest[1:])
+        # command), read past by `pick_note` no more than a separator (which note?): as `, 3`;
+        # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
+        return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(_as_ascii(head))
     if listed is not None and (numbers := _list_numbers(head)) is not None:
         # a list is answered by its first number alone, whatever separates them (`1. 2`,

@@ -2515,8 +2515,12 @@ def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
 # A word of marks alone before the number (`. 3`, `、 3`, `🙏， 3`) is read past by neither:
 # `pick_note` reads no number after it (which note? with one note shown, all of it the
 # reason), and the key drops the word (no word of the command): keyed as `3`, an edit to
-# the number alone, which hides note 3, ran nothing
-@pytest.mark.parametrize(("old", "new"), [(". 3", "3"), ("。 3 x", "3 x"), ("🙏， 2,3", "2,3")])
+# the number alone, which hides note 3, ran nothing; so with a separator glued to the number
+# after it (`. ，3`) or more such words (`. . 3`)
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [(". 3", "3"), ("。 3 x", "3 x"), ("🙏， 2,3", "2,3"), (". ，3", "3"), (". . 3 x", "3 x")],
+)
 def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, new):
     said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
     one = [feedback.pick_note(args, ("a",)) for args in said]
