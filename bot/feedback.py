@@ -491,20 +491,30 @@ def _reason_quoted(words: list[str]) -> list[str]:
 
 
 # A note's number with ASCII dashes glued after it and nothing else (as ASCII: `1-`, `1--`,
-# `1)-` of `(1)-`, `１－`): group 1, the dashes
-_DASHED = re.compile(r"#*[0-9]+[.:,)]*(-+)")
+# `1)-` of `(1)-`, `１－`), or one dash and a word's letter (`2-only`, `2-只是改名`; not a
+# flag's two, `2--enforce-eager`, nor a number, `2-3`, nor one counted, `2-第3条`, `2-二`:
+# `_LISTED`'s list): group 1, the dashes; group 2, the one
+_DASHED = re.compile(r"#*[0-9]+[.:,)]*(?:(-+)$|(-)(?=[^\W\d_]))")
 
 
 def _dash_apart(words: list[str]) -> list[str]:
     """The words with dashes glued after the note's number (`_DASHED`: `1- 2`, `1- only
-    renames`) a word of their own, as typed apart (`1 - 2`: a list; `1 - only renames`: the
-    reason set off): a stray dash, not a flag's (`--enforce-eager`), nor a word with the
-    number (`1-` is no note id), which would make the number the reason's first word."""
-    dashed = _DASHED.fullmatch(_as_ascii(words[0])) if words else None
-    if dashed is None:
+    renames`, `2-only renames`) a word of their own, as typed apart (`1 - 2`: a list; `1 -
+    only renames`: the reason set off): a stray dash, not a flag's (`--enforce-eager`), nor
+    a word with the number (`1-` is no note id), which would make the number the reason's
+    first word (with one note shown, `2-only renames` hid note 1 with all of it)."""
+    ascii_form = _as_ascii(words[0]) if words else ""
+    dashed = _DASHED.match(ascii_form)
+    if dashed is None or (dashed[2] and _LISTED.match(ascii_form)):  # `2-第3条`: a list's
         return words
-    at = dashed.start(1)  # one character for one: `１－` is `1-`
-    return [words[0][:at], words[0][at:], *words[1:]]
+    at = dashed.start(1) if dashed[1] else dashed.start(2)  # one for one: `１－` is `1-`
+    end = dashed.end()  # the dashes' end: a word glued on after them is a word of its own
+    return [
+        words[0][:at],
+        words[0][at:end],
+        *([words[0][end:]] if words[0][end:] else []),
+        *words[1:],
+    ]
 
 
 def _is_number(words: list[str]) -> bool:

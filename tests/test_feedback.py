@@ -2038,6 +2038,52 @@ def test_a_dash_glued_to_a_note_s_number_sets_its_reason_off(typed, reason):
     assert as_said(command.args) == as_said(f"1 {reason}".split())
 
 
+# One ASCII dash glued between a note's number and a word (`2-only renames`) sets the reason
+# off as the dash typed apart does (`2 - only renames`, `2- only renames`): note 2 and its
+# reason `only renames`, or with one note shown no note 2, nothing hidden; before, with one
+# note shown, it hid note 1 with all of it as its reason, and with three asked which. A
+# flag's dashes (`2--enforce-eager`) and a number after the dash (`2-3`) are as before.
+@pytest.mark.parametrize(
+    ("typed", "apart"),
+    [
+        ("2-only renames", "2 - only renames"),
+        ("1-only renames", "1- only renames"),
+        ("2-只是改名", "2 - 只是改名"),
+        ("(2)-only renames", "(2) - only renames"),
+        ("#2-only", "#2 - only"),
+        ("２－only renames", "２ － only renames"),
+    ],
+)
+def test_a_dash_between_a_note_s_number_and_a_word_sets_the_reason_off(typed, apart):
+    (command,), (spaced,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {apart}"),
+    )
+    for shown in (SHOWN[:1], SHOWN):
+        pick = pick_note(command.args, shown)
+        assert pick == pick_note(spaced.args, shown), shown
+        assert pick.reason in ("", "only renames", "只是改名", "only"), shown
+    assert as_said(command.args) == as_said(spaced.args)
+
+
+def test_a_number_glued_by_one_dash_to_a_word_names_that_note():
+    (command,) = parse_commands("/notes wrong 2-only renames")
+    pick = pick_note(command.args, SHOWN[:1])  # not note 1 with the reason `2-only renames`
+    assert (pick.note_id, pick.rank, pick.problem) == (None, 2, PickProblem.RANGE)
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "only renames")
+
+
+# A list glued by a dash to a number in Chinese (`2-第3条`, `2-二`) is a list as before the
+# dash glued to a word set the reason off: with one note shown it is quoted whole
+@pytest.mark.parametrize("typed", ["2-第3条", "2-二"])
+def test_a_list_glued_by_a_dash_to_a_counted_number_is_quoted_whole(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.problem, pick.rank, pick.asked) == (PickProblem.RANGE, 2, typed)
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
 def test_a_number_out_of_range_with_a_dash_glued_to_it_is_named_without_it():
     pick = pick_note(parse_commands("/notes wrong 9- 2")[0].args, SHOWN[:1])
     assert (pick.rank, pick.problem) == (9, PickProblem.RANGE)
