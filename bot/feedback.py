@@ -215,7 +215,9 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     ends, no word of it, and an edit adding or dropping them asks for nothing new."""
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
     words = _dash_apart(_reason_quoted(_unbracketed(_without_emoji(args))))  # `2「x」`: `2` apart
-    typed = " ".join(_list_glued(_ordinal(words)[0]))
+    read = _ordinal(words)[0]
+    glued_list = _list_glued(read)  # `1 3-3`: a list, as `1,3-3` is not
+    typed = " ".join(glued_list)
     text = _reason([typed])
     head, *rest = text.split(" ")
     if text != typed and _numbered(head):  # `, 3`, `— 3`: `pick_note` reads no number past
@@ -229,7 +231,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(_as_ascii(head))
-    if listed is not None and (numbers := _list_numbers(head)) is not None:
+    a_list = listed is not None or glued_list != read
+    if a_list and (numbers := _list_numbers(head)) is not None:
         # a list is answered by its first number alone, whatever separates them (`1. 2`,
         # `#1-2`, `2、3`) and however they are counted (`2,二`, `第2、3条`): keyed by its
         # numbers, `1,2`; a reason glued on (`2,3，只是改名`) set apart, as after a space

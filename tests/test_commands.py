@@ -2535,6 +2535,19 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
     assert changed_commands(f"/notes wrong x{old}", f"/notes wrong , {new}") != []
 
 
+# A list glued from numbers typed apart is keyed by its numbers as any list is, though its
+# second holds a dash (`1 3-3`: a list, answered by its first number, as `1,3,3` is); it
+# was keyed `1,3-3`, as `, 1,3-3` is, which `pick_note` reads no number in (which note? with
+# one note shown, all of it the reason): an edit between them ran nothing
+def test_a_list_glued_from_numbers_apart_is_keyed_by_its_numbers():
+    shown = ("a", "b", "c")
+    said = [parse_commands(f"/notes wrong {t}")[0] for t in ("1 3-3 x", ", 1,3-3 x", "1,3 3 x")]
+    assert [feedback.pick_note(c.args, shown[:1]).note_id for c in said] == [None, "a", None]
+    assert said[0].key == said[2].key != said[1].key
+    (changed,) = changed_commands("/notes wrong , 1,3-3 x", "/notes wrong 1 3-3 x")
+    assert changed.line == "/notes wrong 1 3-3 x"
+
+
 # An ordinal typed apart after a note's number (`1 second`) is a list's second number
 # (which note?), as in `1 2`; glued on after a separator (`1:second`, `1，second`), the
 # reason of note 1. Both were keyed as `1,second` reads (note 1, its reason `second`): an
