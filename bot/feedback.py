@@ -244,7 +244,22 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest = "", [text]
-    return tuple(w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w)
+    said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
+    if not (a_list or number):  # no number read: `「1」`, `. 【1】` are a reason, no note 1
+        return _no_number(said)
+    return tuple(said)
+
+
+def _no_number(said: list[str]) -> tuple[str, ...]:
+    """A `wrong`'s words (`said`) in which `pick_note` reads no number, keyed so that none
+    reads as one: the first word the key keeps (it drops words of marks alone) is keyed as
+    after a separator (`-1`) when it reads as a number once the quotes around all of it are
+    off (`「1」`, `"1"`) or after marks alone (`. 【1】`): which note? or, with one note
+    shown, all of it the reason."""
+    first = next((i for i, w in enumerate(said) if marks_end(w, 0) < len(w)), len(said))
+    if first < len(said) and _numbered(said[first]):
+        said[first] = f"-{said[first]}"
+    return tuple(said)
 
 
 def _list_glued(words: list[str]) -> list[str]:

@@ -2535,6 +2535,22 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
     assert changed_commands(f"/notes wrong x{old}", f"/notes wrong , {new}") != []
 
 
+# A number `pick_note` does not read, for quotes around it (`「1」`, `"1"`) or a word of marks
+# alone before its brackets (`. 【1】`): which note? with one note shown, all of it the
+# reason. The key took the quotes or brackets off (as around a reason) and dropped the marks:
+# keyed as `1`, an edit to `1`, which hides note 1, ran nothing
+@pytest.mark.parametrize("old", ["「1」", '"1"', ". 【1】", "🙏， 【2】"])
+def test_an_edit_to_a_number_from_one_not_read_as_a_number_is_a_new_wrong(old):
+    new = old.strip('「」".🙏， 【】').replace("】", "")
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    three = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    assert three[0].problem is feedback.PickProblem.WHICH and three[1].note_id is not None
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+    # keyed as the separator before the number it reads as: which note, alike
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
+
+
 # A list glued from numbers typed apart is keyed by its numbers as any list is, though its
 # second holds a dash (`1 3-3`: a list, answered by its first number, as `1,3,3` is); it
 # was keyed `1,3-3`, as `, 1,3-3` is, which `pick_note` reads no number in (which note? with
