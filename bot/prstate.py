@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.db import (
     DAMAGED_FIX,
@@ -447,7 +447,7 @@ class PRStore:
         )
         if not rows:
             return PRState(repo.lower(), number)
-        r = rows[0]
+        r = self._read_around(rows[0])
         return PRState(
             repo=r["repo"],
             number=r["number"],
@@ -484,32 +484,51 @@ class PRStore:
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
             found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
-            write_back=self._read_around(r, "write_back", write_back_of),
-            given_back=self._read_around(r, "given_back", given_back_of),
+            write_back=write_back_of(r["write_back"])[0],
+            given_back=given_back_of(r["given_back"])[0],
         )
 
-    def _read_around(
-        self, row: sqlite3.Row, column: str, read: Callable[[object], tuple[T, str | None]]
-    ) -> T:
-        """What of the row's value in `column` reads (`read`), what did not said once per
-        value: SQLite reads damaged text as any, and a value that does not parse must not
-        make the whole row unreadable (every event of the PR failed, its comment's id
-        and opt-out unread). The next write of the state keeps what read."""
-        value, why = read(row[column])
-        said = (row["repo"], row["number"], column, row[column])
-        if why is not None and said not in self._values_said:
+    def _read_around(self, row: sqlite3.Row) -> dict[str, Any]:
+        """The row with each JSON value that does not read replaced by what the server
+        takes in its place (`stored_reading`), what did not said once per value: SQLite
+        reads damaged text as any, and a value that does not parse must not make the
+        whole row unreadable (every event of the PR failed, its comment's id and opt-out
+        unread). The next write of the state keeps what read."""
+        repo, number = row["repo"], row["number"]
+        values = dict(zip(row.keys(), row, strict=True))
+        got, wrong = stored_reading(values, lambda: self._standing_marks(repo, number))
+        for column, why in wrong:
+            said = (repo, number, column, row[column])
+            if said in self._values_said:
+                continue
             self._values_said.add(said)
             log.error(
                 "PR %s#%s: its %s does not read: %s; the rest of its state read, and its"
                 " next write keeps what read. The database file may be damaged (`sqlite3"
                 " FILE 'PRAGMA integrity_check'` says); if it is: %s",
-                row["repo"],
-                row["number"],
+                repo,
+                number,
                 column,
                 why,
                 DAMAGED_FIX,
             )
-        return value
+        return got
+
+    def _standing_marks(self, repo: str, number: int) -> list[str]:
+        """The PR's standing `/notes wrong` marks (none when their table is not here: a
+        PRStore without bot.feedback_store's, as in tools that read the state alone)."""
+        try:
+            rows = self.db.execute(STANDING_MARKS, (repo, number))
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            return []
+        return list(dict.fromkeys(r["note_id"] for r in rows))
+
+    @property
+    def read_around(self) -> list[tuple[str, str]]:
+        """The values `get` read around since the start: (PR as `owner/name#N`, column)."""
+        return sorted({(f"{r}#{n}", c) for r, n, c, _ in self._values_said})
 
     def put(self, state: PRState) -> None:
         self.db.execute(
@@ -750,7 +769,7 @@ class PRStore:
             " OR (SELECT id FROM own) IS NULL))) ORDER BY repo = ?",  # this name's last: it wins
             (name, number, *numbers, name, name),
         )
-        shown = {r["number"]: tuple(json.loads(r["notes"])) for r in rows}
+        shown = {r["number"]: note_ids_of(r["notes"]) for r in rows}
         return {n: ids for n, ids in shown.items() if ids}
 
     def shown_counts(self, now: Callable[[str], str] = str) -> Counter[str]:
@@ -759,8 +778,8 @@ class PRStore:
         `now`: a stored id -> the note's id now (`Library.current_id`), once per PR."""
         counts: Counter[str] = Counter()
         for r in self.db.execute("SELECT notes, dismissed, evidence FROM pr_state"):
-            shown = set(json.loads(r["notes"])) | set(json.loads(r["dismissed"] or "[]"))
-            counts.update({now(i) for i in shown | set(json.loads(r["evidence"] or "{}"))})
+            shown = set(note_ids_of(r["notes"])) | set(note_ids_of(r["dismissed"]))
+            counts.update({now(i) for i in shown | set(_evidence_read(r["evidence"])[0])})
         return counts
 
     def shown_evidence(self) -> list[tuple[str, int, str, tuple[str, ...]]]:
@@ -772,7 +791,7 @@ class PRStore:
         return [
             (r["repo"], r["number"], note_id, tuple(reasons))
             for r in rows
-            for note_id, reasons in json.loads(r["evidence"]).items()
+            for note_id, reasons in _evidence_read(r["evidence"])[0].items()
         ]
 
     def kept_under(self, repo: str, number: int, repo_id: int | None) -> str | None:
@@ -1084,3 +1103,167 @@ def _stored_write_back(owed: WriteBack | None) -> str | None:
     if owed.tried_at is not None:
         kept["tried_at"] = owed.tried_at
     return json.dumps(kept)
+
+
+# what the standing `/notes wrong` marks of a PR are (bot.feedback_store's table, in the
+# same file): a hidden-notes list that does not read is taken from them
+STANDING_MARKS = (
+    "SELECT note_id FROM feedback WHERE repo = ? AND number = ? AND withdrawn_at IS NULL"
+    " ORDER BY rowid"
+)
+# The cached file list and what its diff shows, kept and forgotten together (as retention
+# forgets them, PRStore.prune_files): one that does not read drops them all
+FILE_LIST = (
+    "files",
+    "files_sha",
+    "files_listed",
+    "files_base",
+    "code_names",
+    "incidental",
+    "renamed",
+)
+FILE_LIST_LOST = (
+    "the PR's file list dropped, with what its diff shows: listed again at its next event"
+)
+NOTES_LOST = (
+    "the notes shown taken from the reasons kept for them (none while paused), and the"
+    " comment written again at the PR's next update, which keeps those it shows"
+)
+PENDING_LOST = (
+    "an update is still owed to commands, made by a PR event's rules; the `+1`s they were"
+    " owed are not given (which comments is not known)"
+)
+DISMISSED_LOST = "the notes hidden taken from the PR's standing `/notes wrong` marks"
+EVIDENCE_LOST = (
+    "no reasons kept for those notes until the PR's next update (a `wrong` mark made before"
+    " it keeps none)"
+)
+
+
+def _is_texts(data: object) -> bool:
+    return isinstance(data, list) and all(isinstance(x, str) for x in data)
+
+
+def _is_names(data: object) -> bool:
+    """A code name -> the files naming it (`code_names`)."""
+    return isinstance(data, dict) and all(_is_texts(v) for v in data.values())
+
+
+def _is_renames(data: object) -> bool:
+    return isinstance(data, dict) and all(isinstance(v, str) for v in data.values())
+
+
+def _whole(
+    stored: object, shape: Callable[[object], bool], said: str, *, null: bool = True
+) -> str | None:
+    """Why `stored` (JSON; NULL: none, when `null`) does not read as `said` (None: it does)."""
+    if stored is None and null:
+        return None
+    data, not_json = _json_of(stored)
+    if not_json is not None:
+        return not_json
+    return None if shape(data) else f"not {said} ({json_shape(data)})"
+
+
+def note_ids_of(stored: object) -> tuple[str, ...]:
+    """A list of note ids as stored (`notes`, `dismissed`), or none when it does not read
+    (for the readers of many PRs' lists: the PR's own reading, `PRStore.get`, says it)."""
+    if stored is None or _whole(stored, _is_texts, "a list of note ids") is not None:
+        return ()
+    return tuple(json.loads(str(stored)))
+
+
+def _pending_wrong(stored: object) -> str | None:
+    """Why a stored PendingUpdate does not read whole (None: it does, or none owed)."""
+    data, not_json = _json_of(stored) if stored is not None else ({}, None)
+    if not_json is not None:
+        return not_json
+    if not isinstance(data, dict):
+        return f"not an object ({json_shape(data)})"
+    for key in ("acks", "diff_acks"):
+        ids = data.get(key) or []
+        if not (isinstance(ids, list) and all(_is_comment_id(i) for i in ids)):
+            return f"{key}: not a list of comment ids"
+    if not isinstance(data.get("show", False), bool):
+        return f"show: not true or false ({json_shape(data.get('show'))})"
+    said = data.get("said")  # (None: kept before it was)
+    if said is not None and not isinstance(said, str):
+        return f"said: not a text ({json_shape(said)})"
+    return None
+
+
+def _evidence_read(stored: object) -> tuple[dict[str, list[str]], str | None]:
+    """`evidence` (note id -> the reasons shown): the entries that read, and why not all."""
+    if stored is None:
+        return {}, None
+    data, not_json = _json_of(stored)
+    if not_json is not None:
+        return {}, f"{not_json}: emptied ({EVIDENCE_LOST})"
+    if not isinstance(data, dict):
+        return {}, f"not an object of reasons ({json_shape(data)}): emptied ({EVIDENCE_LOST})"
+    kept = {k: v for k, v in data.items() if _is_texts(v)}
+    if len(kept) == len(data):
+        return kept, None
+    return kept, (
+        f"{len(data) - len(kept)} of its {len(data)} entries are no list of reasons: dropped,"
+        f" {len(kept)} kept ({EVIDENCE_LOST})"
+    )
+
+
+# the JSON values of the file list, each with its shape, as said of one that is not it
+_FILE_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
+    "files": (_is_texts, "a list of paths"),
+    "code_names": (_is_names, "an object of names"),
+    "incidental": (_is_texts, "a list of paths"),
+    "renamed": (_is_renames, "an object of paths"),
+}
+
+
+def stored_reading(
+    row: Mapping[str, object], marks: Callable[[], list[str]]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """A pr_state row's JSON values as the server reads them: each that does not read
+    (damaged text SQLite reads as any text) replaced by what the server takes in its
+    place, in the form `PRStore.put` stores it (so salvage copies what the server reads),
+    and why, by column. Columns not in `row` (salvage: unreadable) are left out. `marks`:
+    the PR's standing `/notes wrong` marks (STANDING_MARKS). Each column's reading is the
+    one that writes nothing wrong to GitHub (docs/reliability.md)."""
+    got: dict[str, Any] = dict(row)
+    why: list[tuple[str, str]] = []
+    if "evidence" in row:
+        evidence, wrong = _evidence_read(row["evidence"])
+        if wrong is not None:
+            got["evidence"] = json.dumps(evidence, ensure_ascii=False)
+            why.append(("evidence", wrong))
+    notes = "notes" in row and _whole(row["notes"], _is_texts, "a list of note ids", null=False)
+    if notes:
+        # whole or not at all: `wrong N` numbers it (a list read in part hides another
+        # note); the reasons kept are of the notes the same update showed, in order
+        paused = got.get("paused") is not None
+        shown = [] if paused else list(json.loads(str(got.get("evidence") or "{}")))
+        got["notes"] = json.dumps(shown)
+        why.append(("notes", f"{notes}: {NOTES_LOST}"))
+        if "body_hash" in row:  # not trusted to skip the write that puts them back
+            got["body_hash"] = None
+    for column, (shape, said) in _FILE_VALUES.items():
+        if column in row and (wrong := _whole(row[column], shape, said)):
+            why.append((column, f"{wrong}: {FILE_LIST_LOST}"))
+    if any(c in _FILE_VALUES for c, _ in why):
+        got.update({c: None for c in FILE_LIST if c in row})
+    if "pending" in row and (wrong := _pending_wrong(row["pending"])):
+        got["pending"] = json.dumps(asdict(PendingUpdate()))
+        why.append(("pending", f"{wrong}: {PENDING_LOST}"))
+    if "dismissed" in row and (wrong := _whole(row["dismissed"], _is_texts, "a list of note ids")):
+        got["dismissed"] = json.dumps(marks())
+        why.append(("dismissed", f"{wrong}: {DISMISSED_LOST}"))
+    if "given_back" in row:
+        ids, wrong = given_back_of(row["given_back"])
+        if wrong is not None:
+            got["given_back"] = json.dumps(list(ids)) if ids else None  # (none: NULL)
+            why.append(("given_back", wrong))
+    if "write_back" in row:
+        _, wrong = write_back_of(row["write_back"])
+        if wrong is not None:
+            got["write_back"] = None
+            why.append(("write_back", wrong))
+    return got, why

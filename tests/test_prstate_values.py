@@ -10,7 +10,9 @@ import logging
 import pytest
 
 from bot.db import Database
-from bot.prstate import PRState, PRStore, WriteBack
+from bot.feedback import Mark
+from bot.feedback_store import FeedbackStore
+from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack
 from tests.command_kit import N, sticky
 from tests.fake_github import DEFAULT_REPO
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
@@ -169,3 +171,157 @@ def test_a_prs_event_runs_past_its_damaged_values_and_edits_its_comment_in_place
         [f"PR {DEFAULT_REPO}#{N}", " its given_back does not read"],
         [f"PR {DEFAULT_REPO}#{N}", " its write_back does not read"],
     ]
+
+
+SHOWN = {"n-a": ("path a.py",), "n-b": ("word b",)}
+
+
+@pytest.fixture
+def state(tmp_path):
+    """PR o/r#1 with every JSON value the server keeps, and a mark of `/notes wrong`."""
+    db = Database(tmp_path / "s.sqlite3")
+    store = PRStore(db)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    store.put(
+        PRState(
+            "o/r",
+            1,
+            comment_id=10,
+            body_hash="h",
+            opted_out=True,
+            notes=("n-a", "n-b"),
+            files_sha="s1",
+            files=("a.py", "b.py"),
+            files_listed=2,
+            files_base="main",
+            code_names={"f": ("a.py",)},
+            incidental=frozenset({"b.py"}),
+            renamed={"o.py": "a.py"},
+            pending=PendingUpdate((5,), True, (6,), "k"),
+            dismissed=("n-hid",),
+            evidence=SHOWN,
+        )
+    )
+    yield store
+    db.close()
+
+
+NO_FILES = dict(
+    files=None,
+    files_sha=None,
+    files_listed=None,
+    files_base=None,
+    code_names={},
+    incidental=frozenset(),
+    renamed={},
+)
+
+
+# kills: bot/prstate.py:PRStore.get a damaged JSON value fails the PR's every read
+# kills: bot/prstate.py:stored_reading a value that does not read taken for another reading
+@pytest.mark.parametrize(
+    ("column", "stored", "taken", "why"),
+    [
+        ("notes", '["n-a", "n-', dict(notes=("n-a", "n-b"), body_hash=None), "not JSON"),
+        ("notes", '["n-a", 2]', dict(notes=("n-a", "n-b"), body_hash=None), "a list"),
+        ("notes", "[]x", dict(notes=("n-a", "n-b"), body_hash=None), "reasons kept"),
+        ("files", '{"a.py": 1}', NO_FILES, "not a list of paths (an object)"),
+        ("code_names", '{"f": "a.py"}', NO_FILES, "not an object of names"),
+        ("incidental", "[b.py]", NO_FILES, "listed again at its next event"),
+        ("renamed", '{"o.py": null}', NO_FILES, "not an object of paths"),
+        ("pending", '{"acks": [5, "x"]}', dict(pending=PendingUpdate()), "acks: not a list"),
+        ("pending", '{"show": "yes"}', dict(pending=PendingUpdate()), "the `+1`s"),
+        ("pending", "[5]", dict(pending=PendingUpdate()), "not an object (a list)"),
+        ("dismissed", '["n-hid"', dict(dismissed=("n-hid",)), "standing `/notes wrong` marks"),
+        (
+            "evidence",
+            '{"n-a": ["path a.py"], "n-b": 3}',
+            dict(evidence={"n-a": ("path a.py",)}),
+            "1 of its 2 entries are no list of reasons",
+        ),
+        ("evidence", "{", dict(evidence={}, notes=("n-a", "n-b")), "emptied"),
+    ],
+)
+def test_a_json_value_that_does_not_read_is_read_around_and_said_once(
+    state, caplog, column, stored, taken, why
+):
+    """Each value is read as what writes nothing wrong to GitHub: the notes shown are
+    those the reasons were kept for, and the comment is written again (a `wrong N`
+    numbers them: a list read in part would hide another note); the file list is dropped
+    whole and listed again; an update is still owed, without the `+1`s; the notes hidden
+    are the PR's standing marks; the reasons keep the entries that read."""
+    state.db.execute(f"UPDATE pr_state SET {column} = ? WHERE number = 1", (stored,))
+    caplog.set_level(logging.WARNING)
+    got = state.get("o/r", 1)
+    assert (got.comment_id, got.opted_out) == (10, True)
+    assert {k: getattr(got, k) for k in taken} == taken
+    [line] = said(caplog)
+    assert line.startswith(f"PR o/r#1: its {column} does not read: "), line
+    assert why in line and stored not in line, line
+    state.get("o/r", 1)
+    assert len(said(caplog)) == 1  # said once a start
+    assert state.read_around == [("o/r#1", column)]
+    state.update("o/r", 1, verbose=True)  # the next write keeps what read
+    assert {k: getattr(state.get("o/r", 1), k) for k in taken} == taken
+    assert len(said(caplog)) == 1
+
+
+def test_notes_that_do_not_read_on_a_paused_comment_are_none(state, caplog):
+    """A paused comment's reasons are those it showed before the pause: not what it shows."""
+    state.db.execute("UPDATE pr_state SET notes = 'x', paused = 'command' WHERE number = 1")
+    caplog.set_level(logging.WARNING)
+    got = state.get("o/r", 1)
+    assert (got.notes, got.body_hash, got.paused) == ((), None, "command")
+
+
+def test_values_kept_by_an_older_release_read_as_ever(state, caplog):
+    """Not damage: NULL where a release before a column kept none, and a pending update
+    kept before its order key (`said`)."""
+    caplog.set_level(logging.WARNING)
+    state.db.execute(
+        "UPDATE pr_state SET code_names = NULL, incidental = NULL, renamed = NULL,"
+        ' dismissed = NULL, evidence = NULL, pending = \'{"acks": [5], "show": true}\''
+    )
+    got = state.get("o/r", 1)
+    assert got.pending == PendingUpdate((5,), True) and got.files == ("a.py", "b.py")
+    assert said(caplog) == [] and state.read_around == []
+
+
+def test_the_readers_of_many_prs_read_around_a_damaged_value(state):
+    """Another PR's notes (the related PRs a comment names) and the pages' counts: a
+    damaged value reads as none, and fails neither another PR's event nor a page."""
+    state.put(PRState("o/r", 2, notes=("n-c",), evidence={"n-c": ("x",)}))
+    state.db.execute(
+        "UPDATE pr_state SET notes = '[', dismissed = '{', evidence = '[' WHERE number = 1"
+    )
+    assert state.notes_of("o/r", 2, [1, 2]) == {2: ("n-c",)}
+    assert state.shown_counts() == {"n-c": 1}
+    assert state.shown_evidence() == [("o/r", 2, "n-c", ("x",))]
+
+
+# kills: bot/prstate.py:PRStore.get the PR's event fails on a damaged JSON value
+def test_a_prs_event_runs_past_every_damaged_json_value_and_edits_its_comment(
+    served,  # noqa: F811
+    caplog,
+):
+    """End to end: every JSON value of a PR's state damaged. Its next event read nothing
+    of it and failed (each retry too); it now lists the files again, edits the comment
+    it knows (no second one), and writes the state back as it read."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    c = sticky(fake)
+    before = c.body
+    damaged = ("notes", "files", "code_names", "pending", "dismissed", "evidence")
+    rt.ctx.prs.db.execute(
+        "UPDATE pr_state SET " + ", ".join(f"{column} = '[x'" for column in damaged)
+    )
+    caplog.set_level(logging.WARNING)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:09Z"))
+    assert rt.queue.counts()["failed"] == 0
+    assert [x.id for x in ours(fake)] == [c.id] and c.body != before
+    got = rt.ctx.prs.get(DEFAULT_REPO, N)
+    assert len(got.notes) == 2 and set(got.evidence) == set(got.notes) and got.files
+    assert sorted(line.split(":")[1] for line in said(caplog)) == sorted(
+        f" its {column} does not read" for column in damaged
+    )
