@@ -12,7 +12,6 @@ as lost. The operator then puts the new file in the damaged one's place.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.db import read_through_indexes, utcnow
-from bot.prstate import given_back_of, write_back_of
+from bot.prstate import STANDING_MARKS, stored_reading
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -75,29 +74,35 @@ TOGETHER = {
 }
 
 
-def _given_back(value: object) -> tuple[object, str | None]:
-    """pr_state.given_back as the server reads it (PRStore): a JSON list of comment ids,
-    NULL or empty for none. What of it reads, and why not all did (None: all)."""
-    ids, why = given_back_of(value)
-    if why is None:
-        return value, None
-    return (json.dumps(list(ids)) if ids else None), why  # (as PRStore keeps none: NULL)
+def _pr_state(
+    source: sqlite3.Connection, values: dict[str, object]
+) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    """A PR's state as the server reads it (bot.prstate `stored_reading`: `PRStore.get`'s
+    reading): each JSON value that does not read replaced by what the server takes in its
+    place, and why, by column. The hidden notes' stand-in, the PR's standing marks, read
+    from the damaged file (none where they do not read: the marks' table names its own)."""
+
+    def marks() -> list[str]:
+        try:
+            rows = source.execute(STANDING_MARKS, (values.get("repo"), values.get("number")))
+            return list(dict.fromkeys(r[0] for r in rows))
+        except sqlite3.DatabaseError:  # (damaged, or no such table: an older file)
+            return []
+
+    return stored_reading(values, marks)
 
 
-def _write_back(value: object) -> tuple[object, str | None]:
-    """pr_state.write_back as the server reads it (PRStore): whole, or none owed (NULL)."""
-    _, why = write_back_of(value)
-    return (value, None) if why is None else (None, why)
-
-
-# Values the server reads in its own form (JSON), checked as they are copied: SQLite
-# reads a damaged one as any text. Each check gives what of a value the server reads
-# (bot.prstate: it reads around the rest, said in its log at each start) and why not all
-# of it did, named in the report; the rest of the row is kept.
-CHECKED: dict[tuple[str, str], Callable[[object], tuple[object, str | None]]] = {
-    ("pr_state", "given_back"): _given_back,
-    ("pr_state", "write_back"): _write_back,
-}
+# Values the server reads in its own form (JSON), checked as rows are copied: SQLite
+# reads a damaged one as any text. Each table's check gives the row's values as the
+# server reads them (bot.prstate: it reads around the rest, said in its log at each
+# start) and why not all did, by column, named in the report; the rest of the row is kept.
+CHECKED: dict[
+    str,
+    Callable[
+        [sqlite3.Connection, dict[str, object]],
+        tuple[dict[str, object], list[tuple[str, str]]],
+    ],
+] = {"pr_state": _pr_state}
 
 
 # How the report names SQLite's AUTOINCREMENT counters (its table sqlite_sequence): what
@@ -155,20 +160,17 @@ class TableCopy:
         return len({name for name, _ in self.in_part} | {name for name, _ in self.checked})
 
     def check(
-        self, names: list[str], row: tuple, name: Callable[[], str]
+        self, source: sqlite3.Connection, names: list[str], row: tuple, name: Callable[[], str]
     ) -> tuple[tuple, list[tuple[str, str]]]:
-        """`row` (its rowid, then the values of `names`) with each value `CHECKED` reads
-        as the server reads it; and what did not, named under the row's `name()`, for
-        `checked` once the row is copied (one the new file refuses is lost, not in part)."""
-        values, read_in_part = list(row), []
-        for i, column in enumerate(names, start=1):
-            check = CHECKED.get((self.table, column))
-            if check is None:
-                continue
-            values[i], why = check(values[i])
-            if why is not None:
-                read_in_part.append((name(), f"{column}: {why}"))
-        return tuple(values), read_in_part
+        """`row` (its rowid, then the values of `names`) as the server reads it (`CHECKED`);
+        and what did not read, named under the row's `name()`, for `checked` once the row
+        is copied (one the new file refuses is lost, not in part)."""
+        check = CHECKED.get(self.table)
+        if check is None:
+            return row, []
+        values, wrong = check(source, dict(zip(names, row[1:], strict=True)))
+        read = (row[0], *(values[n] for n in names))
+        return read, [(name(), f"{column}: {why}") for column, why in wrong]
 
 
 class SalvageError(Exception):
@@ -311,7 +313,7 @@ def _copy_scan(
 
     def take(row: tuple) -> None:
         nonlocal last
-        checked, read_in_part = copy.check(names, row, lambda: _named(table, names, row))
+        checked, read_in_part = copy.check(source, names, row, lambda: _named(table, names, row))
         try:
             _insert(out, table, names, checked)
         except sqlite3.IntegrityError as exc:  # (no damage: the scan goes on past it)
@@ -453,7 +455,7 @@ def _copy_row(
         try:
             whole = tuple(row)
             checked, read_in_part = copy.check(
-                names, whole, lambda: _named(copy.table, names, whole)
+                source, names, whole, lambda: _named(copy.table, names, whole)
             )
             _insert(out, copy.table, names, checked)
             copy.whole += 1
@@ -494,7 +496,8 @@ def _copy_row(
         fill = FILLED.get((copy.table, column))
         if fill is not None:
             values[column] = fill()
-    checked, read_in_part = copy.check(list(values), (rowid, *values.values()), lambda: name)
+    row = (rowid, *values.values())
+    checked, read_in_part = copy.check(source, list(values), row, lambda: name)
     values = dict(zip(values, checked[1:], strict=True))
     try:
         _insert(out, copy.table, list(values), (rowid, *values.values()))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.db import Database
+from bot.feedback import Mark
+from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore, WriteBack
 from tests.test_salvage import _salvage
 
@@ -127,3 +130,39 @@ def test_a_row_the_new_file_refuses_is_said_lost_once_and_not_counted_copied(tmp
     [lost] = [line for line in lines if line.startswith("  lost: ")]
     assert "PR o/keep#1" in lost and "refused by the new file" in lost, lost
     assert PRStore(Database(new)).get("o/keep", 1).comment_id == 10
+
+
+# kills: bot/salvage.py:CHECKED a damaged notes, files or dismissed value copied as it is
+def test_every_json_value_of_a_prs_state_is_copied_as_the_server_reads_it(tmp_path):
+    """The other JSON values too (bot.prstate `stored_reading`): copied as they were, the
+    server read around them at each start; now each is copied as it reads them (the
+    notes from their reasons, the comment to be written again; the file list dropped
+    whole; the hidden notes from the damaged file's standing marks) and named."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    evidence = {"n-a": ("why a",), "n-b": ("why b",)}
+    kept = PRState("o/r", 1, comment_id=10, body_hash="h", opted_out=True, evidence=evidence)
+    prs.put(replace(kept, notes=("n-a", "n-b"), files_sha="s", files=("a.py",)))
+    prs.put(PRState("o/r", 2, comment_id=20, notes=("n-c",), files_sha="s", files=("c.py",)))
+    db.execute(
+        "UPDATE pr_state SET notes = '[\"n-a\"', files = '{', dismissed = '[1]' WHERE number = 1"
+    )
+    db.close()
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 2 rows copied, 1 of them in part" in lines, r.stdout
+    parts = sorted(line.split(": ")[1:3] for line in lines if line.startswith("  in part: "))
+    assert parts == [["PR o/r#1", c] for c in ("dismissed", "files", "notes")], r.stdout
+    read = Database(new)
+    assert read.execute(
+        "SELECT notes, body_hash, files, files_sha, dismissed FROM pr_state WHERE number = 1"
+    )[0][:] == ('["n-a", "n-b"]', None, None, None, '["n-hid"]')
+    got = PRStore(read)
+    first = got.get("o/r", 1)
+    assert (first.comment_id, first.opted_out, first.notes) == (10, True, ("n-a", "n-b"))
+    assert got.read_around == []  # (the server reads the copy whole)
+    assert got.get("o/r", 2).files == ("c.py",)
