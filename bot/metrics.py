@@ -106,6 +106,13 @@ class Metrics:
             " thread): the queue goes on with fewer until a restart (0: none)",
             registry=r,
         )
+        self.pr_values_read_around = Gauge(
+            "review_notes_pr_values_read_around",
+            "Values of PRs' state that did not read since the start (damaged text where the"
+            " state keeps JSON), read around: those PRs work; the file may be damaged"
+            " (0: none)",
+            registry=r,
+        )
         self.comments = Counter(
             "review_notes_comments_total",
             "Sticky comment upserts by outcome (created, updated, unchanged, skipped)",

@@ -528,7 +528,8 @@ class PRStore:
     @property
     def read_around(self) -> list[tuple[str, str]]:
         """The values `get` read around since the start: (PR as `owner/name#N`, column)."""
-        return sorted({(f"{r}#{n}", c) for r, n, c, _ in self._values_said})
+        said = tuple(self._values_said)  # (a copy: workers add to it as /healthz reads)
+        return sorted({(f"{r}#{n}", c) for r, n, c, _ in said})
 
     def put(self, state: PRState) -> None:
         self.db.execute(

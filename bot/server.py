@@ -142,6 +142,8 @@ class Runtime:
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))
         ended = self.ctx.metrics.workers_ended
         self.ctx.metrics.on_collect(lambda: ended.set(len(self.workers.ended())))
+        read_around = self.ctx.metrics.pr_values_read_around
+        self.ctx.metrics.on_collect(lambda: read_around.set(len(self.ctx.prs.read_around)))
         self.ctx.metrics.zero_failures(self.dispatcher.events())
         pruned, passes = self.ctx.metrics.pruned, self.ctx.metrics.retention_passes
         self.retention = Retention(
@@ -796,6 +798,10 @@ def _operator_routes(rt: Runtime, webhook: WebhookEndpoint) -> APIRouter:
             workers_ended=ended,
             damaged=[{"id": i, "error": error} for i, error in damaged.items()],
             damaged_prs=[{"pr": pr, "error": error} for pr, error in damaged_prs.items()],
+            # read around, no fault (the PRs work): the log's ERROR lines say what was taken
+            values_read_around=[
+                {"pr": pr, "value": value} for pr, value in rt.ctx.prs.read_around[:10]
+            ],
             dry_run=rt.dry_run is not None,
             notes=len(rt.ctx.library.notes),
             **counts,

@@ -325,3 +325,22 @@ def test_a_prs_event_runs_past_every_damaged_json_value_and_edits_its_comment(
     assert sorted(line.split(":")[1] for line in said(caplog)) == sorted(
         f" its {column} does not read" for column in damaged
     )
+
+
+# kills: bot/server.py:healthz a value read around not shown (salvage due unseen)
+def test_a_value_read_around_shows_in_healthz_and_metrics_without_failing(
+    served,  # noqa: F811
+):
+    """The PR works, so /healthz stays 200 `ok`; but the file may be damaged, and the log
+    line was the only sign: /healthz lists the value, /metrics counts it."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    rt.ctx.prs.db.execute("UPDATE pr_state SET notes = '[x', dismissed = '{'")
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:09Z"))
+    health = client.get("/healthz")
+    assert (health.status_code, health.json()["status"]) == (200, "ok")
+    assert health.json()["values_read_around"] == [
+        {"pr": f"{DEFAULT_REPO}#{N}", "value": "dismissed"},
+        {"pr": f"{DEFAULT_REPO}#{N}", "value": "notes"},
+    ]
+    assert "\nreview_notes_pr_values_read_around 2.0\n" in client.get("/metrics").text
