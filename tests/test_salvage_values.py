@@ -14,6 +14,7 @@ from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore, WriteBack
+from tests.damage_kit import break_overflow_chain
 from tests.test_salvage import _salvage
 
 
@@ -166,3 +167,48 @@ def test_every_json_value_of_a_prs_state_is_copied_as_the_server_reads_it(tmp_pa
     assert (first.comment_id, first.opted_out, first.notes) == (10, True, ("n-a", "n-b"))
     assert got.read_around == []  # (the server reads the copy whole)
     assert got.get("o/r", 2).files == ("c.py",)
+
+
+# kills: bot/salvage.py:_copy_row a row read alone that the new file refuses ending the copy,
+#        or counted copied (whole, or what reads of a damaged one)
+def test_rows_read_alone_that_the_new_file_refuses_are_said_lost(tmp_path):
+    """The rows between two damaged ones are copied one by one (`_copy_row`), not by a
+    scan: one of them whole, and one damaged (its file list's pages) whose key still
+    reads, each given the key of a row copied before (a damaged page can say what its
+    index does not). The new file refuses both: each is named lost, once, not counted
+    copied, and the copy goes on past them."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    long = ("Z" * 20_000,)  # (its pages overflow: their chain broken below)
+    prs.put(PRState("o/keep", 1, comment_id=10))
+    prs.put(PRState("o/keep", 2, comment_id=11))
+    prs.put(PRState("o/dam", 1, comment_id=12, files_sha="s", files=long))
+    prs.put(PRState("o/twin", 1, comment_id=20))  # the new file refuses it whole
+    prs.put(PRState("o/twin", 2, comment_id=21, files_sha="s", files=long))  # and what reads
+    prs.put(PRState("o/end", 1, comment_id=13))
+    db.close()
+    with closing(sqlite3.connect(path)) as conn:
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'pr_state'")]
+        [(size,)] = conn.execute("PRAGMA page_size")
+    data = bytearray(path.read_bytes())
+    for p in pages:
+        at = slice((p - 1) * size, p * size)
+        data[at] = bytes(data[at]).replace(b"o/twin", b"o/keep")
+    path.write_bytes(bytes(data))
+    break_overflow_chain(path, b"Z" * 200)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert "pr_state: 4 rows copied, 1 of them in part, 2 lost" in lines, r.stdout
+    assert [line.split(": ", 2)[1] for line in lines if line.startswith("  in part: ")] == [
+        "PR o/dam#1"
+    ], r.stdout
+    lost = [line for line in lines if line.startswith("  lost: ")]
+    assert len(lost) == 2, r.stdout
+    assert "refused by the new file: UNIQUE constraint failed" in lost[0], lost
+    assert "what reads of it refused by the new file: UNIQUE" in lost[1], lost
+    got = PRStore(Database(new))
+    assert [got.get("o/keep", n).comment_id for n in (1, 2)] == [10, 11]
+    assert (got.get("o/dam", 1).comment_id, got.get("o/end", 1).comment_id) == (12, 13)
