@@ -463,7 +463,15 @@ def _salvage(source: Path, target: Path) -> int:
     from contextlib import closing
 
     from bot.cli import BOT_TABLES
-    from bot.salvage import SalvageError, integrity, read_only, report, salvage, tables_of
+    from bot.salvage import (
+        NewFileError,
+        SalvageError,
+        integrity,
+        read_only,
+        report,
+        salvage,
+        tables_of,
+    )
 
     made = False
     try:
@@ -481,7 +489,8 @@ def _salvage(source: Path, target: Path) -> int:
     except (SalvageError, sqlite3.Error, OSError) as exc:
         if made:
             _remove_made(target)
-        print(f"review-notes salvage: {source}: {exc}", file=sys.stderr)
+        of = "" if isinstance(exc, NewFileError) else f"{source}: "  # (it names the new file)
+        print(f"review-notes salvage: {of}{exc}", file=sys.stderr)
         return 2
     for line in report(copies):
         print(inert(line))  # rows are named by what webhooks wrote

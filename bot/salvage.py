@@ -177,6 +177,40 @@ class SalvageError(Exception):
     """Nothing could be copied (the schema does not read): said with the fix."""
 
 
+class NewFileError(SalvageError):
+    """SQLite could not write the new file (its disk full, an I/O error): no damage of
+    the source, and nothing to read past."""
+
+    def __init__(self, path: Path, exc: sqlite3.DatabaseError):
+        super().__init__(
+            f"the new file {path} could not be written ({exc}): nothing was made; free its"
+            " disk, or name a new file on another one"
+        )
+
+
+class _NewFile:
+    """The new file's connection. What SQLite refuses to write there (a full disk, an I/O
+    error) is a NewFileError: a DatabaseError met while a scan of the source gives its
+    rows was taken for damage of the source, the scan went past it and the row was taken
+    again; and a ROLLBACK after it (SQLite had rolled back itself) was said in its place.
+    A row it refuses (IntegrityError: its key another's) is the row's, named lost."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn, self.path = conn, path
+
+    def execute(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise NewFileError(self.path, exc) from exc
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+
 def read_only(path: Path) -> sqlite3.Connection:
     """`path` opened so that nothing is written to it, nor its -wal file checkpointed in.
     A file cut short (its header counting more pages than it has) is read as far as it
@@ -206,7 +240,8 @@ def salvage(source: sqlite3.Connection, target: Path) -> list[TableCopy]:
     """Copy every table of `source` into the new file `target` (its schema first, then
     the rows, then the AUTOINCREMENT counters); what each table kept and lost."""
     schema = tables_of(source)
-    with closing(sqlite3.connect(target, isolation_level=None)) as out:
+    with closing(sqlite3.connect(target, isolation_level=None)) as conn:
+        out = _NewFile(conn, target)
         out.execute("PRAGMA journal_mode=WAL")  # as the server keeps it
         # its schema version: a newer release's file stays refused by an older one
         version = int(source.execute("PRAGMA user_version").fetchone()[0])
@@ -237,7 +272,7 @@ def integrity(path: Path) -> str:
     return "; ".join(said)
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, bool, bool]]:
+def _columns(conn: _NewFile, table: str) -> list[tuple[str, bool, bool, bool]]:
     """(name, may be NULL, has a default, is the rowid) of each column of `table`."""
     info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
     pks = [r for r in info if r[5]]
@@ -246,7 +281,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, bool, bool
 
 
 def _copy_table(
-    source: sqlite3.Connection, out: sqlite3.Connection, table: str, indexes: list[str]
+    source: sqlite3.Connection, out: _NewFile, table: str, indexes: list[str]
 ) -> TableCopy:
     """Copy `table` in one transaction: one scan in rowid order, which stops at damage;
     then a scan from the table's end back to the damage; then, one by one (`_copy_row`),
@@ -276,12 +311,13 @@ def _copy_table(
             _copy_row(source, out, copy, (columns, listed), rowid, (indexes, found[rowid]))
         out.execute("COMMIT")
     except BaseException:
-        out.execute("ROLLBACK")
+        if out.in_transaction:  # (SQLite rolls back itself on a full disk or an I/O error:
+            out.execute("ROLLBACK")  # a ROLLBACK then failed, said in the error's place)
         raise
     return copy
 
 
-def _insert(out: sqlite3.Connection, table: str, names: list[str], row: tuple[object, ...]) -> None:
+def _insert(out: _NewFile, table: str, names: list[str], row: tuple[object, ...]) -> None:
     listed = ", ".join(f'"{n}"' for n in names)
     marks = ", ".join("?" * len(names))
     out.execute(f'INSERT INTO "{table}" (rowid, {listed}) VALUES (?, {marks})', row)
@@ -289,7 +325,7 @@ def _insert(out: sqlite3.Connection, table: str, names: list[str], row: tuple[ob
 
 def _copy_scan(
     source: sqlite3.Connection,
-    out: sqlite3.Connection,
+    out: _NewFile,
     copy: TableCopy,
     names: list[str],
     done: set[int],
@@ -335,7 +371,8 @@ def _read_to_damage(
     until one does not read: whether the scan read to its end, and the last error it met
     (OperationalError too: text that is not UTF-8). Python's cursor reads a row ahead of
     the one it gives: the last row before the damage, read whole, was not given. Alone
-    (LIMIT 1), it is; then the scan resumes."""
+    (LIMIT 1), it is; then the scan resumes. (`take` raises no DatabaseError, which would
+    be taken for damage: what the new file refuses to write is a NewFileError.)"""
     met = None
     while True:
         try:  # (execute reads the first row)
@@ -433,7 +470,7 @@ def _row_name(source: sqlite3.Connection, table: str, rowid: int, indexes: list[
 
 def _copy_row(
     source: sqlite3.Connection,
-    out: sqlite3.Connection,
+    out: _NewFile,
     copy: TableCopy,
     shape: tuple[list[tuple[str, bool, bool, bool]], str],
     rowid: int,
@@ -508,7 +545,7 @@ def _copy_row(
     copy.checked += read_in_part
 
 
-def _copy_counters(source: sqlite3.Connection, out: sqlite3.Connection) -> TableCopy:
+def _copy_counters(source: sqlite3.Connection, out: _NewFile) -> TableCopy:
     """The AUTOINCREMENT counters (SQLite's sqlite_sequence: a delivery's seq is never
     given twice): the damaged file's, where it reads and is ahead of the rows copied.
     Unreadable, each table counts on from its last row copied, and the numbers of rows

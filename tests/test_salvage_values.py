@@ -3,7 +3,11 @@ where the server keeps JSON): kept as far as they read, named, the rest of the r
 
 from __future__ import annotations
 
+import resource
+import signal
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +20,7 @@ from bot.feedback_store import FeedbackStore
 from bot.prstate import PRState, PRStore, WriteBack
 from tests.damage_kit import break_overflow_chain
 from tests.test_salvage import _salvage
+from tests.webhook_kit import base_env
 
 
 # kills: bot/salvage.py:_given_back a given_back value that does not read copied as it is
@@ -212,3 +217,44 @@ def test_rows_read_alone_that_the_new_file_refuses_are_said_lost(tmp_path):
     got = PRStore(Database(new))
     assert [got.get("o/keep", n).comment_id for n in (1, 2)] == [10, 11]
     assert (got.get("o/dam", 1).comment_id, got.get("o/end", 1).comment_id) == (12, 13)
+
+
+def _file_size_limit() -> None:
+    """In the salvage's process: files may not grow past 200 kB, as on a full disk (the
+    write fails, EFBIG, rather than the signal ending the process)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+
+# kills: bot/salvage.py:_NewFile the new file's write error taken for damage of the source
+#        (read past, the row taken again) and a failed ROLLBACK said in its place
+def test_a_new_file_that_cannot_be_written_is_said_so_and_nothing_is_made(tmp_path):
+    """A real DatabaseError met inside a scan that is no damage: the new file's writes
+    refused (its disk full). It was taken for damage of the source, the row taken again;
+    SQLite had rolled the copy back itself, so the ROLLBACK after it failed, and the
+    operator read `cannot rollback - no transaction is active`, naming the sound file."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    many = tuple(f"vllm/path/file_{j}.py" for j in range(50))
+    for n in range(1, 401):
+        prs.put(PRState("o/r", n, comment_id=n, files_sha="s", files=many))
+    db.close()
+    assert path.stat().st_size > 300_000
+    before = path.read_bytes()
+    new = tmp_path / "new.sqlite3"
+    r = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "salvage", str(new)],
+        env=base_env(tmp_path, PYTHONPATH=str(Path(__file__).resolve().parents[1])),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_file_size_limit,
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith(
+        f"review-notes salvage: the new file {new} could not be written ("
+    ), r.stderr
+    assert "free its disk" in r.stderr and "rollback" not in r.stderr, r.stderr
+    assert not new.exists() and path.read_bytes() == before
