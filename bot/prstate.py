@@ -1007,8 +1007,27 @@ def _is_comment_id(value: object) -> bool:
     return type(value) is int and value > 0  # (a bool is an int to Python)
 
 
+class _Unread:
+    """A value SQLite could not read at all (salvage: on a damaged page): `UNREAD`."""
+
+    def __repr__(self) -> str:
+        return "UNREAD"
+
+
+# in a row given `stored_reading`, a value that did not read: read as one that does not
+# parse, so that it is stood in for as the server stands in for one (`STOOD_IN`)
+UNREAD = _Unread()
+# the values that did not read whose stand-in is not what NULL or their default reads as:
+# the notes shown (from their reasons, the comment written again), the notes hidden (from
+# the standing marks). (Not `pending`: one that did not read at all was most likely NULL,
+# none owed, as a PR's state mostly holds; damaged text was some update owed.)
+STOOD_IN = {("pr_state", c) for c in ("notes", "dismissed")}
+
+
 def _json_of(stored: object) -> tuple[object, str | None]:
     """`stored` parsed as JSON, or why it is not JSON (a BLOB, no text: read as null)."""
+    if stored is UNREAD:
+        return None, "unreadable"
     try:
         return (json.loads(stored) if isinstance(stored, str) else None), None
     except ValueError as exc:
@@ -1226,7 +1245,8 @@ def stored_reading(
     """A pr_state row's JSON values as the server reads them: each that does not read
     (damaged text SQLite reads as any text) replaced by what the server takes in its
     place, in the form `PRStore.put` stores it (so salvage copies what the server reads),
-    and why, by column. Columns not in `row` (salvage: unreadable) are left out. `marks`:
+    and why, by column. Columns not in `row` are left out; one that did not read at all
+    is UNREAD (salvage: on a damaged page), stood in for as one that does not parse. `marks`:
     the PR's standing `/notes wrong` marks (STANDING_MARKS). Each column's reading is the
     one that writes nothing wrong to GitHub (docs/reliability.md)."""
     got: dict[str, Any] = dict(row)

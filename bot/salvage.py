@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.db import read_through_indexes, utcnow
-from bot.prstate import STANDING_MARKS, stored_reading
+from bot.prstate import STANDING_MARKS, STOOD_IN, UNREAD, stored_reading
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -533,6 +533,10 @@ def _copy_row(
         fill = FILLED.get((copy.table, column))
         if fill is not None:
             values[column] = fill()
+    # a value the server stands in for (not as NULL would read), stood in for likewise:
+    # a PR's hidden notes from its standing marks, lost with a damaged file list's pages
+    stood_in = [c for c in unread if (copy.table, c) in STOOD_IN]
+    values |= dict.fromkeys(stood_in, UNREAD)
     row = (rowid, *values.values())
     checked, read_in_part = copy.check(source, list(values), row, lambda: name)
     values = dict(zip(values, checked[1:], strict=True))
@@ -541,7 +545,9 @@ def _copy_row(
     except sqlite3.IntegrityError as exc:
         copy.lost.append((name, f"what reads of it refused by the new file: {exc}"))
         return
-    copy.in_part.append((name, tuple(c[0] for c in dropped)))
+    lost = tuple(c[0] for c in dropped if c[0] not in stood_in)  # (those: `checked` says)
+    if lost:
+        copy.in_part.append((name, lost))
     copy.checked += read_in_part
 
 

@@ -99,8 +99,9 @@ def test_salvage_copies_what_reads_names_what_is_lost_and_a_server_runs_on_the_c
     assert "deliveries: 3 rows copied, 1 lost" in lines, r.stdout
     assert any(line.startswith("  lost: delivery broken: payload") for line in lines), r.stdout
     assert "pr_state: 3 rows copied, 1 of them in part" in lines, r.stdout
-    [part] = [line for line in lines if line.startswith("  in part: ")]
+    [part, marks] = [line for line in lines if line.startswith("  in part: ")]
     assert part.startswith(f"  in part: PR {DEFAULT_REPO}#2: lost files_sha, "), part
+    assert marks.startswith(f"  in part: PR {DEFAULT_REPO}#2: dismissed: unreadable: "), marks
     assert "comment_id" not in part and "files," in part, part
     assert f"{new}: made, SQLite's integrity check: ok;" in lines[-1], lines[-1]
     assert _sha(settings.db_path) == before  # only read

@@ -207,9 +207,9 @@ def test_rows_read_alone_that_the_new_file_refuses_are_said_lost(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert "pr_state: 4 rows copied, 1 of them in part, 2 lost" in lines, r.stdout
-    assert [line.split(": ", 2)[1] for line in lines if line.startswith("  in part: ")] == [
+    assert {line.split(": ", 2)[1] for line in lines if line.startswith("  in part: ")} == {
         "PR o/dam#1"
-    ], r.stdout
+    }, r.stdout
     lost = [line for line in lines if line.startswith("  lost: ")]
     assert len(lost) == 2, r.stdout
     assert "refused by the new file: UNIQUE constraint failed" in lost[0], lost
@@ -258,3 +258,30 @@ def test_a_new_file_that_cannot_be_written_is_said_so_and_nothing_is_made(tmp_pa
     ), r.stderr
     assert "free its disk" in r.stderr and "rollback" not in r.stderr, r.stderr
     assert not new.exists() and path.read_bytes() == before
+
+
+# kills: bot/salvage.py:_copy_row a PR's hidden notes lost with its file list's pages
+def test_hidden_notes_lost_with_a_damaged_file_list_are_taken_from_the_marks(tmp_path):
+    """A PR's file list's pages damaged lose the columns SQLite keeps past it, the notes
+    hidden by `/notes wrong` among them: emptied, the notes a reviewer ruled out came back
+    on the comment at the PR's next event. As the server reads a hidden-notes list that
+    does not read, they are taken from the PR's standing marks; said so."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    kept = PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",))
+    prs.put(replace(kept, files_sha="s", files=("Z" * 20_000,)))
+    db.close()
+    break_overflow_chain(path, b"Z" * 200)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    parts = [line for line in r.stdout.splitlines() if line.startswith("  in part: ")]
+    assert (
+        "  in part: PR o/r#1: dismissed: unreadable: the notes hidden taken from the PR's"
+        " standing `/notes wrong` marks" in parts
+    ), r.stdout
+    assert not any("dismissed," in p or "dismissed " in p for p in parts), r.stdout
+    got = PRStore(Database(new)).get("o/r", 1)
+    assert (got.comment_id, got.opted_out, got.files, got.dismissed) == (10, True, None, ("n-hid",))
