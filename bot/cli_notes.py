@@ -53,6 +53,7 @@ from bot.notes_lint import (
 from bot.search import SEARCHED_GUIDANCE_CHARS
 
 if TYPE_CHECKING:
+    from bot.importer import NotWritten
     from bot.match_config import MatchConfig
     from bot.settings import Settings
 
@@ -98,7 +99,7 @@ def add_notes_parser(sub) -> None:
 
 
 def _cmd_notes_import(args: argparse.Namespace) -> int:
-    from bot.importer import import_digest
+    from bot.importer import NotWritten, import_digest
 
     if not server_library(args):
         return 2
@@ -111,12 +112,12 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
             print(f"{digest}: nothing written", file=sys.stderr)
             status = 1
             continue
-        except OSError as exc:
-            if exc.filename is not None and Path(exc.filename) != Path(digest):
-                # the notes directory (--notes-dir), or a note in it, not the digest
-                print(f"{exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-            else:
-                print(f"{digest}:1: file: cannot read: {exc.strerror}", file=sys.stderr)
+        except NotWritten as exc:  # a place on disk, with no line to name
+            print(_not_written(exc), file=sys.stderr)
+            status = 1
+            continue
+        except OSError as exc:  # the digest: a write is NotWritten
+            print(f"{digest}:1: file: cannot read: {exc.strerror}", file=sys.stderr)
             status = 1
             continue
         for path in result.created:
@@ -126,8 +127,11 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
                 print(f"updated {path} (source: the entry's new position in the digest)")
             else:
                 print(f"updated {path} (title, guidance and verdict from the digest)")
-            for line in result.commented.get(path, []):
-                print(f"{path}:{line}: value refreshed; its comment stays: check it still holds")
+            for line, key in result.commented.get(path, []):
+                print(
+                    f"{path}:{line}: {key}: value refreshed; its comment stays: check it still"
+                    " holds"
+                )
         for path in result.kept:
             if path in result.why:
                 print(f"kept    {path} ({result.why[path]})")
@@ -157,6 +161,22 @@ def _cmd_notes_import(args: argparse.Namespace) -> int:
                 " `notes check`"
             )
     return status
+
+
+def _not_written(exc: NotWritten) -> str:
+    """What the import could not write, as `path: field: message`: a directory has no
+    line, nor has a note not written; the message says so, for the editor's sake."""
+    if exc.directory:
+        return (
+            f"{exc.filename}: notes directory: cannot write notes there: {exc.strerror} (the"
+            " directory the notes go to, named by --notes-dir, else REVIEW_NOTES_NOTES_DIR: no"
+            " line of a file is at fault)"
+        )
+    return (
+        f"{exc.filename}: file: cannot write: {exc.strerror} (the note is not written, so no"
+        " line of it is at fault: import again once it can be; the notes written before it"
+        " are then unchanged)"
+    )
 
 
 def _cmd_notes_check(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import errno
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -173,8 +174,9 @@ class ImportResult:
     kept: list[Path] = field(default_factory=list)  # exists, differs; left alone without --force
     # --force: updated for `source` alone: the entry is at another position in its digest
     moved: list[Path] = field(default_factory=list)
-    # --force: the lines whose value it rewrote under the curator's comment, kept after it
-    commented: dict[Path, list[int]] = field(default_factory=dict)
+    # --force: the lines (and keys) whose value it rewrote under the curator's comment,
+    # kept after it
+    commented: dict[Path, list[tuple[int, str]]] = field(default_factory=dict)
     # kept notes the curator must look at (not merely different): why kept, and the
     # problem (exit 1) or notice (nothing is lost) as file:line: field: message
     why: dict[Path, str] = field(default_factory=dict)
@@ -266,7 +268,7 @@ def _existing_fields(text: str, path: str) -> tuple[dict[str, Any], str]:
 
 def _patched(
     text: str, changes: dict[str, Any], expected: dict[str, Any], guidance: str, path: str
-) -> tuple[str, list[int]] | None:
+) -> tuple[str, list[tuple[int, str]]] | None:
     """The note with only `changes` rewritten in its header, line by line, so that the
     curator's other lines, comments included, stay as they are, and the file lines of
     the values rewritten under a comment: it stays after the new value. A header that
@@ -275,7 +277,7 @@ def _patched(
     lines = header.split("\n")
     remarks = comments(header)
     keys = [e for e in scan(header) if not e.table]
-    commented: list[int] = []
+    commented: list[tuple[int, str]] = []
     for key, value in changes.items():
         at = [e.line for e in keys if e.path == (key,)]
         new = field_line(key, value)
@@ -287,7 +289,7 @@ def _patched(
             if column is not None:  # `verdict = "deep"  # why`: the comment stays
                 spaces = len(old[:column]) - len(old[:column].rstrip(" \t"))
                 new += old[column - spaces :]
-                commented.append(first + at[0])
+                commented.append((first + at[0], key))
             lines[at[0]] = new
         else:
             break
@@ -344,15 +346,30 @@ def _words(guidance: str) -> str:
     return " ".join(guidance.split())
 
 
+class NotWritten(OSError):
+    """A note file, or the notes directory (`directory`), the import could not write.
+    Its `filename` is the note's or the directory's: a full disk names no file, a
+    temporary file's name is none the curator knows."""
+
+    def __init__(self, cause: OSError, path: Path, *, directory: bool = False) -> None:
+        super().__init__(cause.errno, cause.strerror or str(cause), str(path))
+        self.directory = directory
+
+
 def _write_atomically(target: Path, text: str) -> None:
     # A dot-file that is not *.md, so a crash never leaves a half note the loader reads.
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise NotWritten(exc, target) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise NotWritten(exc, target) from exc
         raise
 
 
@@ -409,14 +426,33 @@ def _refreshed(
         changes["updated"] = today
     patched = _patched(text, changes, {**data, **changes}, note.guidance, path)
     if patched is None:
+        header, _, first = split_front_matter(text, path)
+        key = _over_lines(header, changes) or next(iter(changes), "header")
         return Problem(
             path,
-            2,
-            "header",
+            Header(header, first).line_of(key, default=first),
+            key,
             "--force would rewrite this header and lose its comments (a field it refreshes"
             " spans several lines); refresh the note by hand",
         )
     return patched
+
+
+def _over_lines(header: str, keys: Iterable[str]) -> str | None:
+    """The first of `keys` whose value runs over lines (a line after its own that is
+    neither blank, a comment nor another key's), where the curator is sent: --force
+    rewrites a value on its own line only."""
+    entries = scan(header)
+    lines = header.split("\n")
+    for key in keys:
+        at = [e.line for e in entries if e.path == (key,) and not e.table]
+        if len(at) != 1:
+            continue
+        end = min((e.line for e in entries if e.line > at[0]), default=len(lines))
+        rest = [line.strip() for line in lines[at[0] + 1 : end]]
+        if any(line and not line.startswith("#") for line in rest):
+            return key
+    return None
 
 
 def plan_import(
@@ -501,8 +537,12 @@ def import_digest(
     today = today or date.today()
     notes = digest_notes(text, str(digest), today)
     if notes_dir.exists() and not notes_dir.is_dir():  # mkdir would say only "File exists"
-        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(notes_dir))
-    notes_dir.mkdir(parents=True, exist_ok=True)
+        no_dir = NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(notes_dir))
+        raise NotWritten(no_dir, notes_dir, directory=True)
+    try:
+        notes_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a parent that is a file, or that this user cannot write
+        raise NotWritten(exc, Path(exc.filename or notes_dir), directory=True) from exc
     writes, result = plan_import(notes, notes_dir, force=force, today=today)
     for target, content in writes.items():
         _write_atomically(target, content)

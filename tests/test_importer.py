@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import shutil
+import signal
+import subprocess
 from datetime import date
 from pathlib import Path
 
@@ -21,7 +24,7 @@ from bot.notes import Verdict
 from bot.prstate import PRStore
 from bot.queue import DeliveryQueue
 from tests.fake_github import DEFAULT_REPO
-from tests.webhook_kit import clean_env, clear_error, run_cli
+from tests.webhook_kit import PY, base_env, clean_env, clear_error, run_cli
 
 RAW = ROOT / "seeds" / "raw"
 DIGESTS = sorted(RAW.glob("*.txt"))
@@ -711,7 +714,7 @@ def test_force_keeps_a_comment_after_the_value_it_rewrites_and_says_so(tmp_path,
     assert 'verdict = "quick"\t# why: the race\n' in path.read_text("utf-8")
     assert capsys.readouterr().out.splitlines()[:2] == [
         f"updated {path} (title, guidance and verdict from the digest)",
-        f"{path}:4: value refreshed; its comment stays: check it still holds",
+        f"{path}:4: verdict: value refreshed; its comment stays: check it still holds",
     ]
 
 
@@ -1128,18 +1131,6 @@ def test_import_makes_a_notes_dir_whose_parents_do_not_exist_yet(tmp_path):
     assert path.parent == out and path.is_file()
 
 
-# kills: bot/importer.py:plan_import the refusal to lose a comment points above the header
-def test_a_force_refusal_points_at_the_headers_first_line(tmp_path):
-    out = tmp_path / "notes"
-    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
-    text = path.read_text("utf-8").replace('verdict = "deep"', 'verdict = """\ndeep"""  # why')
-    path.write_text(text, "utf-8")
-    with pytest.raises(LibraryError) as exc:
-        import_digest(_digest(tmp_path, "值得快速阅读。第二版。"), out, force=True, today=TODAY)
-    assert text.split("\n")[0] == "+++"  # line 1 is the fence, line 2 the header's first
-    assert str(exc.value).startswith(f"{path}:2: header: --force would rewrite this header")
-
-
 # --- found by review r23d ---------------------------------------------------------
 
 MARKED = "2027-01-05T09:00:00.000000Z"  # a `/notes wrong`, after the note's last update
@@ -1241,7 +1232,8 @@ def test_force_gives_a_note_whose_entry_only_moved_its_new_position(tmp_path, ca
     said = capsys.readouterr().out.splitlines()
     assert f"updated {path} (source: the entry's new position in the digest)" in said
     line = next(i for i, s in enumerate(curated.split("\n"), 1) if s.startswith("source ="))
-    assert f"{path}:{line}: value refreshed; its comment stays: check it still holds" in said
+    refreshed = "value refreshed; its comment stays: check it still holds"
+    assert f"{path}:{line}: source: {refreshed}" in said
     assert f"{digest}: 0 created, 1 updated, 1 unchanged, 0 kept" in said
     assert main([*argv, "--force"]) == 0  # and then it agrees with the digest
     assert f"{digest}: 0 created, 0 updated, 2 unchanged, 0 kept" in capsys.readouterr().out
@@ -1261,3 +1253,84 @@ def test_force_leaves_the_source_of_a_note_that_follows_another_digest(tmp_path)
     before = path.read_text("utf-8")
     result = import_digest(later, out, force=True, today=TODAY)
     assert path in result.unchanged and path.read_text("utf-8") == before
+
+
+# --- every line of `notes import` names file:line: field, or says why no line applies ---
+
+
+def test_a_value_refreshed_under_a_comment_names_its_field(tmp_path, capsys):
+    """`notes import --force` printed `file:4: value refreshed; ...` without the field,
+    unlike every other line it prints (`file:line: field: message`)."""
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('verdict = "deep"', 'verdict = "deep"  # why')
+    path.write_text(text, "utf-8")
+    digest = _digest(tmp_path, "值得快速阅读。第二版。")
+    assert main(["notes", "import", "--force", str(digest), "--notes-dir", str(out)]) == 0
+    line = text.split("\n").index('verdict = "deep"  # why') + 1
+    said = capsys.readouterr().out.splitlines()
+    refreshed = "value refreshed; its comment stays: check it still holds"
+    assert f"{path}:{line}: verdict: {refreshed}" in said
+
+
+def test_force_refused_on_a_value_over_lines_names_that_fields_line(tmp_path, capsys):
+    """The header --force cannot patch (a value it refreshes runs over lines, and a
+    comment would be lost) was named at line 2, field `header`: the curator is to edit
+    by hand the line of the value that runs over lines, its own."""
+    out = tmp_path / "notes"
+    (path,) = import_digest(_digest(tmp_path, "值得精读。第一版。"), out, today=TODAY).created
+    text = path.read_text("utf-8").replace('verdict = "deep"', 'verdict = """\ndeep"""  # why')
+    path.write_text(text, "utf-8")
+    digest = _digest(tmp_path, "值得快速阅读。第二版。")
+    assert main(["notes", "import", "--force", str(digest), "--notes-dir", str(out)]) == 1
+    line = text.split("\n").index('verdict = """') + 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}: verdict: --force would rewrite this header" in err, err
+    assert path.read_text("utf-8") == text
+
+
+def _no_room_past(size: int):
+    """For a child process: writes past `size` bytes of a file fail (EFBIG, SIGXFSZ
+    ignored), as on a full disk: an error that names no file."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def test_a_note_that_cannot_be_written_is_named_not_the_digest(tmp_path):
+    """A write that fails without naming a file (a full disk) was told as the digest's:
+    `d.txt:1: file: cannot read: File too large`; the digest read fine. The note is
+    named, said not written (so it has no line yet), and what to do."""
+    digest = _digest(tmp_path, "值得精读。" + "很长的指导。" * 200)  # a note over 2 KB
+    out = tmp_path / "notes"
+    out.mkdir()
+    r = subprocess.run(
+        [PY, "-m", "bot.cli", "notes", "import", str(digest), "--notes-dir", str(out)],
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_no_room_past(1024),
+    )
+    clear_error(r)
+    note = out / f"{note_id('vllm-project/vllm', '标题一')}.md"
+    assert "cannot read" not in r.stderr, r.stderr
+    assert f"{note}: file: cannot write: File too large" in r.stderr, r.stderr
+    assert "no line of it" in r.stderr, r.stderr
+    assert list(out.iterdir()) == []  # nothing half-written
+
+
+def test_a_notes_dir_that_cannot_hold_notes_names_the_setting(tmp_path, capsys):
+    """`notes.toml: cannot write: Not a directory` named neither a line nor what the path
+    is: the notes directory (--notes-dir or REVIEW_NOTES_NOTES_DIR), which has no line."""
+    target = tmp_path / "notes.toml"
+    target.write_text("x = 1\n")
+    digest = _digest(tmp_path, "值得精读。第一版。")
+    assert main(["notes", "import", "--notes-dir", str(target), str(digest)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{target}: notes directory: cannot write notes there: Not a directory")
+    assert "--notes-dir" in err and "no line of a file" in err, err
