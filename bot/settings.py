@@ -72,6 +72,32 @@ _REPO_ADDRESS = re.compile(
 )
 
 
+def _branch_problem(branch: str) -> str | None:
+    """What `git check-ref-format --branch` refuses in `branch`, in words, if anything:
+    a note link to such a branch leads nowhere (GitHub's branches are git's)."""
+    if " " in branch:
+        return "it holds a space"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in branch):
+        return "it holds a control character"
+    for part in ("..", "@{", "//", "~", "^", ":", "?", "*", "[", "\\"):
+        if part in branch:
+            return f"it holds '{part}'"
+    if branch.startswith("/") or branch.endswith("/"):
+        return "it starts or ends with '/'"
+    parts = branch.split("/")
+    if any(part.startswith(".") for part in parts):
+        return "a part of it starts with '.'"
+    if any(part.endswith(".lock") for part in parts):
+        return "a part of it ends with '.lock'"
+    if branch.endswith("."):
+        return "it ends with '.'"
+    if branch == "@":
+        return "it is '@' alone"
+    if branch.startswith("-"):
+        return "it starts with '-'"
+    return None
+
+
 def _repo_problem(entry: str) -> str | None:
     """Why `entry` cannot be a repository's `full_name` on GitHub, if it cannot: the
     allow-list would then match nothing, every event answered "not on the allow-list"."""
@@ -397,6 +423,19 @@ class Settings(BaseSettings):
         # variable), a branch of "" a `blob//` in every note link.
         if isinstance(v, str) and not v.strip():
             return cls.model_fields[info.field_name].default
+        return v
+
+    @field_validator("notes_github_branch", mode="after")
+    @classmethod
+    def _branch_git_allows(cls, v: str) -> str:
+        # every `github` note link goes to blob/<branch>/: one git refuses is none on
+        # GitHub. Shown: a branch's name is no secret.
+        why = _branch_problem(v)
+        if why is not None:
+            raise ValueError(
+                f"{v!r} is no branch name git allows: {why}; write the branch holding the"
+                " note files, as GitHub lists it"
+            )
         return v
 
     @field_validator("github_private_key", mode="before")

@@ -1378,3 +1378,47 @@ def test_a_bot_login_no_github_account_can_have_is_refused_and_not_shown(login):
 )
 def test_a_bot_login_github_can_have_is_taken(login):
     assert load(bot_login=login).bot_login == login
+
+
+@pytest.mark.parametrize(
+    ("branch", "why"),
+    [
+        ("a b", "a space"),
+        ("main\t", "a control character"),
+        ("release..v1", "'..'"),
+        ("v1~1", "'~'"),
+        ("main^", "'^'"),
+        ("origin:main", "':'"),
+        ("feat?", "'?'"),
+        ("feat*", "'*'"),
+        ("feat[1]", "'['"),
+        ("feat\\x", "'\\'"),
+        ("main@{1}", "'@{'"),
+        ("notes.lock", "'.lock'"),
+        ("notes/", "'/'"),
+        ("/notes", "'/'"),
+        ("a//b", "'//'"),
+        ("a/.hidden", "'.'"),
+        ("notes.", "'.'"),
+        ("@", "'@'"),
+        ("-notes", "'-'"),
+    ],
+)
+def test_a_notes_branch_git_refuses_stops_the_start(branch, why):
+    # REVIEW_NOTES_NOTES_GITHUB_BRANCH="a b" was taken: every
+    # `github` note link led to a branch no repository can have (git check-ref-format).
+    text = errors(notes_github_branch=branch)
+    assert text.startswith(
+        f"REVIEW_NOTES_NOTES_GITHUB_BRANCH: {branch!r} is no branch name git allows"
+    ), text
+    assert why in text, text
+
+
+@pytest.mark.parametrize("branch", ["main", "release/v0.6.1", "feat/a-b_c", "user@x", "v1.2"])
+def test_a_notes_branch_git_allows_is_taken(branch):
+    assert load(notes_github_branch=branch).notes_github_branch == branch
+
+
+def test_the_start_stops_on_a_notes_branch_git_refuses(tmp_path):
+    r = run_cli(tmp_path, "serve", REVIEW_NOTES_NOTES_GITHUB_BRANCH="a b")
+    clear_error(r, "REVIEW_NOTES_NOTES_GITHUB_BRANCH", "'a b' is no branch name git allows")
