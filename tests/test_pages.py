@@ -639,6 +639,12 @@ def test_note_urls_and_link_settings():
         note_file_url(note, notes_repo_url="https://github.com/o/r")
         == "https://github.com/o/r/blob/main/seeds/notes/n-graph.md?plain=1"
     )
+    # REVIEW_NOTES_NOTES_GITHUB_DIR is the repository's, from its root: written absolute
+    # (docs/operating.md says `/seeds/notes` is the same), it gives the same link
+    for directory in ("/seeds/notes", "/seeds/notes/"):
+        assert note_file_url(
+            note, notes_repo_url="https://github.com/o/r", directory=directory
+        ) == note_file_url(note, notes_repo_url="https://github.com/o/r")
     with pytest.raises(ValueError, match="needs notes_repo_url"):
         check_link_settings("github", "")
     with pytest.raises(ValueError, match="link_mode must be one of pages, github"):
