@@ -31,7 +31,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
-from bot.notes import Note, Topic, note_id_shape, topic_key, topics_by_key
+from bot.notes import ID_PATTERN, Note, Topic, note_id_shape, topic_key, topics_by_key
 from bot.toml_lines import scan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,19 +220,26 @@ def check_notes(
     file they were read from), duplicate ids, a note copied under another id, former
     ids that name another note."""
     problems: list[Problem] = []
+    ids = {src.note.id for src in sources}
+    # an id's note is the file named after it: a copy of it (a new note begun from it,
+    # its id not yet changed) is the duplicate, whichever sorts first
     first_seen: dict[str, str] = {}
+    for src in sources:
+        if os.path.basename(src.path) == src.note.filename:
+            first_seen.setdefault(src.note.id, src.path)
     same_note: dict[tuple[str, str], str] = {}
     for src in sources:
         note, path, where = src.note, src.path, src.header
+        first_seen.setdefault(note.id, path)
+        if first_seen[note.id] != path:  # renaming it to the id's file would overwrite
+            msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]}): " + _own_id(path, ids)
+            problems.append(Problem(path, where.line_of("id"), "id", msg))
+            problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
+            continue
         if os.path.basename(path) != note.filename:
             msg = f"file name must be {note.filename!r} (the importer finds notes by it)"
             problems.append(Problem(path, where.line_of("id"), "id", msg))
         problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
-        if note.id in first_seen:
-            msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]})"
-            problems.append(Problem(path, where.line_of("id"), "id", msg))
-            continue
-        first_seen[note.id] = path
         if note.identity in same_note:  # a copy under another id: PRs would get it twice
             msg = (
                 f"the same note as {same_note[note.identity]} (same repo and title_zh, what"
@@ -242,6 +249,15 @@ def check_notes(
         else:
             same_note[note.identity] = path
     return problems + _ids_naming_two_notes(sources)
+
+
+def _own_id(path: str, ids: set[str]) -> str:
+    """What a note whose id another has is told to do: take its file's name as its id,
+    when that is an id no note has."""
+    stem = os.path.basename(path).removesuffix(".md")
+    if re.match(ID_PATTERN, stem) and stem not in ids:
+        return f'give this note an id of its own, as its file\'s name: id = "{stem}"'
+    return "give this note an id of its own, and name its file <id>.md"
 
 
 def _ids_naming_two_notes(sources: list[NoteSource]) -> list[Problem]:

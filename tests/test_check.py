@@ -833,7 +833,8 @@ def test_duplicate_id_names_the_other_file(tmp_path):
     first = write(tmp_path, VALID, "a/vllm-test0001.md")
     second = write(tmp_path, VALID, "b/vllm-test0001.md")
     assert problems_of(tmp_path) == [
-        f"{second}:2: id: duplicate id 'vllm-test0001' (also in {first})"
+        f"{second}:2: id: duplicate id 'vllm-test0001' (also in {first}): give this note an"
+        " id of its own, and name its file <id>.md"
     ]
 
 
@@ -850,7 +851,9 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
     found = problems_of(tmp_path)
     assert [p.split(": ", 1)[1] for p in found] == [
         f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
-        "id: duplicate id 'vllm-test0001' (also in " + str(tmp_path / "a/vllm-test0001.md") + ")",
+        "id: duplicate id 'vllm-test0001' (also in "
+        + str(tmp_path / "a/vllm-test0001.md")
+        + "): give this note an id of its own, and name its file <id>.md",
         f"topics: unknown topic 'cudagraphs': no topic has this id in {TOPICS};"
         " did you mean 'cuda-graphs'?",
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",  # unparsed: no duplicate
@@ -3381,3 +3384,22 @@ def test_a_backslash_is_blamed_only_where_it_stops_toml(header, said):
     with pytest.raises(LibraryError) as exc:
         parse_toml(header, "n.md", 2, "header")
     assert str(exc.value).startswith(said)
+
+
+# --- a curator's new note: every message names file, line and field, and what to do ---
+
+
+@pytest.mark.parametrize("name", ["a-new-note.md", "z-new-note.md"])
+def test_a_note_copied_without_a_new_id_is_told_to_take_its_files_name(tmp_path, name):
+    """A note copied to start a new one, its id left as the original's, was told
+    "file name must be 'vllm-test0001.md'": followed, the copy would overwrite the
+    original. And a copy sorting first made the original the duplicate. The copy alone
+    is named, with the id its file's name gives it."""
+    original = write(tmp_path, VALID)
+    copy = write(tmp_path, VALID, name)
+    stem = name.removesuffix(".md")
+    assert problems_of(tmp_path) == [
+        f"{copy}:2: id: duplicate id 'vllm-test0001' (also in {original}): give this note an"
+        f' id of its own, as its file\'s name: id = "{stem}"'
+    ]
+    assert original.exists()
