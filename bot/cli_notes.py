@@ -49,6 +49,7 @@ from bot.notes_lint import (
     shared_fields,
     traditional_terms,
     unlisted_prs,
+    untranslated_lines,
 )
 from bot.search import SEARCHED_GUIDANCE_CHARS
 
@@ -304,6 +305,15 @@ def _warnings(
             else "a title names the mechanism; the summary says the rest"
         )
         msg = f"{length:,} characters, of which the comment shows {limit:,} (cut with '…'): {fix}"
+        found.append((note, field, None, msg))
+    for note, field in untranslated_lines(library):
+        what = "title" if field == "title_en" else "summary"
+        text = getattr(note, field)
+        shown = text if len(text) <= 60 else text[:60] + "…"  # a summary may be long
+        msg = (
+            f"{shown!r} is mostly Chinese: the comment shows it as the English"
+            f" {what}, beside title_zh; write it in English"
+        )
         found.append((note, field, None, msg))
     for note, field, term, chars in traditional_terms(library):
         msg = (

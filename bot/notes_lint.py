@@ -89,6 +89,25 @@ def traditional_terms(library: Library) -> list[tuple[Note, str, str, str]]:
     ]
 
 
+# Chinese, Japanese and Korean characters, each about a word; and an English word
+_CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LATIN_WORD = re.compile("[A-Za-z]+")
+
+
+def untranslated_lines(library: Library) -> list[tuple[Note, str]]:
+    """English lines (`title_en`, `summary_en`) written mostly in Chinese: more CJK
+    characters than English words, as `title_zh` copied and not translated. The comment
+    shows them as the English title and summary; a Chinese term named in English
+    (`Keep 前缀缓存 hits`) is fine."""
+    return [
+        (note, field)
+        for note in library.notes
+        for field in ("title_en", "summary_en")
+        if len(_CJK_CHARACTER.findall(text := getattr(note, field)))
+        > len(_LATIN_WORD.findall(text))
+    ]
+
+
 # what the comment cuts at a limit (bot.render), with the limit
 _CLIPPED = (("title_en", TITLE_MAX), ("title_zh", TITLE_MAX), ("summary_en", SUMMARY_MAX))
 

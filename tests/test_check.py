@@ -3403,3 +3403,35 @@ def test_a_note_copied_without_a_new_id_is_told_to_take_its_files_name(tmp_path,
         f' id of its own, as its file\'s name: id = "{stem}"'
     ]
     assert original.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "written"),
+    [
+        ("title_en", "按 runner 选择 eager 区域"),  # title_zh pasted: more Chinese than Latin
+        ("title_en", "选择区域"),
+        ("summary_en", "用函数指针选择 eager 区域，保住 CUDA 的优化。"),
+    ],
+)
+def test_an_english_line_written_in_chinese_is_warned_of(tmp_path, capsys, field, written):
+    # `title_en = "修复卸载"` (title_zh copied, not translated) passed check with `ok`:
+    # the comment showed it as the English title, beside the same Chinese one
+    old = next(line for line in VALID.split("\n") if line.startswith(f"{field} ="))
+    path = write(tmp_path, VALID.replace(old, f'{field} = "{written}"'))
+    status, out = check_output(tmp_path, capsys)
+    warned = [line for line in out.splitlines() if ": warning: " in line]
+    what = "title" if field == "title_en" else "summary"
+    assert status == 0
+    assert warned == [
+        f"{path}:{line_number(path, field)}: {field}: warning: {written!r} is mostly Chinese:"
+        f" the comment shows it as the English {what}, beside title_zh; write it in English"
+    ]
+
+
+def test_an_english_line_naming_a_chinese_term_is_no_warning(tmp_path, capsys):
+    text = VALID.replace(
+        "Pick the eager region per model runner", "Pick the eager region (前缀缓存) per runner"
+    )
+    write(tmp_path, text)
+    status, out = check_output(tmp_path, capsys)
+    assert status == 0 and ": warning: " not in out, out
