@@ -323,9 +323,14 @@ def unknown_topic(topic: str, topics: Mapping[str, Topic], taxonomy: str) -> str
     its `--topics`: "unknown" alone sent the curator to look at a file that has it), and
     the topic it seems a misspelling of, if any (a near id does not say which file was
     read either)."""
-    return f"unknown topic {topic!r}: no topic has this id in {taxonomy}" + topic_did_you_mean(
-        topic, topics
-    )
+    meant = topic_did_you_mean(topic, topics) or f"; {UNKNOWN_TOPIC_FIX}"
+    return f"unknown topic {topic!r}: no topic has this id in {taxonomy}{meant}"
+
+
+# what a topic no taxonomy has is told to do, when it is no misspelling of one
+UNKNOWN_TOPIC_FIX = (
+    "write the id of one of its topics, or add the topic there (docs/curating.md: Add a topic)"
+)
 
 
 def _problems_of_an_unread_note(

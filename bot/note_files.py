@@ -232,9 +232,11 @@ def pydantic_problems(
     data: dict[str, Any],
     default_line: int,
     known: Iterable[str] = (),
+    whose: str | None = None,
 ) -> list[Problem]:
     """Turn pydantic's errors into problems on the right lines; an unknown field gets the
-    `known` one it seems a misspelling of."""
+    `known` one it seems a misspelling of, else, given `whose` ("a note's"), the list of
+    them."""
     out = []
     errors = exc.errors()
     # fields with an element at fault: pydantic also counts the list short of its good ones
@@ -263,7 +265,11 @@ def pydantic_problems(
             close = _dotted(field, err.get("input"), known) or (
                 closest(field, known) if len(loc) == 1 else None
             )
-            msg += f"; did you mean {close!r}?" if close else ""
+            if close:
+                msg += f"; did you mean {close!r}?"
+            elif whose is not None and len(loc) == 1:
+                fields = ", ".join(known)
+                msg += f"; {whose} fields are {fields}: rename it to one, or delete it"
         elif field == "verdict" and err["type"] == "enum":
             msg = _bad_verdict(err.get("input"))
         elif (wrong := _wrong_type(err["type"], err.get("input"))) is not None:
@@ -632,7 +638,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         missing = {p.field for p in problems}  # blank: its whitespace is no second problem
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
-            for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS)
+            for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS, "a note's")
             if p.field not in missing
         ]
     if problems:

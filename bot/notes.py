@@ -402,7 +402,10 @@ class Note(BaseModel):
     def _not_before_created(cls, v: date | None, info: ValidationInfo) -> date | None:
         created = info.data.get("created")
         if v is not None and created is not None and v < created:
-            raise ValueError(f"{v} is before created ({created})")
+            raise ValueError(
+                f"{v} is before created ({created}): created is the PR's creation date,"
+                " updated the day the note last changed; correct the one that is wrong"
+            )
         return v
 
     @property

@@ -17,6 +17,7 @@ from bot.library import (
     DEFAULT_NOTES_DIR,
     DEFAULT_TOPICS_FILE,
     ROOT,
+    UNKNOWN_TOPIC_FIX,
     check_library,
     load_library,
 )
@@ -31,6 +32,14 @@ from bot.terms import TermIndex
 from bot.toml_errors import set_twice, table_twice
 
 TOPICS = DEFAULT_TOPICS_FILE
+# what an unknown topic (no misspelling of one) and an unknown field (no misspelling of
+# one) are told to do
+NO_SUCH_TOPIC = f"; {UNKNOWN_TOPIC_FIX}"
+NO_SUCH_FIELD = (
+    "; a note's fields are id, retired, formerly, repo, source_pr, read_with, issues,"
+    " verdict, topics, keywords, aspects, paths, title_zh, title_en, summary_en, created,"
+    " updated, source: rename it to one, or delete it"
+)
 
 VALID = """\
 +++
@@ -94,7 +103,11 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', 'topics = [\n  "rocm",\n  "no-such-topic",\n]'),
-        (8, "topics", f"unknown topic 'no-such-topic': no topic has this id in {TOPICS}"),
+        (
+            8,
+            "topics",
+            f"unknown topic 'no-such-topic': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}",
+        ),
         id="unknown-topic-in-multiline-array-points-at-element",
     ),
     pytest.param(
@@ -336,22 +349,27 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ("updated = 2026-12-02", "updated = 2026-01-02"),
-        (13, "updated", "2026-01-02 is before created (2026-08-14)"),
+        (
+            13,
+            "updated",
+            "2026-01-02 is before created (2026-08-14): created is the PR's creation date,"
+            " updated the day the note last changed; correct the one that is wrong",
+        ),
         id="updated-before-created",
     ),
     pytest.param(
         ("created = 2026-08-14", 'created = 2026-08-14\nreviewer = "x"'),
-        (13, "reviewer", "unknown field"),
+        (13, "reviewer", "unknown field" + NO_SUCH_FIELD),
         id="unknown-field",
     ),
     pytest.param(  # a table: on its own line (`Header` knew only `key =` lines: line 1)
         ("updated = 2026-12-02", "updated = 2026-12-02\n[links]\nx = 1"),
-        (14, "links", "unknown field"),
+        (14, "links", "unknown field" + NO_SUCH_FIELD),
         id="table-in-header",
     ),
     pytest.param(  # a quoted key, and a `key =` line inside a multi-line string is text
         ("source_pr = 52401", 'source_pr = 52401\n"notes" = """\nverdict = 1\n"""'),
-        (5, "notes", "unknown field"),
+        (5, "notes", "unknown field" + NO_SUCH_FIELD),
         id="quoted-key-and-key-line-in-a-string",
     ),
     pytest.param(
@@ -850,7 +868,7 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
     write(tmp_path, VALID.replace('verdict = "deep"', 'verdict = "x"'), "c/vllm-test0001.md")
     found = problems_of(tmp_path)
     assert [p.split(": ", 1)[1] for p in found] == [
-        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
+        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}",
         "id: duplicate id 'vllm-test0001' (also in "
         + str(tmp_path / "a/vllm-test0001.md")
         + "): give this note an id of its own, and name its file <id>.md",
@@ -868,13 +886,13 @@ def test_a_note_that_does_not_validate_also_gets_its_unknown_topics(tmp_path):
     path = write(tmp_path, bad)
     assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",
-        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}",
+        f"topics: unknown topic 'nope': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}",
     ]
     # a topic listed twice: that problem, and the topic unknown once
     write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', '["zz", "zz"]'))
     assert [p.split(": ", 1)[1] for p in problems_of(tmp_path)] == [
         "topics: 'zz' is listed twice",
-        f"topics: unknown topic 'zz': no topic has this id in {TOPICS}",
+        f"topics: unknown topic 'zz': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}",
     ]
     # a header that does not parse says only that: nothing else can be read from it
     write(tmp_path, bad.replace('verdict = "x"', "verdict = "))
@@ -1296,7 +1314,7 @@ def test_cli_process_exit_status(tmp_path):
     cmd = [sys.executable, "-m", "bot.cli", "notes", "check", str(tmp_path)]
     run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     assert run.returncode == 1
-    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}"
+    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}"
     assert run.stderr.splitlines()[0] == said
     run = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, cwd=ROOT)
     topics = len(load_library().topics)
@@ -1596,7 +1614,7 @@ def test_check_without_paths_checks_the_notes_the_server_serves(tmp_path, capsys
     bad = write(notes, VALID.replace('"rocm"', '"nope"'))
     monkeypatch.setenv("REVIEW_NOTES_NOTES_DIR", str(notes))
     assert main(["notes", "check"]) == 1
-    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}"
+    said = f"{bad}:6: topics: unknown topic 'nope': no topic has this id in {TOPICS}{NO_SUCH_TOPIC}"
     assert capsys.readouterr().err.splitlines()[0] == said
     topics = tmp_path / "topics.toml"
     nope = '\n[[topic]]\nid = "nope"\nname_en = "Nope"\nname_zh = "无"\nkeywords = ["nope"]\n'
@@ -2415,10 +2433,10 @@ def test_an_array_left_open_names_its_line_and_the_missing_bracket(tmp_path, old
     [
         ('keyword = ["x"]', "keyword: unknown field; did you mean 'keywords'?"),
         ('verdit = "deep"', "verdit: unknown field; did you mean 'verdict'?"),
-        ('reviewer = "x"', "reviewer: unknown field"),  # nothing close: no guess
+        ('reviewer = "x"', "reviewer: unknown field" + NO_SUCH_FIELD),  # nothing close
         # kills: bot/note_files.py:_dotted `or` -> `and` (an unknown field's number taken for
         #   a table: TypeError)
-        ("priority = 1", "priority: unknown field"),
+        ("priority = 1", "priority: unknown field" + NO_SUCH_FIELD),
     ],
 )
 def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, written, said):
@@ -2633,6 +2651,7 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
     line = text.split("\n").index('family_topics = ["zz", "zz"]') + 1
     assert problems == [
         f"{line}: family_topics: unknown topic 'zz': no topic has this id in {TOPICS}"
+        + NO_SUCH_TOPIC
     ]
 
 
@@ -2698,7 +2717,7 @@ def test_a_matching_file_saved_with_a_bom_or_other_line_ends_loads_as_written(tm
         ),
         (  # a table of one key that is no field's spelling: the closest name, if any
             ("created = 2026-08-14", "created = 2026-08-14\n[meta]\nowner = 'x'"),
-            "meta: unknown field",
+            "meta: unknown field" + NO_SUCH_FIELD,
         ),
     ],
     ids=["field", "topic", "dotted", "table"],
@@ -3141,6 +3160,7 @@ def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, ca
     notes = tmp_path / "notes"
     path = write(notes, VALID.replace('"rocm"', '"kv-offload"'))
     said = f"{path}:6: topics: unknown topic 'kv-offload': no topic has this id in {TOPICS}"
+    said += NO_SUCH_TOPIC
     assert problems_of(notes) == [said]
     assert main(["notes", "check", str(notes)]) == 1
     assert capsys.readouterr().err.splitlines()[0] == said
