@@ -359,9 +359,16 @@ class Note(BaseModel):
         source, reading = info.data.get("source_pr"), info.data.get("read_with") or ()
         for n in v:
             if n == source:
-                raise ValueError(f"{n} is the source PR")
+                raise ValueError(
+                    f"{n} is the source PR, which gets the note anyway: drop it from"
+                    f" {info.field_name}"
+                )
             if info.field_name == "issues" and n in reading:
-                raise ValueError(f"{n} is also in read_with (a PR to read), not an issue")
+                raise ValueError(
+                    f"{n} is also in read_with (a PR to read), not an issue: keep it in one"
+                    " list, issues if it is an issue the source PR fixes, read_with if it is"
+                    " a PR"
+                )
         return v
 
     @field_validator("title_zh", "guidance")

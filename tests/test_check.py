@@ -319,12 +319,21 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ("source_pr = 52401", "source_pr = 52401\nread_with = [52401]"),
-        (5, "read_with", "52401 is the source PR"),
+        (
+            5,
+            "read_with",
+            "52401 is the source PR, which gets the note anyway: drop it from read_with",
+        ),
         id="read-with-the-source-pr",
     ),
     pytest.param(
         ("source_pr = 52401", "source_pr = 52401\nread_with = [49994]\nissues = [49994]"),
-        (6, "issues", "49994 is also in read_with (a PR to read), not an issue"),
+        (
+            6,
+            "issues",
+            "49994 is also in read_with (a PR to read), not an issue: keep it in one list,"
+            " issues if it is an issue the source PR fixes, read_with if it is a PR",
+        ),
         id="issue-also-read-with",
     ),
     pytest.param(
