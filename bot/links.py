@@ -44,7 +44,8 @@ def note_file_url(
     curator may sort notes into sub-folders), else `<id>.md`, as the importer writes it.
     Shown as written (`?plain=1`): GitHub renders a .md file's TOML `+++` header as prose,
     which runs the header and the guidance together into one paragraph."""
-    path = f"{directory.strip('/')}/{quote(file or note.filename, safe='/')}".lstrip("/")
+    path = f"{quote(directory.strip('/'), safe='/')}/{quote(file or note.filename, safe='/')}"
+    path = path.lstrip("/")
     return f"{notes_repo_url.rstrip('/')}/blob/{quote(branch, safe='/')}/{path}?plain=1"
 
 

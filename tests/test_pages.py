@@ -652,6 +652,13 @@ def test_note_urls_and_link_settings():
     assert pr_url("o/r", 5) == "https://redirect.github.com/o/r/pull/5"
 
 
+def test_a_notes_directory_with_a_space_gives_a_link_that_holds_together():
+    # REVIEW_NOTES_NOTES_GITHUB_DIR="review notes": the link held the space as typed, and
+    # Markdown ends a link's address at a space: every note link in the comment broke
+    url = note_file_url(NOTES[0], notes_repo_url="https://github.com/o/r", directory="review notes")
+    assert url == "https://github.com/o/r/blob/main/review%20notes/n-graph.md?plain=1"
+
+
 # kills: bot/links.py:check_link_settings a notes_repo_url of spaces taken for one (every link would
 #   be `/blob/...`)
 def test_a_notes_repo_url_of_spaces_is_no_url():
