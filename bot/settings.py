@@ -438,6 +438,18 @@ class Settings(BaseSettings):
             )
         return v
 
+    @field_validator("notes_github_dir", mode="after")
+    @classmethod
+    def _dir_in_the_tree(cls, v: str) -> str:
+        # a link's `.`, `..` or empty part is resolved by the browser before GitHub sees
+        # it: blob/main/../notes/ is blob/notes/, a branch named notes
+        if any(part in ("", ".", "..") for part in v.strip("/").split("/")) and v.strip("/"):
+            raise ValueError(
+                f"{v!r} has a '.', '..' or empty part, which a link resolves away: name the"
+                " directory of the note files from the repository's root, as seeds/notes"
+            )
+        return v
+
     @field_validator("github_private_key", mode="before")
     @classmethod
     def _unescape_key(cls, v: object) -> object:

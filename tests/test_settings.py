@@ -1422,3 +1422,17 @@ def test_a_notes_branch_git_allows_is_taken(branch):
 def test_the_start_stops_on_a_notes_branch_git_refuses(tmp_path):
     r = run_cli(tmp_path, "serve", REVIEW_NOTES_NOTES_GITHUB_BRANCH="a b")
     clear_error(r, "REVIEW_NOTES_NOTES_GITHUB_BRANCH", "'a b' is no branch name git allows")
+
+
+@pytest.mark.parametrize("directory", ["../notes", "seeds/../notes", "./seeds/notes", "a//b"])
+def test_a_notes_github_dir_a_link_cannot_hold_stops_the_start(directory):
+    # a `..` part (or `.`, or an empty one) is read by the browser before GitHub sees the
+    # link: blob/main/../notes/x.md is blob/notes/x.md, a branch named notes
+    text = errors(notes_github_dir=directory)
+    assert text.startswith(f"REVIEW_NOTES_NOTES_GITHUB_DIR: {directory!r} ")
+    assert "from the repository's root" in text, text
+
+
+@pytest.mark.parametrize("directory", ["seeds/notes", "/seeds/notes", "notes/", "a.b/c..d"])
+def test_a_notes_github_dir_from_the_root_is_taken(directory):
+    assert load(notes_github_dir=directory).notes_github_dir == directory
