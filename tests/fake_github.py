@@ -505,7 +505,7 @@ class FakeGitHub:
         self._hook_deliveries: list[FakeHookDelivery] = []
         self.content_limit: ContentLimit | None = None  # `limit_content_creation`
         # GitHub's clock minus this host's: a server whose clock is wrong, seen from GitHub
-        # (the App's JWT times, and every answer's Date header, are GitHub's)
+        # (the App's JWT times, every answer's Date header, and its comments' times are GitHub's)
         self.clock_offset = 0.0
 
     # --- lifecycle ----------------------------------------------------------
@@ -1099,7 +1099,8 @@ class FakeGitHub:
             return token.identity
 
     def now(self) -> float:
-        """GitHub's time (`clock_offset` from this host's)."""
+        """GitHub's time (`clock_offset` from this host's): its JWT checks, Date headers, and
+        the times of the comments and reactions it makes."""
         return time.time() + self.clock_offset
 
     def _jwt_refusal(self, credential: str) -> str | None:
@@ -1371,7 +1372,7 @@ class FakeGitHub:
             return self._next_id
 
     def _store_comment(self, repo: str, number: int, body: str, who: Identity) -> FakeComment:
-        now = time.time()
+        now = self.now()  # GitHub dates its comments by its clock, not the bot's
         c = FakeComment(self._new_id(), repo, number, body, who, now, now)
         self._comments[c.id] = c
         return c
@@ -1632,7 +1633,7 @@ class FakeGitHub:
         c = self._comment_for(repo, params)
         self._refuse_if_locked(repo, c.number, who, "update comment")
         c.body = _comment_body(body)
-        c.updated_at = time.time()
+        c.updated_at = self.now()
         return _Reply(200, self._comment_json(c))
 
     def _delete_comment(self, who, params, query, body) -> _Reply:
@@ -1657,7 +1658,7 @@ class FakeGitHub:
         for r in existing:
             if r.user.login == who.login and r.content == content:
                 return _Reply(200, self._reaction_json(r))
-        r = FakeReaction(self._new_id(), content, who, time.time())
+        r = FakeReaction(self._new_id(), content, who, self.now())
         existing.append(r)
         return _Reply(201, self._reaction_json(r))
 

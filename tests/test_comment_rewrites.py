@@ -5,7 +5,6 @@ the bot never learnt the comment's id. End to end against the fake GitHub."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -83,11 +82,11 @@ def rewritten(client, rt, fake, comment, text: str = THEIRS, *, by=MAINTAINER) -
 
 
 def rewrite(fake, comment, text: str = THEIRS, *, by=MAINTAINER, ago: float = 0) -> dict:
-    """The comment's text replaced on GitHub by `by`, `ago` seconds ago: GitHub's
-    `edited` event for it, not sent yet."""
+    """The comment's text replaced on GitHub by `by`, `ago` seconds ago (by GitHub's
+    clock): GitHub's `edited` event for it, not sent yet."""
     before = comment.body
     fake.set_body(comment.id, text)
-    comment.updated_at = time.time() - ago
+    comment.updated_at = fake.now() - ago
     payload = comment_payload(comment, action="edited", old_body=before)
     payload["sender"] = dict(by)
     payload["comment"]["performed_via_github_app"] = via(fake, comment)
@@ -1525,6 +1524,53 @@ def test_their_words_pasted_back_after_our_failed_write_back_gave_up_are_never_w
     assert ran(caplog, answer) == "their newest words shown: nothing written back"
     assert fake.comment(c.id).body == THEIRS
     sent(client, rt, pasted)
+    assert fake.comment(c.id).body == THEIRS
+    _retried(rt)
+    assert fake.comment(c.id).body == THEIRS
+
+
+# GitHub's clock ahead of ours by less than the slack, or behind ours (by less than a
+# minute: further, GitHub refuses the App's token, issued in its future): the landed
+# write-back is dated no later than our call gave up, give or take the slack
+_WITHIN_SLACK = [CLOCK_SLACK.total_seconds() - 20, -50]
+
+
+# kills: bot/github_client.py:_landed_by the clocks' slack left out: a write-back landed
+#        under 5xx answers, dated by GitHub's clock a little ahead of ours, not ours
+@pytest.mark.parametrize("github_off", _WITHIN_SLACK, ids=["github ahead", "github behind"])
+def test_a_write_back_landed_under_5xx_answers_is_ours_with_the_clocks_off_within_the_slack(
+    served,  # noqa: F811
+    caplog,
+    github_off,
+):
+    """The race of the tests above, GitHub's clock off ours: it dates the write-back it
+    carried out by its own clock. Ahead of ours by less than the slack, or behind ours,
+    the words shown are still told for those our failed call sent."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    fake.clock_offset = github_off
+    c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words written back over those we wrote back"
+    assert fake.comment(c.id).body == AGAIN
+
+
+# kills: tests/fake_github.py:_edit_comment GitHub's dates of edits by this host's clock,
+#        not its own (`clock_offset`): the window of the slack never tested against it
+def test_a_write_back_landed_under_5xx_answers_is_not_ours_when_github_dates_it_past_the_slack(
+    served,  # noqa: F811
+    caplog,
+):
+    """GitHub's clock ahead of ours by more than the slack: the write-back it carried out
+    is dated later than our call gave up, past the slack, as a person's paste of those
+    words would be. The safe side: taken for theirs, never written over (their second
+    edit's words stay owed, not written: the limit of a clock that far off)."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    fake.clock_offset = CLOCK_SLACK.total_seconds() + 60
+    c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words shown: nothing written back"
     assert fake.comment(c.id).body == THEIRS
     _retried(rt)
     assert fake.comment(c.id).body == THEIRS
