@@ -1574,3 +1574,30 @@ def test_a_write_back_landed_under_5xx_answers_is_not_ours_when_github_dates_it_
     assert fake.comment(c.id).body == THEIRS
     _retried(rt)
     assert fake.comment(c.id).body == THEIRS
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text the words we wrote over their paste
+#        (taken for those our failed call sent) not written over by the paste's own event
+def test_their_paste_within_the_slack_written_over_is_written_back_by_its_own_event(
+    served,  # noqa: F811
+    caplog,
+):
+    """The limit of the window: the maintainer pastes their first words back within the
+    slack after our failed write-back gave up. Taken for the words it sent, landed, their
+    second edit's event (run first) writes its words over them. Their paste's own event
+    then writes the paste back over ours: what they chose last shows."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, made[0])
+    fake.clear_faults()
+    assert fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.tried == THEIRS
+    pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-10)
+    answer = sent(client, rt, made[1])
+    assert ran(caplog, answer) == "their newest words written back over those we wrote back"
+    assert fake.comment(c.id).body == AGAIN
+    sent(client, rt, pasted)
+    assert fake.comment(c.id).body == THEIRS
+    _retried(rt)
+    assert fake.comment(c.id).body == THEIRS
