@@ -35,7 +35,7 @@ from bot.command_source import Source
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
-from bot.dispatch import Dispatcher, Route, payload_id
+from bot.dispatch import Dispatcher, MalformedPayload, Route, payload_id
 from bot.github_port import PRRef, ref_from_payload, repository_id
 from bot.locked_commands import HEARD, STILL, release_unlocked
 from bot.order_keys import comment_key
@@ -107,7 +107,26 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
             " unlock, as a PR comment's are: say them again once unlocked"
         )
     _item_id(item, part)  # a command's: refused at intake (400), not failed when run
+    _check_readable(payload)
     return None
+
+
+def _check_readable(payload: dict[str, Any]) -> None:
+    """The fields the handler reads as objects, read as it reads them: one GitHub never
+    sends so (`"installation": 5`, `"user": "x"`) is refused (400, naming the field), as
+    a pull_request payload is (bot.pr_events.check_readable), not queued to fail at each
+    run with "'str' object has no attribute 'get'". MalformedPayload, else None."""
+    try:
+        ref_from_payload(payload, 0)
+    except ValueError as exc:
+        raise MalformedPayload(str(exc)) from exc
+    # triage found the PR's number in it: an object
+    part = "issue" if isinstance(payload.get("issue"), dict) else "pull_request"
+    fields = ("user",) if part == "issue" else ("user", "head")
+    for name in fields:
+        value = payload[part].get(name)
+        if value is not None and not isinstance(value, dict):
+            raise MalformedPayload(f"{part}.{name}: not an object ({type(value).__name__})")
 
 
 def _item_id(item: dict[str, Any], part: str) -> int | None:

@@ -514,6 +514,46 @@ def test_other_ids_of_a_command_that_are_not_integers_are_refused_naming_them(
     assert sum(rt.queue.counts().values()) == 0
 
 
+@pytest.mark.parametrize(
+    ("event", "field", "value"),
+    [
+        ("issue_comment", "installation", 5),
+        ("issue_comment", "installation.id", "1001"),
+        ("issue_comment", "issue.user", "pr-author"),
+        ("pull_request_review", "installation", [1]),
+        ("pull_request_review", "pull_request.user", [1]),
+        ("pull_request_review", "pull_request.head", "x"),
+        ("pull_request_review_comment", "pull_request.head", 7),
+    ],
+)
+def test_a_command_whose_fields_its_handler_reads_are_malformed_is_refused_naming_them(
+    live, event, field, value
+):
+    # queued, then failed at each run with "AttributeError: 'str' object has no attribute
+    # 'get'" (or the installation's error): never runnable, and nothing named the field.
+    # A pull_request payload so is refused at intake (bot.pr_events.check_readable).
+    client, rt, fake = live
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    if event == "pull_request_review":
+        payload = review_payload("/notes", head_sha=head)
+    elif event == "issue_comment":
+        payload = comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev"))
+    else:
+        c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+        payload = diff_comment_payload(c, head_sha=head)
+    *parents, last = field.split(".")
+    node = payload
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    r = post(client, event, payload)
+    kind = "not an integer" if field.endswith(".id") else "not an object"
+    said = f"malformed {event} payload: {field}: {kind} ({type(value).__name__})"
+    assert (r.status_code, r.json()) == (400, {"error": said})
+    assert sum(rt.queue.counts().values()) == 0
+    assert [q.path for q in fake.requests if q.method == "POST" and "/repos/" in q.path] == []
+
+
 def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live):
     # queued before intake checked it (an older release): the run says which field
     client, rt, fake = live
