@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import hmac
 import json
 import logging
@@ -19,19 +20,21 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bot.github_port import PRRef
+from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.note_files import LibraryError
-from bot.server import StartupError, build_runtime, create_app
+from bot.server import StartupError, build_dispatcher, build_runtime, create_app
 from bot.settings import SettingsError, load_settings
 from bot.signature import sign, verify
 from bot.webhook import WebhookEndpoint
 from bot.workers import Workers
 from tests.docs_kit import doc
-from tests.fake_github import Fault
+from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     ROOT,
     SECRET,
+    _example_definitions,
     app_settings,
     clean_env,
     deliver_pr,
@@ -40,6 +43,7 @@ from tests.webhook_kit import (
     octokit_examples,
     post,
     pr_payload,
+    repo_calls,
     serving,
     wait_idle,
     wait_until,
@@ -407,6 +411,59 @@ def test_every_octokit_pull_request_and_issue_comment_example_is_accepted(tmp_pa
         assert seen[("pull_request", "closed")] == "queued"  # remembered: older events go stale
         assert seen[("pull_request", "assigned")] == "ignored"
         assert rt.queue.counts()["done"] >= 5  # opened x3, ready_for_review x3, reopened, ...
+
+
+def _moved_to_vllm(example: dict) -> dict:
+    """An example of another event, as if from the installed repository (the allow-list
+    lets it through to the handler), where it names one."""
+    p = copy.deepcopy(example)
+    if isinstance(p.get("repository"), dict):
+        p["repository"].update(full_name=DEFAULT_REPO, name="vllm")
+    if isinstance(p.get("installation"), dict):
+        p["installation"]["id"] = DEFAULT_INSTALLATION_ID
+    return p
+
+
+def test_every_octokit_example_of_every_event_gets_its_documented_answer(
+    tmp_path, fake_github, app_key
+):
+    # GitHub sends ping and installation events whatever the App subscribes to, and an
+    # operator may tick more events than app.yml's: every example of every event, as sent
+    # and moved to the installed repository, to the App served against the fake GitHub.
+    # Each is answered as docs/operating.md's table says; one without a handler is 202
+    # "ignored" and costs no GitHub call; none fails when run.
+    handled = set(build_dispatcher().events())
+    answers = {"ping": (200, "pong")} | {e: (200, "noted") for e in INSTALLATION_EVENTS}
+    definitions = _example_definitions()
+    numbers = {
+        (p.get("pull_request") or p.get("issue") or {}).get("number")
+        for d in definitions
+        if d["name"] in handled
+        for p in d["examples"]
+    }
+    for number in numbers - {None}:  # the PRs the handlers ask GitHub for
+        fake_github.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES)
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        for d in definitions:
+            event = d["name"]
+            for example in d["examples"]:
+                for payload in (example, _moved_to_vllm(example)):
+                    calls = repo_calls(fake_github)
+                    r = post(client, event, payload)
+                    got = (r.status_code, r.json().get("status"))
+                    what = (event, payload.get("action"), r.text[:200])
+                    if event in answers:
+                        assert got == answers[event], what
+                    elif event in handled:
+                        assert got in ((202, "queued"), (202, "ignored"), (200, "duplicate")), what
+                    else:
+                        assert got == (202, "ignored"), what
+                        assert r.json()["reason"].startswith(f"no handler for {event}"), what
+                    drain(rt)
+                    if event not in handled:
+                        assert repo_calls(fake_github) == calls, what
+        assert rt.queue.counts()["failed"] == 0, [d.last_error for d in rt.queue.failed()]
+        assert rt.queue.counts()["done"] > 0  # the handlers ran
 
 
 # --- durability and dedup ----------------------------------------------------------
