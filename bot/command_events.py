@@ -35,7 +35,7 @@ from bot.command_source import Source
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
-from bot.dispatch import Dispatcher, MalformedPayload, Route, payload_id
+from bot.dispatch import Dispatcher, MalformedPayload, Route, check_objects, payload_id
 from bot.github_port import PRRef, ref_from_payload, repository_id
 from bot.locked_commands import HEARD, STILL, release_unlocked
 from bot.order_keys import comment_key
@@ -93,11 +93,14 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
     item = payload.get(part) or {}
     if payload.get("action") == "edited" and "body" not in (payload.get("changes") or {}):
         return "edited, but not its text"
+    check_objects(item, ("user",), within=part)
     if (item.get("user") or {}).get("type") == "Bot":
         return "written by a bot"
     # Not by its markers: a human may quote our comment and add a command under it.
     # Our own comments are known by who wrote them (here; for a token, bot.dispatch).
     body = item.get("body") or ""
+    if not isinstance(body, str):
+        raise MalformedPayload(f"{part}.body: not a string ({type(body).__name__})")
     if not _MAY_HOLD_COMMAND.search(body):
         return "no line starts with a slash command"
     if _locked(payload) and "issue" not in payload:  # a review, a comment on the diff

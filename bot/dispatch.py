@@ -142,6 +142,32 @@ def header_shown(value: str | None, limit: int = 100) -> str:
     return (cut if cut.isprintable() else ascii(cut)) + ("..." if len(value) > limit else "")
 
 
+# The objects a handled event's triage, claims and checks read (`.get` on each): one of
+# another type named, not refused as "AttributeError", nor read as absent when falsy
+_OBJECTS = (
+    "repository",
+    "sender",
+    "installation",
+    "pull_request",
+    "issue",
+    "comment",
+    "review",
+    "changes",
+)
+
+
+def check_objects(
+    payload: dict[str, Any], fields: tuple[str, ...] = _OBJECTS, within: str = ""
+) -> None:
+    """MalformedPayload naming the first of `fields` the payload (the `within` object of
+    one) holds that is neither an object nor null, as GitHub never sends them."""
+    for field in fields:
+        value = payload.get(field)
+        if value is not None and not isinstance(value, dict):
+            named = f"{within}.{field}" if within else field
+            raise MalformedPayload(f"{named}: not an object ({type(value).__name__})")
+
+
 def payload_id(value: object, field: str) -> int:
     """`value`, a payload's id or number (`comment.id`, `issue.number`), as GitHub sends
     them: a JSON integer from 1 to 2**53 - 1 (past that, not every JSON reader reads it
@@ -214,6 +240,8 @@ class Dispatcher:
         when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case); "": asked,
         none (a dry run); None: not asked."""
         action = payload.get("action")
+        if event in self._routes:  # (another event is ignored, whatever its shape)
+            check_objects(payload)
         us = _us(settings, own_login)
         route = self.route(event, action if isinstance(action, str) else None, payload, us)
         if route is None:

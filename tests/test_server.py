@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from bot.dispatch import Dispatcher, Route
 from bot.github_port import PRRef
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.note_files import LibraryError
@@ -1758,6 +1759,30 @@ def test_a_signed_payload_not_of_githubs_shape_is_400(app, shape):
 # GitHub to retry)
 # kills: bot/webhook.py:WebhookEndpoint Python's own message of the error answered, not only its
 # kind
+def test_a_check_that_raises_is_400_naming_only_the_errors_kind(tmp_path):
+    # every shape the sweeps found is named by a check now (MalformedPayload); one a check
+    # still reads wrong answers its kind only, never Python's message of the payload
+    def check(payload: dict) -> str | None:
+        raise TypeError(f"unsupported operand: {payload['action']}")
+
+    dispatcher = Dispatcher()
+    dispatcher.add(Route("pull_request", None, lambda ctx, d: "run", check))
+    settings = make_settings(tmp_path)
+    rt = build_runtime(settings)
+    endpoint = WebhookEndpoint(settings, dispatcher, rt.queue, rt.ctx.metrics.deliveries)
+    body = json.dumps(pr_payload(action="op-secret")).encode()
+    headers = {
+        b"x-github-event": b"pull_request",
+        b"x-github-delivery": b"d-1",
+        b"x-hub-signature-256": sign(SECRET, body).encode(),
+    }
+    assert endpoint.check(headers, body) == (
+        400,
+        {"error": "malformed pull_request payload: TypeError"},
+    )
+    rt.queue.db.close()
+
+
 def test_a_signed_review_whose_body_is_no_string_is_400(app):
     client, rt = app
     base = next(e for e in octokit_examples("pull_request_review") if e["action"] == "submitted")
@@ -1765,9 +1790,41 @@ def test_a_signed_review_whose_body_is_no_string_is_400(app):
     payload["review"] = dict(base["review"], body=1)  # TypeError where triage reads it
     r = post(client, "pull_request_review", payload, delivery="review-body")
     assert r.status_code == 400 and r.json()["error"] == (
-        "malformed pull_request_review payload: TypeError"
+        "malformed pull_request_review payload: review.body: not a string (int)"
     )
     assert rt.queue.get("review-body") is None
+
+
+@pytest.mark.parametrize(
+    ("event", "field", "value"),
+    [
+        ("pull_request", "repository", ["vllm-project/vllm"]),
+        ("pull_request", "sender", "octo-dev"),
+        ("pull_request", "repository", ""),  # was read as no repository: ignored
+        ("pull_request", "changes", 7),
+        ("issue_comment", "sender", 5),
+        ("issue_comment", "comment", "/notes"),
+        ("issue_comment", "comment.user", "octo-dev"),
+        ("issue_comment", "comment.body", ["/notes"]),
+    ],
+)
+def test_a_signed_payload_with_another_type_for_an_object_names_the_field(app, event, field, value):
+    # answered "malformed EVENT payload: AttributeError" (or TypeError): the operator's
+    # log line named no field of a payload GitHub will not send again
+    from tests.test_fuzz import comment_base
+
+    client, rt = app
+    payload = pr_payload() if event == "pull_request" else comment_base()
+    *parents, last = field.split(".")
+    node = payload
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    r = post(client, event, payload, delivery="misshapen")
+    kind = "not a string" if last == "body" else "not an object"
+    said = f"malformed {event} payload: {field}: {kind} ({type(value).__name__})"
+    assert (r.status_code, r.json()) == (400, {"error": said})
+    assert rt.queue.get("misshapen") is None
 
 
 # kills: webhook._shown: `value[:100]` dropped
