@@ -35,7 +35,14 @@ from bot.command_source import Source
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
-from bot.dispatch import Dispatcher, MalformedPayload, Route, check_objects, payload_id
+from bot.dispatch import (
+    Dispatcher,
+    MalformedPayload,
+    Route,
+    check_installation,
+    check_objects,
+    payload_id,
+)
 from bot.github_port import PRRef, ref_from_payload, repository_id
 from bot.locked_commands import HEARD, STILL, release_unlocked
 from bot.order_keys import comment_key
@@ -119,10 +126,7 @@ def _check_readable(payload: dict[str, Any]) -> None:
     sends so (`"installation": 5`, `"user": "x"`) is refused (400, naming the field), as
     a pull_request payload is (bot.pr_events.check_readable), not queued to fail at each
     run with "'str' object has no attribute 'get'". MalformedPayload, else None."""
-    try:
-        ref_from_payload(payload, 0)
-    except ValueError as exc:
-        raise MalformedPayload(str(exc)) from exc
+    check_installation(payload)
     # triage found the PR's number in it: an object
     part = "issue" if isinstance(payload.get("issue"), dict) else "pull_request"
     fields = ("user",) if part == "issue" else ("user", "head")

@@ -51,7 +51,15 @@ from bot.command_events import comment_written
 from bot.comment_plan import SWITCHED_AFTER, deletion_ignored, found_gone, replaced_by_kept
 from bot.context import BotContext
 from bot.db import as_github_time, github_time
-from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, own_logins, payload_id
+from bot.dispatch import (
+    Dispatcher,
+    MalformedPayload,
+    Route,
+    Us,
+    check_installation,
+    own_logins,
+    payload_id,
+)
 from bot.files_recheck import after_command
 from bot.github_port import ConversationLocked, PRRef, ref_from_payload
 from bot.markers import (
@@ -460,11 +468,12 @@ def claims_rewrite(payload: dict[str, Any], us: Us) -> bool:
 
 
 def check_rewritten(payload: dict[str, Any]) -> str | None:
-    """The comment's id and author, checked at intake as a deletion's (400, not failed at
-    each run)."""
+    """The comment's id and author, and the installation, checked at intake as a
+    deletion's (400, not failed at each run)."""
     comment = payload.get("comment") or {}
     payload_id(comment.get("id"), "comment.id")
     _author(comment)
+    check_installation(payload)
     return None
 
 

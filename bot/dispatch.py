@@ -168,6 +168,16 @@ def check_objects(
             raise MalformedPayload(f"{named}: not an object ({type(value).__name__})")
 
 
+def check_installation(payload: dict[str, Any]) -> None:
+    """The payload's installation read as its handler reads it (`ref_from_payload`): one
+    GitHub never sends so (`"installation": 5`, `{"id": "7"}`) is MalformedPayload
+    naming the field, refused at intake, not queued to fail at each run."""
+    try:
+        ref_from_payload(payload, 0)
+    except ValueError as exc:
+        raise MalformedPayload(str(exc)) from exc
+
+
 def payload_id(value: object, field: str) -> int:
     """`value`, a payload's id or number (`comment.id`, `issue.number`), as GitHub sends
     them: a JSON integer from 1 to 2**53 - 1 (past that, not every JSON reader reads it

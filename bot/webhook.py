@@ -16,8 +16,9 @@ middleware (a crash is a logged 500); other methods get the router's 405.
       or not printable (GitHub's is a GUID), a body that is not a JSON object, or a PR
       number, comment or review id that is no integer from 1 to 2**53 - 1, or a
       pull_request payload whose installation or PR fields its handler cannot read, or a
-      command's whose installation or conversation's user or head it cannot read (a
-      WARNING names each: GitHub does not send it again)
+      command's or a deletion's whose installation (a command's conversation's user or
+      head) it cannot read, or a handled event's object of another type (a WARNING
+      names each: GitHub does not send it again)
   200 ping; 200 an installation, installation_repositories or installation_target event
       (handled at once, bot.installations: never queued); 200 a delivery id already
       seen (processed once), or under another one a

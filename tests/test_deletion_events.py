@@ -691,6 +691,21 @@ def test_a_deletion_whose_comment_user_is_no_object_is_refused_at_intake(served,
     assert rt.queue.counts()["failed"] == 0
 
 
+@pytest.mark.parametrize("rewritten", [False, True])
+def test_a_deletion_whose_installation_id_is_no_integer_is_refused_at_intake(served, rewritten):
+    # queued, then failed at each run: "installation.id: not an integer (str)"
+    client, rt, fake = served
+    payload = deletion_event(NOTES, MAINTAINER)
+    if rewritten:  # a notes comment's marker edited away counts as its deletion
+        payload.update(action="edited", changes={"body": {"from": payload["comment"]["body"]}})
+        payload["comment"]["body"] = "their words"
+    payload["installation"] = {"id": "1001"}
+    r = post(client, "issue_comment", payload)
+    said = "malformed issue_comment payload: installation.id: not an integer (str)"
+    assert (r.status_code, r.json()) == (400, {"error": said})
+    assert sum(rt.queue.counts().values()) == 0
+
+
 def test_a_deletion_whose_comment_user_is_null_is_run(served, caplog):
     """GitHub sends `user: null` for a comment whose account was deleted: a comment the
     state knows is still ours (renamed or not, GitHub may name no one)."""
