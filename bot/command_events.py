@@ -128,12 +128,10 @@ def _check_readable(payload: dict[str, Any]) -> None:
     run with "'str' object has no attribute 'get'". MalformedPayload, else None."""
     check_installation(payload)
     # triage found the PR's number in it: an object
-    part = "issue" if isinstance(payload.get("issue"), dict) else "pull_request"
-    fields = ("user",) if part == "issue" else ("user", "head")
-    for name in fields:
-        value = payload[part].get(name)
-        if value is not None and not isinstance(value, dict):
-            raise MalformedPayload(f"{part}.{name}: not an object ({type(value).__name__})")
+    if isinstance(payload.get("issue"), dict):
+        check_objects(payload["issue"], ("user",), within="issue")
+    else:
+        check_objects(payload["pull_request"], ("user", "head"), within="pull_request")
 
 
 def _item_id(item: dict[str, Any], part: str) -> int | None:
