@@ -10,7 +10,7 @@ one (our examples do).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from bot.db import Database, utcnow
@@ -141,6 +141,7 @@ class DryRunGitHub:
         over_at: str | None = None,
         tried: str | None = None,
         tried_at: str | None = None,
+        tried_before: Sequence[tuple[str, str]] = (),
     ) -> str | None:
         return None  # a dry run's comments are not on GitHub: no person rewrote one
 

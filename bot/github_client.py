@@ -31,7 +31,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import parse_qs, quote, urlsplit
@@ -357,6 +357,7 @@ class GitHubClient:
         over_at: str | None = None,
         tried: str | None = None,
         tried_at: str | None = None,
+        tried_before: Sequence[tuple[str, str]] = (),
     ) -> str | None:
         # a run of `op` sent our PATCH: one re-run after a 401 (`as_installation`) finds
         # the words shown, landed with their answer lost, and tells them as written
@@ -364,12 +365,14 @@ class GitHubClient:
 
         def landed(c: IssueComment) -> bool:
             # words of ours whose answer was lost: sent by this call, or by one that failed
-            # (`tried`), and edited no later than it gave up. It sent them after seeing our
-            # text there, so they were put there since; a person's same words put there
-            # after it gave up (they pasted theirs back over ours) are theirs
+            # (`tried`, or one before it: `tried_before`), edited no later than that one
+            # gave up. It sent them after seeing our text there, so they were put there
+            # since; a person's same words put there after it gave up (they pasted theirs
+            # back over ours) are theirs
             if sent[0] and c.body == text:
                 return True
-            return tried is not None and c.body == tried and _landed_by(c.updated_at, tried_at)
+            tries = [(tried, tried_at), *tried_before]
+            return any(c.body == words and _landed_by(c.updated_at, by) for words, by in tries)
 
         def written_over(c: IssueComment) -> bool:
             if opens_with(c.body, marker) or landed(c):

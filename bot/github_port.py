@@ -7,7 +7,7 @@ the core never imports PyGithub.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -288,6 +288,7 @@ class GitHubPort(Protocol):
         over_at: str | None = None,
         tried: str | None = None,
         tried_at: str | None = None,
+        tried_before: Sequence[tuple[str, str]] = (),
     ) -> str | None:
         """Write `text`, a person's own words their rewrite put on comment `comment_id`,
         back onto it when it is the bot's own comment opening with `marker` on this PR
@@ -297,7 +298,8 @@ class GitHubPort(Protocol):
         edit, and not edited since (a person putting back those very words: theirs).
         `tried`: words an earlier call sent, which failed at `tried_at` (our time): shown,
         edited no later than that (give or take the clocks' slack), they are ours landed,
-        as `over`; edited later, a person's. GitHub's time of the write (as GitHub writes
+        as `over`; edited later, a person's. `tried_before`: the calls that failed before
+        it, (words, time) each, told so too. GitHub's time of the write (as GitHub writes
         times; "" when it says none), or of `text` found landed so; None when nothing was
         written (their text shows, or it is gone)."""
         ...

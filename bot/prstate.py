@@ -185,6 +185,15 @@ class WriteBack:
     # are ours; edited later, a person's (bot.write_backs). None: no such call
     tried: str | None = None
     tried_at: str | None = None
+    # the words and times of failed calls before that one, oldest first (at most
+    # `EARLIER_TRIES`): a second failed call must not lose a first one's words, which
+    # may show, landed, the second not carried out (bot.write_backs `_restore`)
+    tried_before: tuple[tuple[str, str], ...] = ()
+
+
+# failed write-back calls kept beyond the last (`WriteBack.tried_before`): one per edit of
+# theirs whose write-back failed; beyond it the oldest is dropped (docs/commands.md)
+EARLIER_TRIES = 4
 
 
 # The index SQLite keeps of pr_state's key (repo, number), with each row's rowid: a PR
@@ -1070,11 +1079,11 @@ NO_WRITE_BACK = (
 
 def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
     """pr_state.write_back as the server reads it (a JSON object: comment, text, and the
-    order key `at`, `over`, `over_at`, `tried`, `tried_at`, each a text or null; NULL:
-    none owed), and why it did not read (None: it did). It reads whole or not at all:
-    none owed is the safe side of a debt written over what a comment shows
-    (bot.write_backs). A key the server does not know (a newer release's) is left
-    unread."""
+    order key `at`, `over`, `over_at`, `tried`, `tried_at`, each a text or null, and
+    `tried_before`, a list of [text, time] pairs; NULL: none owed), and why it did not
+    read (None: it did). It reads whole or not at all: none owed is the safe side of a
+    debt written over what a comment shows (bot.write_backs). A key the server does not
+    know (a newer release's) is left unread."""
     if stored is None:
         return None, None
     data, not_json = _json_of(stored)
@@ -1093,6 +1102,7 @@ def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
         data.get("over_at"),
         data.get("tried"),
         data.get("tried_at"),
+        tuple((text, at) for text, at in data.get("tried_before") or ()),
     ), None
 
 
@@ -1106,7 +1116,24 @@ def _write_back_wrong(data: dict[str, object]) -> str | None:
         value = data.get(key)
         if not (isinstance(value, str) or (value is None and key != "text")):
             return f"{key}: not a text ({json_shape(value)})"
+    return _tries_wrong(data.get("tried_before"))
+
+
+def _tries_wrong(tries: object) -> str | None:
+    """What is wrong with a write-back's `tried_before` (None: nothing; a list of
+    [text, time] pairs, or null)."""
+    if tries is None:
+        return None
+    if not isinstance(tries, list):
+        return f"tried_before: not a list ({json_shape(tries)})"
+    for pair in tries:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(_is_text(v) for v in pair)):
+            return f"tried_before: not a [text, time] pair ({json_shape(pair)})"
     return None
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:
@@ -1122,6 +1149,8 @@ def _stored_write_back(owed: WriteBack | None) -> str | None:
         kept["tried"] = owed.tried
     if owed.tried_at is not None:
         kept["tried_at"] = owed.tried_at
+    if owed.tried_before:
+        kept["tried_before"] = [list(pair) for pair in owed.tried_before]
     return json.dumps(kept)
 
 

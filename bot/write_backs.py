@@ -20,8 +20,9 @@ shown, so that nothing loses them:
   only while the comment is not edited since our write (GitHub's time of it,
   `WriteBack.over_at`): those very words put back by a person (an undo) are theirs.
 - a write-back GitHub carried out with its every answer lost is written too: the call
-  keeps what it sent and when it gave up (`WriteBack.tried`), and a look finding those
-  words shown, edited no later, takes them for ours; later, for a person's paste.
+  keeps what it sent and when it gave up (`WriteBack.tried`, and the calls failed
+  before it, `tried_before`), and a look finding one's words shown, edited no later than
+  it gave up, takes them for ours; later, for a person's paste.
 
 Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
 theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
@@ -47,7 +48,7 @@ from bot.db import utcnow
 from bot.github_port import GitHubError, PRRef, counting_writes, never_sent
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
-from bot.prstate import WriteBack
+from bot.prstate import EARLIER_TRIES, WriteBack
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,9 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     if not keep:
         ctx.prs.update(ref.repo, ref.number, write_back=None)
     elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
-        over = replace(owed, over=owed.text, over_at=written or None, tried=None, tried_at=None)
+        # (landed: the failed calls' words are no longer taken for ours)
+        landed = replace(owed, tried=None, tried_at=None, tried_before=())
+        over = replace(landed, over=owed.text, over_at=written or None)
         ctx.prs.update(ref.repo, ref.number, write_back=over)
     return wrote
 
@@ -166,7 +169,9 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
     A call that sent it and failed (a 5xx at every try, a timeout) may have landed it,
     its answer lost: the delivery's retry, or a later edit's event, would find their
     words shown and take them for theirs, what we wrote not kept (`WriteBack.over`).
-    What it sent is kept, and when it gave up (`WriteBack.tried`)."""
+    What it sent is kept, and when it gave up (`WriteBack.tried`), with the earlier
+    failed calls' (`tried_before`): a first call's words may show, landed, and a
+    second's not be carried out."""
     sent = True
     with counting_writes() as asked:
         try:
@@ -179,16 +184,30 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
                 over_at=owed.over_at,
                 tried=owed.tried,
                 tried_at=owed.tried_at,
+                tried_before=owed.tried_before,
             )
         except BaseException as exc:
             sent = not never_sent(exc)
             if sent and asked.count and _answer_lost(exc):
-                tried = replace(owed, tried=owed.text, tried_at=utcnow())
+                tried = replace(
+                    owed, tried=owed.text, tried_at=utcnow(), tried_before=_earlier(owed)
+                )
                 ctx.prs.update(ref.repo, ref.number, write_back=tried)
             raise
         finally:
             if sent and asked.count and (made := _MADE.get()) is not None:
                 made[0] += 1
+
+
+def _earlier(owed: WriteBack) -> tuple[tuple[str, str], ...]:
+    """The failed calls kept before the one now failing, which sends `owed.text`: its
+    last (`tried`) joins them, and one that sent these same words is left out (this
+    call's later time takes in all it did), the oldest dropped past `EARLIER_TRIES`."""
+    tries = [*owed.tried_before]
+    if owed.tried is not None and owed.tried_at is not None:
+        tries.append((owed.tried, owed.tried_at))
+    tries = [(text, at) for text, at in tries if text != owed.text]
+    return tuple(tries[-EARLIER_TRIES:])
 
 
 def _answer_lost(exc: BaseException) -> bool:

@@ -17,7 +17,7 @@ from bot.dryrun import DryRunGitHub
 from bot.github_client import CLOCK_SLACK
 from bot.github_port import GitHubError, Outcome, PRRef, write_asked
 from bot.markers import MARKER
-from bot.prstate import PRState, WriteBack
+from bot.prstate import EARLIER_TRIES, PRState, WriteBack
 from bot.queue import Delivery
 from bot.server import build_dispatcher
 from bot.write_backs import charged, write_back_owed
@@ -436,6 +436,50 @@ def test_a_write_back_that_sent_no_write_costs_nothing(served):  # noqa: F811
     fake.set_body(c.id, notes)  # our late edit lands; a PR event's write writes them back
     assert write_back_owed(rt.ctx, ref) is True and fake.comment(c.id).body == THEIRS
     assert budget.left(INSTALLATION) == before
+
+
+class _Lost:
+    """A port whose write-back is sent and answered with a 502 at every try (perhaps
+    carried out, its answer lost): what each call was told of the earlier tries."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[object, ...]] = []
+
+    def restore_text(self, ref, comment_id, text, marker, *, tried, tried_at, tried_before, **_):
+        self.told.append(((tried, tried_at), *tried_before))
+        write_asked()
+        raise GitHubError("502 Server Error (gave up after 3 attempts)", transient=True)
+
+
+# kills: bot/write_backs.py:_earlier a failed call's words dropped when the next call fails
+# kills: bot/write_backs.py:_earlier the earlier tries kept without end
+# kills: bot/write_backs.py:_restore the earlier tries not told to the port
+def test_every_failed_write_back_is_kept_with_its_time_the_oldest_dropped_past_the_cap(
+    served,  # noqa: F811
+):
+    """Each call that fails, its answer lost, keeps its words and time; those before it
+    are kept too, one per words (the later time takes in the earlier one's window), up
+    to `EARLIER_TRIES`, the oldest dropped: each is told to the next call."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    ref = PRRef(DEFAULT_REPO, N, INSTALLATION)
+    lost = _Lost()
+    failing = SimpleNamespace(prs=rt.ctx.prs, github=lost, flood=rt.ctx.flood)
+    words = [f"their edit {i}" for i in range(6)] + ["their edit 3"]
+    for text in words:
+        owed = WriteBack(sticky(fake).id, text) if state(rt).write_back is None else None
+        kept = owed or replace(state(rt).write_back, text=text)
+        rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=None, write_back=kept)
+        with pytest.raises(GitHubError):
+            write_back_owed(failing, ref, keep=True)
+    owed = state(rt).write_back
+    assert owed.tried == "their edit 3" and owed.tried_at is not None
+    # the oldest (0) dropped; the earlier try of 3 taken in by the last one's time
+    assert [t for t, _ in owed.tried_before] == [f"their edit {i}" for i in (1, 2, 4, 5)]
+    assert len(owed.tried_before) == EARLIER_TRIES
+    assert lost.told[0] == ((None, None),)
+    assert [t for t, _ in lost.told[2]] == ["their edit 1", "their edit 0"]
+    assert [t for t, _ in lost.told[-1]] == [f"their edit {i}" for i in (5, 1, 2, 3, 4)]
 
 
 # kills: bot/command_updates.py:handle_refresh a deferred update's write-back not taken from the
@@ -1601,3 +1645,29 @@ def test_their_paste_within_the_slack_written_over_is_written_back_by_its_own_ev
     assert fake.comment(c.id).body == THEIRS
     _retried(rt)
     assert fake.comment(c.id).body == THEIRS
+
+
+# kills: bot/write_backs.py:_restore a second failed write-back's words kept in place of the
+#        first's: the first, landed, no longer told for ours, their newest words never written
+def test_a_second_write_back_failing_keeps_the_first_landed_one_ours(
+    served,  # noqa: F811
+    caplog,
+):
+    """The race of the tests above: the rewrite's write-back of their first words lands
+    under 502s; their second edit's event writes its words over them and fails too, its
+    PATCH not carried out. Their first words show. Kept only the second call's words, a
+    look found the first's words shown, sent by no try it knew: theirs, nothing written,
+    their newest words owed for good. Every failed call's words are kept, each with its
+    own window: a later look writes their newest words back."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, made[1])
+    fake.clear_faults()
+    assert rt.queue.counts()["failed"] == 2 and fake.comment(c.id).body == THEIRS
+    assert state(rt).write_back.text == AGAIN and state(rt).write_back.tried == AGAIN
+    _retried(rt)
+    assert fake.comment(c.id).body == AGAIN and rt.queue.counts()["failed"] == 0
+    say_after(client, rt, fake, "/notes on")
+    assert state(rt).write_back is None and fake.comment(c.id).body == AGAIN

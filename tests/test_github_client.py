@@ -3335,6 +3335,35 @@ def test_words_a_failed_call_sent_are_ours_only_when_edited_no_later_than_it_gav
     assert fake_github.comment(ours).body == later
 
 
+# kills: bot/github_client.py:GitHubClient.restore_text an earlier failed call's words told
+#        by the last call's window (a person's paste of them after their own window)
+def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window(
+    fake_github, make_github_client
+):
+    """Two calls failed: the first sent THEIRS and gave up ten minutes ago, the last sent
+    other words and gave up now. THEIRS shown, edited since the first gave up (past the
+    slack): a person's paste, even within the last call's window; edited before: ours."""
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    assert ours is not None
+    first = (datetime.now(UTC) - timedelta(minutes=10)).isoformat()
+    tries = {
+        "tried": "Their second words.",
+        "tried_at": utcnow(),
+        "tried_before": [(THEIRS, first)],
+    }
+    fake_github.set_body(ours, THEIRS)
+    shown = fake_github.comment(ours)
+    newest = "Their third words."
+    shown.updated_at = time.time() - 60  # after the first gave up, past the slack
+    assert client.restore_text(PR, ours, newest, MARKER, **tries) is None
+    assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
+    shown.updated_at = time.time() - 11 * 60  # before the first gave up: its write, landed
+    assert client.restore_text(PR, ours, newest, MARKER, **tries)
+    assert fake_github.comment(ours).body == newest
+
+
 # kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
 def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_github_client):
     # GitHub lists a rename as one entry with both paths, both changed; a copy names its

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 
@@ -16,6 +18,7 @@ from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack
 from tests.command_kit import N, sticky
 from tests.fake_github import DEFAULT_REPO
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
+from tests.test_rollback import old_release
 from tests.webhook_kit import (
     MATCHING_TITLE,
     deliver_pr,
@@ -23,6 +26,9 @@ from tests.webhook_kit import (
     ours,
     title_with_one_more_note,
 )
+
+# the release before the earlier failed write-backs were kept (`WriteBack.tried_before`)
+BEFORE_EARLIER_TRIES = "3896752"
 
 OWED = WriteBack(10, "their words", "2026-09-01T10:00:00Z/~", "wrote", "2026-09-01T10:00:03Z")
 
@@ -90,6 +96,9 @@ def test_a_given_back_that_does_not_read_is_read_around_and_said_once(
         ('{"comment": 10, "text": "w", "over": {}}', "over: not a text (an object)"),
         ('{"comment": 10, "text": "w", "tried": "x", "tried_at": 3}', "tried_at: not a text"),
         ('{"comment": 10, "text": "w", "tried": ["x"]}', "tried: not a text (a list)"),
+        ('{"comment": 10, "text": "w", "tried_before": "x"}', "tried_before: not a list"),
+        ('{"comment": 10, "text": "w", "tried_before": [["x", 3]]}', "not a [text, time] pair"),
+        ('{"comment": 10, "text": "w", "tried_before": [["x"]]}', "not a [text, time] pair"),
     ],
 )
 def test_a_write_back_that_does_not_read_is_dropped_whole_and_said(prs, caplog, stored, why):
@@ -143,6 +152,45 @@ def test_a_write_back_tried_is_kept_as_it_reads(prs):
         "tried": "x",
         "tried_at": "2026-12-07T08:00:00.000000Z",
     }  # (no key for what is not known: a release before it reads it as ever)
+
+
+# kills: bot/prstate.py:_stored_write_back the failed calls before the last one not kept
+# kills: bot/prstate.py:write_back_of the failed calls before the last one not read
+def test_the_failed_write_backs_before_the_last_are_kept_as_they_read(prs):
+    before = (("x", "2026-12-07T08:00:00.000000Z"), ("y", "2026-12-07T08:05:00.000000Z"))
+    tried = WriteBack(10, "w", "k", None, None, "z", "2026-12-07T08:09:00.000000Z", before)
+    prs.update("o/r", 1, write_back=tried)
+    assert prs.get("o/r", 1).write_back == tried
+    stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
+    assert json.loads(stored)["tried_before"] == [list(pair) for pair in before]
+    assert json.loads(stored)["tried"] == "z"  # the last, where a release before reads it
+
+
+# kills: bot/prstate.py:_stored_write_back the failed calls before the last one kept so that
+#        the release before them cannot read the row (its words owed dropped as damaged)
+def test_the_release_before_the_earlier_tries_reads_the_row_with_its_last_try(prs, tmp_path):
+    """Rolled back, the release before `tried_before` leaves it unread (docs/upgrading.md):
+    the row reads, owed, with the last failed call's words and time."""
+    before = (("x", "2026-12-07T08:00:00.000000Z"),)
+    prs.update("o/r", 1, write_back=WriteBack(10, "w", "k", None, None, "z", "t", before))
+    stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
+    reads = (
+        "import sys; from bot.prstate import write_back_of;"
+        " owed, wrong = write_back_of(sys.argv[1]); print(repr((wrong, owed)))"
+    )
+    old = old_release(tmp_path, BEFORE_EARLIER_TRIES)
+    out = subprocess.run(
+        [sys.executable, "-c", reads, stored],
+        env={"PYTHONPATH": str(old)},
+        cwd=old,  # (not this tree: `-c` reads modules from its directory first)
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == (
+        "(None, WriteBack(comment_id=10, text='w', at='k', over=None, over_at=None,"
+        " tried='z', tried_at='t'))"
+    )
 
 
 # kills: bot/prstate.py:PRStore.get the PR's event fails on a damaged value
