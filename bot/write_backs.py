@@ -121,7 +121,9 @@ def edited_again(
         return "their newest words are owed back onto it instead"
     if write_back_owed(ctx, ref, keep=True):
         return "their newest words written back over those we wrote back"
-    return "their newest words shown: nothing written back"
+    # (a person's text: their newest words, or older ones of theirs put back or
+    # dated past our failed call's window; the port does not say which)
+    return "their text shows (or the comment is gone): nothing written back"
 
 
 def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:
