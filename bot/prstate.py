@@ -1179,9 +1179,14 @@ NOTES_LOST = (
     " comment written again at the PR's next update, which keeps those it shows"
 )
 PENDING_LOST = (
-    "an update is still owed to commands, made by a PR event's rules; the `+1`s they were"
-    " owed are not given (which comments is not known)"
+    "an update is still owed to commands, taken as said before every command known (what"
+    " the last of them showed stands, else a PR event's rules make it); the `+1`s they"
+    " were owed are not given (which comments is not known)"
 )
+# the stand-in's order key: before every key (bot.order_keys), as what its commands said
+# and when is not known. Not None, which is taken as the newest: on an opted-out PR it
+# said `off`'s "show nothing" over a later `/notes`, and cut its notes to the paused line
+OWED_UNKNOWN = PendingUpdate(said="")
 DISMISSED_LOST = "the notes hidden taken from the PR's standing `/notes wrong` marks"
 EVIDENCE_LOST = (
     "no reasons kept for those notes until the PR's next update (a `wrong` mark made before"
@@ -1301,7 +1306,7 @@ def stored_reading(
     if any(c in _FILE_VALUES for c, _ in why):
         got.update({c: None for c in FILE_LIST if c in row})
     if "pending" in row and (wrong := _pending_wrong(row["pending"])):
-        got["pending"] = json.dumps(asdict(PendingUpdate()))
+        got["pending"] = json.dumps(asdict(OWED_UNKNOWN))
         why.append(("pending", f"{wrong}: {PENDING_LOST}"))
     if "dismissed" in row and (wrong := _whole(row["dismissed"], _is_texts, "a list of note ids")):
         got["dismissed"] = json.dumps(marks())

@@ -1575,3 +1575,27 @@ def test_a_re_check_a_lock_refused_shows_the_notes_asked_for_at_the_unlock(laggi
     body = sticky(fake).body
     assert NOTE_SHOWN in body and PAUSED in body, "the notes asked for were left short"
     assert state(rt).pending is None and state(rt).opted_out
+
+
+# kills: bot/prstate.py:stored_reading an owed update that does not read taken for the
+#        newest command's (said: None), over what a later command showed
+def test_an_owed_update_that_does_not_read_leaves_the_notes_a_notes_showed_while_off(live):
+    """`/notes off`, then `/notes`: the notes shown under the paused line. The PR's owed
+    update then reads as no object (damaged text SQLite reads as any text), and a push
+    comes. What that update's command said is not known, nor when: its stand-in was
+    taken for the newest word, saying neither (`off`'s show), so the push, on the
+    opted-out PR, cut the comment back to the short paused line, the notes the author
+    asked for hidden. Taken as said before any command known, the comment stays as the
+    state says it: the notes the `/notes` showed."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    shown = sticky(fake).body
+    assert PAUSED in shown and state(rt).notes and state(rt).pending is None
+    rt.ctx.prs.db.execute("UPDATE pr_state SET pending = '[5]' WHERE number = ?", (N,))
+    payload = pr_payload(action="synchronize", title=MATCHING_TITLE, head_sha="b" * 40)
+    assert post(client, "pull_request", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert sticky(fake).body == shown and state(rt).pending is None

@@ -277,9 +277,9 @@ NO_FILES = dict(
         ("code_names", '{"f": "a.py"}', NO_FILES, "not an object of names"),
         ("incidental", "[b.py]", NO_FILES, "listed again at its next event"),
         ("renamed", '{"o.py": null}', NO_FILES, "not an object of paths"),
-        ("pending", '{"acks": [5, "x"]}', dict(pending=PendingUpdate()), "acks: not a list"),
-        ("pending", '{"show": "yes"}', dict(pending=PendingUpdate()), "the `+1`s"),
-        ("pending", "[5]", dict(pending=PendingUpdate()), "not an object (a list)"),
+        ("pending", '{"acks": [5, "x"]}', dict(pending=PendingUpdate(said="")), "acks: not a list"),
+        ("pending", '{"show": "yes"}', dict(pending=PendingUpdate(said="")), "the `+1`s"),
+        ("pending", "[5]", dict(pending=PendingUpdate(said="")), "not an object (a list)"),
         ("dismissed", '["n-hid"', dict(dismissed=("n-hid",)), "standing `/notes wrong` marks"),
         (
             "evidence",
