@@ -219,7 +219,7 @@ def _kept_for_the_unlock(
     maintainer, or locked before its 👀, or between its 👀 and its first reply): nothing
     shows it was answered, so it is kept, and run again at the unlock
     (bot.locked_commands); `heard`: its 👀 shows."""
-    if not ctx.locked.keep(ref, delivery, source, heard):
+    if not ctx.locked.keep(ref, delivery, source, heard, ctx.command_reading):
         return "the conversation is locked: a newer text of this comment is kept for the unlock"
     log.info(
         "%s#%d: the conversation is locked: the commands of comment %s are kept for the unlock",

@@ -121,18 +121,27 @@ class LockedCommands:
             },
         )
 
-    def keep(self, ref: PRRef, delivery: Delivery, source: Source, heard: bool = False) -> bool:
+    def keep(
+        self,
+        ref: PRRef,
+        delivery: Delivery,
+        source: Source,
+        heard: bool = False,
+        reading: Reading | None = None,
+    ) -> bool:
         """Keep the comment's commands for the unlock; an edit of one kept already keeps
         the text before the lock (its commands ran then), and its 👀 (`heard`: it shows).
         An older text run late is kept only as the text the kept edit was made from (its
         `from`: that edit's delivery ran first). False: a newer text of the comment is
-        kept (this delivery ran late)."""
+        kept (this delivery ran late). The kept commands an edit's run answered since
+        (`answering`) stay answered, but those this edit adds (keyed by `reading`; None:
+        none stay)."""
         assert source.comment_id is not None
         key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
-                "SELECT said_at, old_body, heard, deferred_at, deferred FROM locked_commands"
-                " WHERE repo = ? AND number = ? AND comment_id = ?",
+                "SELECT said_at, old_body, heard, deferred_at, deferred, answered"
+                " FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",
                 key,
             ).fetchone()
             if row is not None and said_before(source.said_at, row["said_at"]):
@@ -149,10 +158,11 @@ class LockedCommands:
             old_body = source.old_body if row is None else row["old_body"]
             heard = heard or (row is not None and bool(row["heard"]))
             body, payload = _with_deferred(row, source, delivery.payload)
+            answered = _still_answered(row, source, reading)
             conn.execute(
                 "INSERT OR REPLACE INTO locked_commands (repo, number, comment_id, delivery,"
                 " event, payload, body, old_body, said_at, kept_at, heard, deferred_at,"
-                " deferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " deferred, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     *key,
                     delivery.id,
@@ -166,6 +176,7 @@ class LockedCommands:
                     # (a text said after this one may come yet, older than that edit)
                     None if row is None else row["deferred_at"],
                     None if row is None else row["deferred"],
+                    json.dumps(sorted(answered)) if answered else None,
                 ),
             )
         return True
@@ -500,6 +511,19 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
 def _keys(stored: str | None) -> frozenset[Key]:
     """Command keys stored as a JSON list (`answered`, `released_still`)."""
     return frozenset((kind, tuple(args)) for kind, args in json.loads(stored or "[]"))
+
+
+def _still_answered(
+    row: sqlite3.Row | None, source: Source, reading: Reading | None
+) -> frozenset[Key]:
+    """The kept commands an edit's run answered (`answering`) that stay so when the
+    comment's newer text (`source`, met by a second lock) is kept over its row: the
+    kept text is then the new one, from the text before the first lock, and the release
+    would answer them again. Not those the edit adds itself: said again, they are owed.
+    None of them without `reading` (their keys cannot be told)."""
+    if row is None or reading is None:
+        return frozenset()
+    return _keys(row["answered"]) - {c.key for c in reading.changed(source.old_body, source.body)}
 
 
 def _as_read(key: Key, reading: Reading) -> Key:

@@ -1517,6 +1517,40 @@ def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is
     assert len(replies(fake)) == 1  # the help's, once
 
 
+# kills: bot/locked_commands.py:LockedCommands.keep a kept comment's newer text, kept at a
+#        second lock, forgetting the kept commands an edit's run answered after the first
+def test_a_kept_command_an_edit_answered_after_the_unlock_is_not_answered_again_after_a_relock(
+    live,
+):
+    """As above (the help kept, taken out and put back while locked, both edits run after
+    the real unlock, before its event: the help answered once). The conversation is
+    locked again before that event, and a third edit adds a search, which meets the lock:
+    its text is kept over the first, and the help its second edit answered was forgotten
+    as answered. The release, the comment still having the help, answered it again:
+    a second help reply notifying everyone on the PR. The search is answered once."""
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
+    fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+    searched = f"{c.body}\n/notes search cache"
+    for body, old, at in [(c.body, first, 20), (first, kept, 10), (searched, c.body, 40)]:
+        if body == searched:
+            fake.lock(DEFAULT_REPO, N)  # locked again, then edited: this one meets the lock
+            c.body = searched
+        payload = _edited_unlocked(c, body, old, c.created_at + at)
+        payload["issue"].update(locked=True, active_lock_reason="too heated")
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert len(replies(fake)) == 1 and rt.ctx.locked.kept(DEFAULT_REPO, N)
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert rt.queue.counts()["failed"] == 0
+    said = [r.body for r in replies(fake)]
+    assert len(said) == 2 and "/notes search cache" in said[1]  # the help's, then the search's
+
+
 # kills: bot/command_answers.py:run_commands a retry of a run that posted a reply kept (as
 #        the text its kept edit was made from), whose unlock posts it again under the edit's id
 def test_a_created_whose_first_run_replied_then_failed_posts_no_reply_again_at_the_unlock(
