@@ -443,3 +443,159 @@ def test_an_older_release_runs_no_kept_command_an_edit_took_out(
             what="old queue drained",
         )
     assert len(replies(fake)) == 1  # the help's; none to the search taken back
+
+
+# --- rolled back to the release deployed before today's, forward again ---
+
+DEPLOYED = "e4dcbb5"  # the release before `tried`, and `deferred`/`answered` on kept rows
+
+
+def _run_on_the_older_release(server: LiveServer, sends: list[tuple[str, dict]]) -> None:
+    """The older release, started on the file, handles each event sent, and drains."""
+    with server.run():
+        failed, done = server.health()["failed"], server.health()["done"]  # (this release's)
+        for i, (event, payload) in enumerate(sends):
+            assert send_signed(server.base, event, payload, f"older-{i}") == 202
+        wait_until(
+            lambda: server.health()["done"] >= done + len(sends), what="the older release ran"
+        )
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+        assert server.health()["failed"] == failed
+
+
+def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that keeps a failed write-back's
+    words': this release's write-back landed under 5xx answers (`tried` kept, the
+    delivery failed). Rolled back, the older release starts, reads the state and runs
+    their second edit's event: their newest words owed (it does not read `tried`), what
+    GitHub shows left as it is, `tried` dropped at its write. Forward again: the failed
+    delivery's retry reads that as no call failed and writes nothing over their words."""
+    from tests.command_kit import N
+    from tests.test_comment_rewrites import AGAIN, THEIRS, _a_write_back_landed_its_answers_5xx
+    from tests.webhook_kit import HEAD
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha = HEAD
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
+        assert state(rt).write_back.tried == THEIRS
+    _run_on_the_older_release(
+        old_server(tmp_path, fake, app_key, settings, DEPLOYED), [("issue_comment", made[1])]
+    )
+    assert fake.comment(c.id).body == THEIRS  # shown as GitHub has it
+    with serving(settings) as (client, rt):
+        tune(rt)
+        owed = state(rt).write_back
+        assert (owed.text, owed.over, owed.tried, owed.tried_at) == (AGAIN, None, None, None)
+        assert rt.queue.retry() != []
+        wait_until(lambda: rt.queue.counts()["failed"] == 0, what="the retry ran")
+        assert fake.comment(c.id).body == THEIRS  # their words, never written over
+
+
+def test_a_rollback_past_answered_answers_a_kept_command_again_as_documented(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that records what a kept comment's
+    edits ran or left': kept `/notes help`, taken out and put back by two edits said while
+    locked, whose events ran after the real unlock, before its own; the second answered
+    the help (`answered`). Rolled back before the unlock's event: the older release starts
+    on the file with the row's new columns filled, runs the unlock and answers the help
+    again (two replies, as that release always did), nothing failed, nothing kept after."""
+    from tests.command_kit import N, comment_payload, replies
+    from tests.fake_github import iso_time
+    from tests.test_unlocks import said_while_locked
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes")
+        fake.lock(DEFAULT_REPO, N)
+        c = said_while_locked(client, rt, fake, "/notes help")
+        kept, first = c.body, "/notes why"
+        c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
+        fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+        for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+            payload = comment_payload(c, action="edited", old_body=old)
+            payload["comment"].update(body=body, updated_at=iso_time(c.created_at + at))
+            payload["issue"].update(locked=True, active_lock_reason="too heated")
+            assert post(client, "issue_comment", payload).status_code == 202
+            drain(rt)
+        assert len(replies(fake)) == 1
+        (row,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+        assert row.answered  # the new column, filled
+    unlock = pr_payload(
+        "unlocked", number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:01:00Z"
+    )
+    _run_on_the_older_release(
+        old_server(tmp_path, fake, app_key, settings, DEPLOYED), [("pull_request", unlock)]
+    )
+    assert len(replies(fake)) == 2  # the help's again, as the older release always did
+    with serving(settings) as (client, rt):  # forward again: nothing left to run
+        tune(rt)
+        assert rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+        assert rt.queue.counts()["failed"] == 0 and len(replies(fake)) == 2
+
+
+def test_an_upgrade_from_the_deployed_release_runs_what_it_kept_and_left_failed_once(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The upgrade walked: the deployed release keeps `/notes help` said on a locked PR
+    (its row without today's columns) and leaves another PR's delivery failed (GitHub
+    down). This release on the same file: the unlock answers the help once, with its
+    thumb; the operator's retry posts the other PR's notes; nothing failed or answered
+    twice, and the older release's rows read as 'no edit ran or left anything'."""
+    from tests.command_kit import N, comment_payload, reactions, replies
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    m = N + 1
+    for number in (N, m):
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
+    settings = live_settings(tmp_path, fake, app_key)
+    fake.lock(DEFAULT_REPO, N)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="maintainer")
+    locked = comment_payload(c)
+    locked["issue"].update(locked=True, active_lock_reason="too heated")
+    fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{m}/files", *[Fault.error(502)] * 40)
+    env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_OUTAGE_WAIT_TOTAL="0")  # fail at once
+    env["PYTHONPATH"] = str(old_release(tmp_path, DEPLOYED))
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    server = LiveServer(tmp_path, env)
+    with server.run():
+        assert send_signed(server.base, "issue_comment", locked, "older-kept") == 202
+        opened = pr_payload(number=m, title=MATCHING_TITLE)
+        assert send_signed(server.base, "pull_request", opened, "older-failed") == 202
+        wait_until(lambda: server.health()["failed"] == 1, timeout=30, what="GitHub down")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    fake.clear_faults()
+    assert replies(fake) == [] and sticky(fake, m) is None
+    with serving(settings) as (client, rt):
+        tune(rt)
+        (k,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+        assert k.comment_id == c.id and not k.answered
+        fake.unlock(DEFAULT_REPO, N)
+        deliver_pr(client, rt, action="unlocked", title=MATCHING_TITLE)
+        assert rt.queue.retry(["older-failed"]) == ["older-failed"]
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert len(replies(fake)) == 1 and "+1" in reactions(fake, c)
+        assert sticky(fake, m) is not None and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
