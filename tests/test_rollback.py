@@ -450,12 +450,14 @@ def test_an_older_release_runs_no_kept_command_an_edit_took_out(
 DEPLOYED = "e4dcbb5"  # the release before `tried`, and `deferred`/`answered` on kept rows
 
 
-def _run_on_the_older_release(server: LiveServer, sends: list[tuple[str, dict]]) -> None:
+def _run_on_the_older_release(
+    server: LiveServer, sends: list[tuple[str, dict]], tag: str = "older"
+) -> None:
     """The older release, started on the file, handles each event sent, and drains."""
     with server.run():
         failed, done = server.health()["failed"], server.health()["done"]  # (this release's)
         for i, (event, payload) in enumerate(sends):
-            assert send_signed(server.base, event, payload, f"older-{i}") == 202
+            assert send_signed(server.base, event, payload, f"{tag}-{i}") == 202
         wait_until(
             lambda: server.health()["done"] >= done + len(sends), what="the older release ran"
         )
@@ -599,3 +601,49 @@ def test_an_upgrade_from_the_deployed_release_runs_what_it_kept_and_left_failed_
         assert rt.queue.counts()["failed"] == 0
         assert len(replies(fake)) == 1 and "+1" in reactions(fake, c)
         assert sticky(fake, m) is not None and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_release_did(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that records what a kept comment's
+    edits ran or left': `/notes help` said just before the lock (kept), edited (a search
+    for the help) and again (the help put back), both before the lock. This release ran
+    the second edit's event: the help it put back left to the release (`deferred`).
+    Rolled back before the first edit's event: the older release, meeting the lock, keeps
+    that edit's text over the row, which held the help's line in `deferred` alone: the
+    unlock answers the search, and the help is not answered (as that release always
+    did). Forward again, nothing is left kept, and nothing failed."""
+    from tests.command_kit import N, replies
+    from tests.fake_github import iso_time
+    from tests.test_unlocks import _edited_unlocked, _said_before_the_lock
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes")
+        fake.lock(DEFAULT_REPO, N)
+        c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
+        kept, first = c.body, "/notes search cache"
+        c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+        second = _edited_unlocked(c, c.body, first, c.created_at + 20)
+        assert post(client, "issue_comment", second).status_code == 202
+        drain(rt)
+        row = rt.ctx.locked.db.execute("SELECT deferred FROM locked_commands")[0]
+        assert row["deferred"] == '["/notes help"]'  # the new column, filled
+    earlier = _edited_unlocked(c, first, kept, c.created_at + 10)
+    unlock = pr_payload(
+        "unlocked", number=N, title=MATCHING_TITLE, updated_at=iso_time(c.created_at + 200)
+    )
+    server = old_server(tmp_path, fake, app_key, settings, DEPLOYED)
+    _run_on_the_older_release(server, [("issue_comment", earlier)])
+    fake.unlock(DEFAULT_REPO, N)
+    _run_on_the_older_release(server, [("pull_request", unlock)], "older-unlock")
+    assert len(replies(fake)) == 1  # the search's; the help's lost, as that release did
+    with serving(settings) as (client, rt):
+        tune(rt)
+        assert rt.ctx.locked.kept(DEFAULT_REPO, N) == [] and rt.queue.counts()["failed"] == 0
