@@ -468,6 +468,15 @@ def _run_on_the_older_release(
         assert server.health()["failed"] == failed
 
 
+def _older_failing_at_once(tmp_path: Path, fake, app_key, settings) -> LiveServer:
+    """The deployed release on the file, a delivery GitHub fails with a 5xx failed at once
+    (no outage waits), for the operator's retry."""
+    env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_OUTAGE_WAIT_TOTAL="0")
+    env["PYTHONPATH"] = str(old_release(tmp_path, DEPLOYED))
+    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
+    return LiveServer(tmp_path, env)
+
+
 def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -575,10 +584,7 @@ def test_an_upgrade_from_the_deployed_release_runs_what_it_kept_and_left_failed_
     locked = comment_payload(c)
     locked["issue"].update(locked=True, active_lock_reason="too heated")
     fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{m}/files", *[Fault.error(502)] * 40)
-    env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_OUTAGE_WAIT_TOTAL="0")  # fail at once
-    env["PYTHONPATH"] = str(old_release(tmp_path, DEPLOYED))
-    env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
-    server = LiveServer(tmp_path, env)
+    server = _older_failing_at_once(tmp_path, fake, app_key, settings)
     with server.run():
         assert send_signed(server.base, "issue_comment", locked, "older-kept") == 202
         opened = pr_payload(number=m, title=MATCHING_TITLE)
@@ -647,3 +653,56 @@ def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_rel
     with serving(settings) as (client, rt):
         tune(rt)
         assert rt.ctx.locked.kept(DEFAULT_REPO, N) == [] and rt.queue.counts()["failed"] == 0
+
+
+def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The upgrade walked: under the deployed release a maintainer rewrites the notes
+    comment twice while its late edit is in flight, which lands over both; the first
+    rewrite's write-back fails (GitHub down: the delivery failed, their words owed). This
+    release on the same file: the retry writes their first words back, their second
+    edit's event its own over them, and the PR's next event leaves the comment, given
+    back, as it is (the rewrite counted as a deletion): their newest words shown, no
+    comment posted anew, nothing failed."""
+    from tests.command_kit import N
+    from tests.test_comment_rewrites import AGAIN, THEIRS, rewrite, sent
+    from tests.webhook_kit import HEAD, drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(
+        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
+    ).head_sha = HEAD
+    settings = live_settings(tmp_path, fake, app_key)
+    made: list[dict] = []
+    server = _older_failing_at_once(tmp_path, fake, app_key, settings)
+    with server.run():
+        opened = pr_payload(number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+        _run_on_the_older_release(server, [("pull_request", opened)], "older-opened")
+        c = sticky(fake, N)
+
+        def twice() -> None:
+            made.append(rewrite(fake, c, THEIRS, ago=2))
+            made.append(rewrite(fake, fake.comment(c.id), AGAIN, ago=1))
+
+        fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", Fault.landed_after(twice))
+        late = pr_payload(**labeled_one_more_note(number=N, updated_at="2026-09-01T10:00:05Z"))
+        _run_on_the_older_release(server, [("pull_request", late)], "older-late")
+        assert fake.comment(c.id).body.startswith("<!--")  # ours, over both rewrites
+        fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+        assert send_signed(server.base, "issue_comment", made[0], "older-rewrite") == 202
+        wait_until(lambda: server.health()["failed"] == 1, what="the write-back failed")
+    fake.clear_faults()
+    with serving(settings) as (client, rt):
+        tune(rt)
+        assert state(rt, N).write_back.text == THEIRS  # owed by the older release
+        assert rt.queue.retry(["older-rewrite"]) == ["older-rewrite"]
+        drain(rt)
+        assert fake.comment(c.id).body == THEIRS
+        sent(client, rt, made[1])
+        assert fake.comment(c.id).body == AGAIN
+        deliver_pr(client, rt, number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:01:00Z")
+        assert rt.queue.counts()["failed"] == 0 and fake.comment(c.id).body == AGAIN
+        assert [x.id for x in ours(fake, N)] == [c.id]  # no comment posted anew
+        assert state(rt, N).given_back == (c.id,) and state(rt, N).opted_out
