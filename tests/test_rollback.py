@@ -706,3 +706,46 @@ def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
         assert rt.queue.counts()["failed"] == 0 and fake.comment(c.id).body == AGAIN
         assert [x.id for x in ours(fake, N)] == [c.id]  # no comment posted anew
         assert state(rt, N).given_back == (c.id,) and state(rt, N).opted_out
+
+
+def test_an_upgrade_between_two_edits_events_leaves_what_the_older_release_left_unanswered(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The walk above the other way round (an upgrade, the limit docs/upgrading.md says):
+    `/notes help` said just before the lock, edited twice before it (taken out for a
+    search, put back). The deployed release keeps the comment and runs the second edit's
+    event, which leaves the help to the unlock, recording nothing. Upgraded before the
+    first edit's event: this release, meeting the lock, keeps that edit's text over the
+    row (no `deferred` to keep above it), and the unlock answers the search alone."""
+    import time
+
+    from tests.command_kit import N, comment_payload, replies, unlocked
+    from tests.test_unlocks import _edited_unlocked
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    fake.lock(DEFAULT_REPO, N)
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
+    c.created_at = c.updated_at = time.time() - 120
+    said = comment_payload(c)
+    said["issue"].update(locked=False, active_lock_reason=None)
+    kept, first = c.body, "/notes search cache"
+    c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+    second = _edited_unlocked(c, c.body, first, c.created_at + 20)
+    server = old_server(tmp_path, fake, app_key, settings, DEPLOYED)
+    _run_on_the_older_release(server, [("issue_comment", said)], "older-said")
+    _run_on_the_older_release(server, [("issue_comment", second)], "older-second")
+    assert replies(fake) == []
+    with serving(settings) as (client, rt):
+        tune(rt)
+        (row,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+        assert row.body == kept
+        earlier = _edited_unlocked(c, first, kept, c.created_at + 10)
+        assert post(client, "issue_comment", earlier).status_code == 202
+        drain(rt)
+        unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+        assert rt.queue.counts()["failed"] == 0
+        assert len(replies(fake)) == 1  # the search's: the help, left by the older release, lost
