@@ -749,3 +749,44 @@ def test_an_upgrade_between_two_edits_events_leaves_what_the_older_release_left_
         unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
         assert rt.queue.counts()["failed"] == 0
         assert len(replies(fake)) == 1  # the search's: the help, left by the older release, lost
+
+
+# settings the deployed release took and this one refuses, and the variable upgrading.md
+# must name for them (the server does not start on them)
+_REFUSED_SINCE_DEPLOYED = [
+    ("REVIEW_NOTES_NOTES_GITHUB_BRANCH", "my branch"),
+    ("REVIEW_NOTES_NOTES_GITHUB_BRANCH", "notes..old"),
+    ("REVIEW_NOTES_NOTES_GITHUB_DIR", "seeds/./notes"),
+    ("REVIEW_NOTES_NOTES_GITHUB_DIR", "seeds//notes"),
+]
+_LOADS = (
+    "from bot.settings import load_settings\n"
+    "try:\n    load_settings(env_file=None)\n"
+    "except Exception as exc:\n    print(exc)\n    raise SystemExit(1)\n"
+)
+
+
+@pytest.mark.parametrize(("name", "value"), _REFUSED_SINCE_DEPLOYED)
+def test_a_setting_the_deployed_release_took_and_this_one_refuses_is_in_upgrading(
+    tmp_path, name, value
+):
+    """docs/upgrading.md lists what this release refuses that an older one took, to check
+    before upgrading: the deployed release starts on each of these, this one does not."""
+    from tests.docs_kit import doc
+    from tests.webhook_kit import PY, base_env
+
+    env = base_env(tmp_path, REVIEW_NOTES_PUBLIC_URL="https://notes.example.org")
+    env.update(GITHUB_TOKEN="t", GITHUB_WEBHOOK_SECRET="s", **{name: value})
+    for where, refused in [(old_release(tmp_path, DEPLOYED), False), (ROOT, True)]:
+        loaded = subprocess.run(
+            [PY, "-c", _LOADS],
+            env=env | {"PYTHONPATH": str(where)},
+            cwd=tmp_path,  # (not this checkout: `-c` puts the directory first on the path)
+            capture_output=True,
+            text=True,
+        )
+        assert (loaded.returncode != 0) == refused, (where, loaded.stdout, loaded.stderr)
+        if refused:
+            assert name in loaded.stdout  # named at start, with what to change
+    refusals = doc("upgrading.md").split("## What this release refuses")[1].split("\n## ")[0]
+    assert f"`{name}`" in refusals, f"upgrading.md does not name {name} among the refusals"
