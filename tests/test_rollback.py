@@ -790,3 +790,38 @@ def test_a_setting_the_deployed_release_took_and_this_one_refuses_is_in_upgradin
             assert name in loaded.stdout  # named at start, with what to change
     refusals = doc("upgrading.md").split("## What this release refuses")[1].split("\n## ")[0]
     assert f"`{name}`" in refusals, f"upgrading.md does not name {name} among the refusals"
+
+
+def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_text(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that records what a kept comment's
+    edits ran or left': the walk above, both edits' events run by this release (the
+    first, meeting the lock, keeps the help's line above its text: `_with_deferred`).
+    Rolled back before the unlock's event: the older release runs the kept text, which
+    has the help's line, and answers the search and the help, once each."""
+    from tests.command_kit import N, replies
+    from tests.test_unlocks import _edited_unlocked, _said_before_the_lock
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes")
+        fake.lock(DEFAULT_REPO, N)
+        c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
+        kept, first = c.body, "/notes search cache"
+        c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+        for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
+            assert post(client, "issue_comment", _edited_unlocked(c, body, old, c.created_at + at))
+            drain(rt)
+        (row,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+        assert row.body.startswith("/notes help\n\n")  # the deferred line, above the text
+    fake.unlock(DEFAULT_REPO, N)
+    unlock = pr_payload("unlocked", number=N, title=MATCHING_TITLE)
+    server = old_server(tmp_path, fake, app_key, settings, DEPLOYED)
+    _run_on_the_older_release(server, [("pull_request", unlock)])
+    assert len(replies(fake)) == 2  # the search's and the help's, once each
