@@ -485,9 +485,13 @@ def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
     delivery failed). Rolled back, the older release starts, reads the state and runs
     their second edit's event: their newest words owed (it does not read `tried`), what
     GitHub shows left as it is, `tried` dropped at its write. Forward again: the failed
-    delivery's retry reads that as no call failed and writes nothing over their words."""
+    delivery's retry reads that as no call failed and writes nothing over their words,
+    and the bot's next write drops their second edit's words (our write-back landed
+    over it, the first shown): the limit upgrading.md says. (Without the rollback they
+    are written back: test_comment_rewrites.)"""
     from tests.command_kit import N
     from tests.test_comment_rewrites import AGAIN, THEIRS, _a_write_back_landed_its_answers_5xx
+    from tests.test_deletion_events import say_after
     from tests.webhook_kit import HEAD
 
     clean_env(monkeypatch)
@@ -511,6 +515,9 @@ def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
         assert rt.queue.retry() != []
         wait_until(lambda: rt.queue.counts()["failed"] == 0, what="the retry ran")
         assert fake.comment(c.id).body == THEIRS  # their words, never written over
+        say_after(client, rt, fake, "/notes on")  # the bot's next write: nothing owed after
+        assert state(rt).write_back is None
+    assert fake.comment(c.id).body == THEIRS  # their second edit, landed over, not back
 
 
 def test_a_rollback_past_answered_answers_a_kept_command_again_as_documented(
