@@ -89,22 +89,36 @@ def traditional_terms(library: Library) -> list[tuple[Note, str, str, str]]:
     ]
 
 
-# Chinese, Japanese and Korean characters, each about a word; and an English word
+# Chinese, Japanese and Korean characters, each about a word; a stretch of them, their
+# punctuation within it (`模型加载失败，显存不足`); and an English word
 _CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_STRETCH = re.compile(
+    "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+    "(?:[\u3000-\u303f\uff00-\uff0f\uff1a-\uff20 ]*"
+    "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])*"
+)
 _LATIN_WORD = re.compile("[A-Za-z]+")
 
 
+def _mostly_chinese(text: str) -> bool:
+    """More CJK characters than English words in `text`; in one stretch, as a Chinese term
+    or message quoted in English (`Keep 前缀缓存 hits`), more than twice as many: a
+    Chinese word is about two characters, and the English around it makes the line."""
+    characters, words = len(_CJK_CHARACTER.findall(text)), len(_LATIN_WORD.findall(text))
+    if len(_CJK_STRETCH.findall(text)) == 1:
+        return characters > 2 * words
+    return characters > words
+
+
 def untranslated_lines(library: Library) -> list[tuple[Note, str]]:
-    """English lines (`title_en`, `summary_en`) written mostly in Chinese: more CJK
-    characters than English words, as `title_zh` copied and not translated. The comment
-    shows them as the English title and summary; a Chinese term named in English
-    (`Keep 前缀缓存 hits`) is fine."""
+    """English lines (`title_en`, `summary_en`) written mostly in Chinese (`_mostly_chinese`),
+    as `title_zh` copied and not translated. The comment shows them as the English title
+    and summary; a Chinese term named in English (`Keep 前缀缓存 hits`) is fine."""
     return [
         (note, field)
         for note in library.notes
         for field in ("title_en", "summary_en")
-        if len(_CJK_CHARACTER.findall(text := getattr(note, field)))
-        > len(_LATIN_WORD.findall(text))
+        if _mostly_chinese(getattr(note, field))
     ]
 
 
