@@ -513,17 +513,25 @@ def _reason_quoted(words: list[str]) -> list[str]:
 # flag's two, `2--enforce-eager`, nor a number, `2-3`, nor one counted, `2-第3条`, `2-二`:
 # `_LISTED`'s list): group 1, the dashes; group 2, the one
 _DASHED = re.compile(r"#*[0-9]+[.:,)]*(?:(-+)$|(-)(?=[^\W\d_]))")
+# ASCII digits, one dash and an English letter as typed: English's quantity (`4-bit`,
+# `1-line`, `2-way`), a unit glued on as in `4bit` or `2.5x`, not a note and its reason
+_QUANTITY = re.compile(r"[0-9]+-[A-Za-z]")
 
 
 def _dash_apart(words: list[str]) -> list[str]:
     """The words with dashes glued after the note's number (`_DASHED`: `1- 2`, `1- only
-    renames`, `2-only renames`) a word of their own, as typed apart (`1 - 2`: a list; `1 -
+    renames`, `2-只是改名`) a word of their own, as typed apart (`1 - 2`: a list; `1 -
     only renames`: the reason set off): a stray dash, not a flag's (`--enforce-eager`), nor
     a word with the number (`1-` is no note id), which would make the number the reason's
-    first word (with one note shown, `2-only renames` hid note 1 with all of it)."""
+    first word (`2-只是改名`, `#2-only`: with one note shown, it hid note 1 with all of it).
+    But not English's quantity (`_QUANTITY`: `4-bit only`, `1-line fix`), which with one
+    note shown is the reason of the note the number was left out for, as `4bit only` is,
+    and with more asks which note: a reviewer's `1-line fix` is no reason `line fix`."""
     ascii_form = _as_ascii(words[0]) if words else ""
     dashed = _DASHED.match(ascii_form)
     if dashed is None or (dashed[2] and _LISTED.match(ascii_form)):  # `2-第3条`: a list's
+        return words
+    if dashed[2] and _QUANTITY.match(words[0]):  # as typed: `２－only` is an input method's
         return words
     at = dashed.start(1) if dashed[1] else dashed.start(2)  # one for one: `１－` is `1-`
     end = dashed.end()  # the dashes' end: a word glued on after them is a word of its own

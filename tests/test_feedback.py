@@ -2038,16 +2038,13 @@ def test_a_dash_glued_to_a_note_s_number_sets_its_reason_off(typed, reason):
     assert as_said(command.args) == as_said(f"1 {reason}".split())
 
 
-# One ASCII dash glued between a note's number and a word (`2-only renames`) sets the reason
-# off as the dash typed apart does (`2 - only renames`, `2- only renames`): note 2 and its
-# reason `only renames`, or with one note shown no note 2, nothing hidden; before, with one
-# note shown, it hid note 1 with all of it as its reason, and with three asked which. A
-# flag's dashes (`2--enforce-eager`) and a number after the dash (`2-3`) are as before.
+# One dash glued between a note's number and a word sets the reason off as the dash typed
+# apart does, where the number is marked as a note's (`#2-only`, `(2)-only renames`), typed
+# full-width (`２－only renames`, an input method's) or the word is Chinese (`2-只是改名`):
+# note 2 and its reason, or with one note shown no note 2, nothing hidden
 @pytest.mark.parametrize(
     ("typed", "apart"),
     [
-        ("2-only renames", "2 - only renames"),
-        ("1-only renames", "1- only renames"),
         ("2-只是改名", "2 - 只是改名"),
         ("(2)-only renames", "(2) - only renames"),
         ("#2-only", "#2 - only"),
@@ -2066,12 +2063,30 @@ def test_a_dash_between_a_note_s_number_and_a_word_sets_the_reason_off(typed, ap
     assert as_said(command.args) == as_said(spaced.args)
 
 
-def test_a_number_glued_by_one_dash_to_a_word_names_that_note():
-    (command,) = parse_commands("/notes wrong 2-only renames")
-    pick = pick_note(command.args, SHOWN[:1])  # not note 1 with the reason `2-only renames`
-    assert (pick.note_id, pick.rank, pick.problem) == (None, 2, PickProblem.RANGE)
-    pick = pick_note(command.args, SHOWN)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], "only renames")
+# Bare ASCII digits, one dash and an English word are English's quantity (`4-bit only`,
+# `1-line fix`, `2-way TP`), as a unit glued on without the dash is (`4bit only`, `2.5x
+# faster`): with one note shown, the reason of note 1, all of it; with three, which note?
+# Read as note N and the rest, `1-line fix` hid note 1 with the reason `line fix` where the
+# reviewer left the number out, and `4-bit only` with one note shown said there is no note 4
+@pytest.mark.parametrize("typed", ["4-bit only", "1-line fix", "2-way TP", "2-only renames"])
+def test_a_number_glued_by_one_dash_to_an_english_word_is_a_quantity(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    (unit,) = parse_commands(f"/notes wrong {typed.replace('-', '', 1)}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert pick_note(unit.args, SHOWN).problem is PickProblem.WHICH
+    # keyed as typed: an edit to `N - words`, which names note N, is answered
+    assert as_said(command.args) != as_said(f"{typed[0]} - {typed[2:]}".split())
+
+
+# A curator's id may open with digits and a dash (`notes.ID_PATTERN`: `2-bit-awq`): named,
+# it names that note, not the note numbered by its digits with the rest as the reason
+def test_a_note_id_opening_with_a_number_and_a_dash_names_that_note():
+    shown = (*SHOWN, "2-bit-awq")
+    (command,) = parse_commands("/notes wrong 2-bit-awq only renames")
+    pick = pick_note(command.args, shown)
+    assert (pick.note_id, pick.rank, pick.reason) == ("2-bit-awq", 4, "only renames")
 
 
 # A list glued by a dash to a number in Chinese (`2-第3条`, `2-二`) is a list as before the
