@@ -4,10 +4,10 @@
 
 An edited command keyed as the command it replaces (`Command.key`) is not run again: two
 spellings keyed alike must mean the same. This generates `wrong` spellings (a note's
-number in digits, full-width, Chinese and English ordinals, brackets; lists; separators
-glued or typed apart; reasons glued or apart, quoted; stray punctuation and emoji before
-and after; 40,000 drawn with a seed from some 16 million, all with `--count 0`), reads
-each as the bot does (`parse_commands`, then `pick_note` with one note
+number in digits, full-width, Chinese and English ordinals, brackets; its id or link;
+lists; separators glued or typed apart; reasons glued or apart, quoted; stray punctuation
+and emoji before and after; 40,000 drawn with a seed from some 17 million, all with
+`--count 0`), reads each as the bot does (`parse_commands`, then `pick_note` with one note
 shown and with three) and groups them by key. It prints how many groups hold spellings
 answered differently, and the biggest such groups with a spelling of each answer.
 
@@ -68,6 +68,8 @@ NUMBERS = {  # a note's number, however typed: {n} is 1, 2 or 9
     "ordinal one": "{o} one",
     "Nth": "{t}",
     "Nth note": "{t} note",
+    "id": "vllm-0000000{n}",
+    "link": "https://notes.example/notes/vllm-0000000{n}",
     "list": "{n},3",
     "list apart": "{n} 3",
     "list dashed": "{n}-3",

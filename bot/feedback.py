@@ -21,7 +21,7 @@ from enum import StrEnum
 from bot.comment_prose import is_symbol, marks_end, opens_a_quote, without_shortcodes
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
-from bot.notes import BRACKET_PAIRS, QUOTE_PAIRS
+from bot.notes import BRACKET_PAIRS, ID_PATTERN, QUOTE_PAIRS
 from bot.reasons import evidence_terms
 from bot.terminal import inert
 
@@ -220,12 +220,12 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     typed = " ".join(glued_list)
     text = _reason([typed])
     head, *rest = text.split(" ")
-    if text != typed and _numbered(head):  # `, 3`, `— 3`: `pick_note` reads no number past
+    if text != typed and _selects(head):  # `, 3`, `— 3`: `pick_note` reads no number past
         # them (which note? or, with one shown, all of it the reason): not keyed as `3` is,
-        # but as `-3`, whichever separators they are (their answer is the same)
+        # but as `-3`, whichever separators they are (their answer is the same); so an id
         return (f"-{head}", *rest)
     past = _past_separators(rest) if rest and marks_end(head, 0) == len(head) else []
-    if past and _numbered(past[0]):
+    if past and _selects(past[0]):
         # `. 3`, `🙏， 3`: a word of marks alone, which the key drops (no word of the
         # command), read past by `pick_note` no more than a separator (which note?): as `, 3`;
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
@@ -579,6 +579,24 @@ def _past_separators(words: list[str]) -> list[str]:
         if at < len(word):
             return [word[at:], *words[i + 1 :]]
     return []
+
+
+def _selects(word: str) -> bool:
+    """Whether `pick_note` may read a word as the note meant, were it first: a note's number
+    (`_numbered`) or, as the key knows no ids, what may be an id or a note's link (`_idlike`).
+    """
+    return _numbered(word) or _idlike(word)
+
+
+def _idlike(word: str) -> bool:
+    """Whether a word may name a note by its id (`vllm-0436d44c`, a curator's `2-bit-awq`)
+    or its link: an id's shape with a digit in it (`only` may be an id, but is a reason's
+    word far more often; keyed as an id, an edit between `, only` and `only`, answered
+    alike, would be answered twice), or a link to a note's page or file."""
+    read = _as_ascii(word.strip())
+    selector = read.lstrip("#").rstrip(".:,)").casefold()
+    shaped = re.match(ID_PATTERN, selector) is not None and any(c.isdigit() for c in selector)
+    return shaped or bool(_linked_id(word.strip())[0])  # as `pick_note` reads a link
 
 
 def _numbered(word: str) -> bool:
