@@ -232,6 +232,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(_as_ascii(head))
     a_list = listed is not None or glued_list != read
+    quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:
         # a list is answered by its first number alone, whatever separates them (`1. 2`,
         # `#1-2`, `2、3`) and however they are counted (`2,二`, `第2、3条`): keyed by its
@@ -243,21 +244,25 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         rest = [glued, *rest] if glued else rest
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
-        head, rest = "", [text]
+        head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
     if not (a_list or number):  # no number read: `「1」`, `. 【1】` are a reason, no note 1
-        return _no_number(said)
+        return _no_number(said, quoted)
     return tuple(said)
 
 
-def _no_number(said: list[str]) -> tuple[str, ...]:
+def _no_number(said: list[str], quoted: bool) -> tuple[str, ...]:
     """A `wrong`'s words (`said`) in which `pick_note` reads no number, keyed so that none
     reads as one: the first word the key keeps (it drops words of marks alone) is keyed as
     after a separator (`-1`) when it reads as a number once the quotes around all of it are
     off (`「1」`, `"1"`) or after marks alone (`. 【1】`): which note? or, with one note
-    shown, all of it the reason."""
+    shown, all of it the reason. So a note's id or link (`_idlike`) once the quotes are off
+    (`quoted`: `「vllm-0436d44c」`) or after marks alone; bare, it names its note."""
     first = next((i for i, w in enumerate(said) if marks_end(w, 0) < len(w)), len(said))
-    if first < len(said) and _numbered(said[first]):
+    if first == len(said):
+        return tuple(said)
+    shielded = quoted or first > 0
+    if _numbered(said[first]) or (shielded and _idlike(said[first])):
         said[first] = f"-{said[first]}"
     return tuple(said)
 

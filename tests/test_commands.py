@@ -2523,6 +2523,29 @@ def test_an_edit_dropping_a_separator_before_a_note_id_is_a_new_wrong(old):
     assert changed.line == f"/notes wrong {new}"
 
 
+# A note's id or link in quotes or brackets (`「vllm-…」`, `【vllm-…】`) `pick_note` reads
+# as no id, as `「1」` as no number (which note?); the key took them off, keying it as the
+# id alone, which hides that note: an edit taking them off ran nothing
+@pytest.mark.parametrize(
+    "old",
+    [
+        "「vllm-0000000b」",
+        "【vllm-0000000b】",
+        '"vllm-0000000b"',
+        "「https://notes.example/notes/vllm-0000000b」",
+        "「2-bit-awq」",
+    ],
+)
+def test_an_edit_to_a_note_id_from_one_in_quotes_is_a_new_wrong(old):
+    shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
+    new = old.strip('「」【】"')
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    picks = [feedback.pick_note(args, shown) for args in said]
+    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id is not None
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+
+
 # A list is answered by its first number alone (which note? or, out of range, that there is
 # none), whatever separates its numbers: keyed as `1,2` however it is typed, so an edit
 # between `1. 2` and `1, 2`, keyed alike before lists were glued, asks nothing again
