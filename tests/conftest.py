@@ -12,9 +12,12 @@ test_e2e, test_events and test_file_cache have a `live` of their own).
 
 from __future__ import annotations
 
+import compileall
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +34,17 @@ from tests.fake_github import (
     DEFAULT_REPO,
     FakeGitHub,
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """bot/'s bytecode beside its sources, when this Python writes none
+    (PYTHONDONTWRITEBYTECODE): the tests start `review-notes` in a child process a few
+    hundred times (servers, CLI commands), and each child, which reads bytecode but may
+    not write it, compiled bot/ from source again, a quarter of a server's start. What
+    Python writes there when the variable is unset; a source edited later is compiled
+    again in memory (its time no longer matches), so no child runs stale code."""
+    if sys.dont_write_bytecode:
+        compileall.compile_dir(Path(__file__).resolve().parent.parent / "bot", quiet=1)
 
 
 @dataclass(frozen=True)

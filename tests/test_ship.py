@@ -313,6 +313,28 @@ def test_the_image_compiles_bot_at_build_and_a_start_loads_the_bytecode(tmp_path
     assert not compiled_again, f"compiled at the start: {compiled_again}"
 
 
+def test_a_child_process_of_the_tests_loads_bots_bytecode(tmp_path):
+    # The tests start `review-notes` in a few hundred child processes; where Python
+    # writes no bytecode (PYTHONDONTWRITEBYTECODE, as the image sets it, or a developer's
+    # shell), each compiled all of bot/ again, a quarter of a server's start
+    # (tests/conftest.py: pytest_configure compiles it once). A child as the tests start
+    # one, its writes off, loads every module of the server from bytecode.
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+    ran = subprocess.run(
+        [PY, "-v", "-c", "import bot.cli, bot.server"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = re.findall(r"^# code object from '?(.+?)'?$", ran.stderr, re.M)
+    ours = [p for p in loaded if p.startswith(str(ROOT / "bot"))]
+    assert len(ours) > 20, ours  # the server's modules were read from this checkout's bot/
+    compiled_again = [p for p in ours if not p.endswith(".pyc")]
+    assert not compiled_again, f"compiled in every child: {compiled_again}"
+
+
 def test_the_server_runs_from_what_the_image_copies(tmp_path):
     # CI has no Docker engine, so the tests never build the image (scripts/check_image.sh
     # does, where a daemon runs); this lays out
