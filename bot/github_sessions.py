@@ -192,8 +192,11 @@ class GitHubSessions:
         self.integration: GithubIntegration | None = None  # App mode only
         self._token = token
         if token is None:
-            app_auth = Auth.AppAuth(app_id, private_key)  # type: ignore[arg-type]
             try:
+                # parsed once: PyJWT parses a PEM again for every JWT it signs (each mint,
+                # each App call), and parsing checks the RSA key whole, 20 ms or more
+                key = serialization.load_pem_private_key((private_key or "").encode(), None)
+                app_auth = Auth.AppAuth(app_id, lambda: key)  # type: ignore[arg-type,return-value]
                 app_auth.create_jwt()  # a bad key fails here, not on the first webhook
             except Exception as exc:
                 raise UnusableKeyError(key_problem(private_key or "")) from exc

@@ -308,6 +308,26 @@ def test_a_bad_private_key_is_refused_at_construction(fake_github):
         GitHubClient(base_url=fake_github.base_url, app_id=1, private_key="k", token="t")
 
 
+def test_the_app_key_is_parsed_once_not_for_each_jwt(fake_github, make_github_client, monkeypatch):
+    # PyJWT parses a PEM key again for every JWT it signs (each token mint, each App
+    # call), and the parse checks the RSA key whole: tens of ms of CPU each, for nothing
+    # (the key does not change). The client hands it the key it parsed once.
+    parses = []
+    parse = jwt.algorithms.load_pem_private_key
+
+    def counted(data, *args, **kwargs):
+        if b"PRIVATE KEY" in data:  # the client's (the fake's check tries its public key)
+            parses.append(1)
+        return parse(data, *args, **kwargs)
+
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    monkeypatch.setattr(jwt.algorithms, "load_pem_private_key", counted)
+    assert client.list_files(PR) == ["a.py"]  # a token minted: a JWT signed
+    assert [r.path for r in fake_github.requests if "access_tokens" in r.path]
+    assert parses == []
+
+
 def test_a_token_near_expiry_is_replaced_before_use(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.token_ttl = 3600
