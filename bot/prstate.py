@@ -456,27 +456,27 @@ class PRStore:
         )
         if not rows:
             return PRState(repo.lower(), number)
-        r = self._read_around(rows[0])
+        r, parsed = self._read_around(rows[0])
         return PRState(
             repo=r["repo"],
             number=r["number"],
             comment_id=r["comment_id"],
             body_hash=r["body_hash"],
             head_sha=r["head_sha"],
-            notes=tuple(json.loads(r["notes"])),
+            notes=tuple(parsed["notes"]),
             files_sha=r["files_sha"],
-            files=tuple(json.loads(r["files"])) if r["files"] is not None else None,
+            files=tuple(parsed["files"]) if parsed["files"] is not None else None,
             files_listed=_listed_for(r["files_listed"], r["files_sha"]),
             files_base=_base_for(r["files_base"], r["files"]),
             event_at=r["event_at"],
             opted_out=bool(r["opted_out"]),
             verbose=bool(r["verbose"]),
-            pending=_pending(r["pending"]),
-            code_names={k: tuple(v) for k, v in json.loads(r["code_names"] or "{}").items()},
-            incidental=frozenset(json.loads(r["incidental"] or "[]")),
-            renamed=dict(json.loads(r["renamed"] or "{}")),
-            dismissed=tuple(json.loads(r["dismissed"] or "[]")),
-            evidence={k: tuple(v) for k, v in json.loads(r["evidence"] or "{}").items()},
+            pending=_pending(parsed["pending"]),
+            code_names={k: tuple(v) for k, v in (parsed["code_names"] or {}).items()},
+            incidental=frozenset(parsed["incidental"] or ()),
+            renamed=dict(parsed["renamed"] or {}),
+            dismissed=tuple(parsed["dismissed"] or ()),
+            evidence={k: tuple(v) for k, v in (parsed["evidence"] or {}).items()},
             paused=r["paused"],
             had_notes=(
                 (None if r["comment_id"] is not None else False)
@@ -493,20 +493,21 @@ class PRStore:
             replaced_id=_replaced_of(r["replaced"], r["comment_id"]),
             found_gone_id=_replaced_of(r["replaced"], r["comment_id"], found=True),
             owed_delete=r["owed_delete"],
-            write_back=write_back_of(r["write_back"])[0],
-            given_back=given_back_of(r["given_back"])[0],
+            write_back=parsed["write_back"],
+            given_back=parsed["given_back"],
         )
 
-    def _read_around(self, row: sqlite3.Row) -> dict[str, Any]:
+    def _read_around(self, row: sqlite3.Row) -> tuple[dict[str, Any], dict[str, Any]]:
         """The row with each JSON value that does not read replaced by what the server
         takes in its place (`stored_reading`), what did not said once per value: SQLite
         reads damaged text as any, and a value that does not parse must not make the
         whole row unreadable (every event of the PR failed, its comment's id and opt-out
-        unread). The next write of the state keeps what read."""
+        unread). The next write of the state keeps what read. With the row, its JSON
+        values as read (`Reading.parsed`: each parsed once)."""
         repo, number = row["repo"], row["number"]
         values = dict(zip(row.keys(), row, strict=True))
-        got, wrong = stored_reading(values, lambda: self._standing_marks(repo, number))
-        for column, why in wrong:
+        reading = read_values(values, lambda: self._standing_marks(repo, number))
+        for column, why in reading.why:
             said = (repo, number, column, row[column])
             if said in self._values_said:
                 continue
@@ -521,7 +522,7 @@ class PRStore:
                 why,
                 DAMAGED_FIX,
             )
-        return got
+        return reading.stored, reading.parsed
 
     def _standing_marks(self, repo: str, number: int) -> list[str]:
         """The PR's standing `/notes wrong` marks (none when their table is not here: a
@@ -990,10 +991,10 @@ def _move_state(conn: sqlite3.Connection, old: str, new: str, number: int) -> tu
     return int(take), int(both)
 
 
-def _pending(text: str | None) -> PendingUpdate | None:
-    if text is None:
+def _pending(data: dict[str, Any] | None) -> PendingUpdate | None:
+    """An owed update from its stored JSON, parsed (None: none owed)."""
+    if data is None:
         return None
-    data = json.loads(text)
     return PendingUpdate(
         tuple(data.get("acks") or ()),
         bool(data.get("show")),
@@ -1209,29 +1210,38 @@ def _is_renames(data: object) -> bool:
 
 def _whole(
     stored: object, shape: Callable[[object], bool], said: str, *, null: bool = True
-) -> str | None:
-    """Why `stored` (JSON; NULL: none, when `null`) does not read as `said` (None: it does)."""
+) -> tuple[Any, str | None]:
+    """`stored` (JSON; NULL: none, when `null`) parsed, and why it does not read as `said`
+    (None: it does; then the parsed value is None)."""
     if stored is None and null:
-        return None
+        return None, None
     data, not_json = _json_of(stored)
     if not_json is not None:
-        return not_json
-    return None if shape(data) else f"not {said} ({json_shape(data)})"
+        return None, not_json
+    return (data, None) if shape(data) else (None, f"not {said} ({json_shape(data)})")
 
 
 def note_ids_of(stored: object) -> tuple[str, ...]:
     """A list of note ids as stored (`notes`, `dismissed`), or none when it does not read
     (for the readers of many PRs' lists: the PR's own reading, `PRStore.get`, says it)."""
-    if stored is None or _whole(stored, _is_texts, "a list of note ids") is not None:
-        return ()
-    return tuple(json.loads(str(stored)))
+    data, wrong = _whole(stored, _is_texts, "a list of note ids")
+    return () if data is None or wrong is not None else tuple(data)
 
 
-def _pending_wrong(stored: object) -> str | None:
-    """Why a stored PendingUpdate does not read whole (None: it does, or none owed)."""
-    data, not_json = _json_of(stored) if stored is not None else ({}, None)
+def _pending_read(stored: object) -> tuple[Any, str | None]:
+    """A stored PendingUpdate parsed (None: none owed), and why it does not read whole
+    (None: it does)."""
+    if stored is None:
+        return None, None
+    data, not_json = _json_of(stored)
     if not_json is not None:
-        return not_json
+        return None, not_json
+    wrong = _pending_wrong(data)
+    return (data, None) if wrong is None else (None, wrong)
+
+
+def _pending_wrong(data: object) -> str | None:
+    """Why a parsed PendingUpdate does not read whole (None: it does)."""
     if not isinstance(data, dict):
         return f"not an object ({json_shape(data)})"
     for key in ("acks", "diff_acks"):
@@ -1273,6 +1283,18 @@ _FILE_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
 }
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A pr_state row as the server reads it (`read_values`): `stored`, the row with each
+    JSON value that does not read replaced by its stand-in in the form `PRStore.put` stores
+    it; `parsed`, each JSON value of the row as read (parsed once; None: NULL, or the file
+    list dropped), stand-ins included; `why`, what did not read and why, by column."""
+
+    stored: dict[str, Any]
+    parsed: dict[str, Any]
+    why: list[tuple[str, str]]
+
+
 def stored_reading(
     row: Mapping[str, object], marks: Callable[[], list[str]]
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -1283,42 +1305,63 @@ def stored_reading(
     is UNREAD (salvage: on a damaged page), stood in for as one that does not parse. `marks`:
     the PR's standing `/notes wrong` marks (STANDING_MARKS). Each column's reading is the
     one that writes nothing wrong to GitHub (docs/reliability.md)."""
+    reading = read_values(row, marks)
+    return reading.stored, reading.why
+
+
+def read_values(row: Mapping[str, object], marks: Callable[[], list[str]]) -> Reading:
+    """`stored_reading`, with each JSON value as read: every value is parsed once, both to
+    check it and to read it (`PRStore.get` reads a PR's state at every event)."""
     got: dict[str, Any] = dict(row)
+    parsed: dict[str, Any] = {}
     why: list[tuple[str, str]] = []
     if "evidence" in row:
         evidence, wrong = _evidence_read(row["evidence"])
+        parsed["evidence"] = evidence
         if wrong is not None:
             got["evidence"] = json.dumps(evidence, ensure_ascii=False)
             why.append(("evidence", wrong))
-    notes = "notes" in row and _whole(row["notes"], _is_texts, "a list of note ids", null=False)
-    if notes:
-        # whole or not at all: `wrong N` numbers it (a list read in part hides another
-        # note); the reasons kept are of the notes the same update showed, in order
-        paused = got.get("paused") is not None
-        shown = [] if paused else list(json.loads(str(got.get("evidence") or "{}")))
-        got["notes"] = json.dumps(shown)
-        why.append(("notes", f"{notes}: {NOTES_LOST}"))
-        if "body_hash" in row:  # not trusted to skip the write that puts them back
-            got["body_hash"] = None
+    if "notes" in row:
+        parsed["notes"], notes = _whole(row["notes"], _is_texts, "a list of note ids", null=False)
+        if notes:
+            # whole or not at all: `wrong N` numbers it (a list read in part hides another
+            # note); the reasons kept are of the notes the same update showed, in order
+            paused = got.get("paused") is not None
+            shown = [] if paused else list(parsed.get("evidence") or {})
+            got["notes"] = json.dumps(shown)
+            parsed["notes"] = shown
+            why.append(("notes", f"{notes}: {NOTES_LOST}"))
+            if "body_hash" in row:  # not trusted to skip the write that puts them back
+                got["body_hash"] = None
     for column, (shape, said) in _FILE_VALUES.items():
-        if column in row and (wrong := _whole(row[column], shape, said)):
-            why.append((column, f"{wrong}: {FILE_LIST_LOST}"))
+        if column in row:
+            parsed[column], wrong = _whole(row[column], shape, said)
+            if wrong:
+                why.append((column, f"{wrong}: {FILE_LIST_LOST}"))
     if any(c in _FILE_VALUES for c, _ in why):
         got.update({c: None for c in FILE_LIST if c in row})
-    if "pending" in row and (wrong := _pending_wrong(row["pending"])):
-        got["pending"] = json.dumps(asdict(OWED_UNKNOWN))
-        why.append(("pending", f"{wrong}: {PENDING_LOST}"))
-    if "dismissed" in row and (wrong := _whole(row["dismissed"], _is_texts, "a list of note ids")):
-        got["dismissed"] = json.dumps(marks())
-        why.append(("dismissed", f"{wrong}: {DISMISSED_LOST}"))
+        parsed.update({c: None for c in _FILE_VALUES if c in row})
+    if "pending" in row:
+        parsed["pending"], wrong = _pending_read(row["pending"])
+        if wrong:
+            parsed["pending"] = asdict(OWED_UNKNOWN)
+            got["pending"] = json.dumps(parsed["pending"])
+            why.append(("pending", f"{wrong}: {PENDING_LOST}"))
+    if "dismissed" in row:
+        parsed["dismissed"], wrong = _whole(row["dismissed"], _is_texts, "a list of note ids")
+        if wrong:
+            parsed["dismissed"] = marks()
+            got["dismissed"] = json.dumps(parsed["dismissed"])
+            why.append(("dismissed", f"{wrong}: {DISMISSED_LOST}"))
     if "given_back" in row:
         ids, wrong = given_back_of(row["given_back"])
+        parsed["given_back"] = ids
         if wrong is not None:
             got["given_back"] = json.dumps(list(ids)) if ids else None  # (none: NULL)
             why.append(("given_back", wrong))
     if "write_back" in row:
-        _, wrong = write_back_of(row["write_back"])
+        parsed["write_back"], wrong = write_back_of(row["write_back"])
         if wrong is not None:
             got["write_back"] = None
             why.append(("write_back", wrong))
-    return got, why
+    return Reading(got, parsed, why)

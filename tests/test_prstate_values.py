@@ -392,3 +392,40 @@ def test_a_value_read_around_shows_in_healthz_and_metrics_without_failing(
         {"pr": f"{DEFAULT_REPO}#{N}", "value": "notes"},
     ]
     assert "\nreview_notes_pr_values_read_around 2.0\n" in client.get("/metrics").text
+
+
+# kills: bot/prstate.py:PRStore.get each JSON value parsed to check it, then again to read it
+def test_each_json_value_of_a_prs_state_is_parsed_once_a_read(state, monkeypatch):
+    """Reading around costs no second parse (a PR's state is read at every event, and a
+    big one holds thousands of paths: bench/bench_prstate_read.py): every JSON value the
+    row holds is parsed once, and reads as it was put."""
+    state.update("o/r", 1, write_back=OWED, given_back=(41, 42))
+    put = state.get("o/r", 1)
+    parsed: list[str] = []
+    loads = json.loads
+
+    def counted(text, *args, **kwargs):
+        parsed.append(text)
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    assert state.get("o/r", 1) == put
+    [row] = state.db.execute("SELECT * FROM pr_state WHERE number = 1")
+    values = [row[c] for c in JSON_COLUMNS if row[c] is not None]
+    assert len(values) == len(JSON_COLUMNS)  # (each is read)
+    assert sorted(parsed) == sorted(values)
+
+
+# the JSON values of pr_state (bot.prstate `stored_reading` reads each around)
+JSON_COLUMNS = (
+    "notes",
+    "files",
+    "code_names",
+    "incidental",
+    "renamed",
+    "pending",
+    "dismissed",
+    "evidence",
+    "given_back",
+    "write_back",
+)
