@@ -12,11 +12,13 @@ files, 2,000 code names, 50 notes with their reasons) and a typical one (40 file
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,15 +64,21 @@ def state(number: int, files: int, names: int, notes: int) -> PRState:
     )
 
 
-def per_read(read: Callable[[], object], repeat: int) -> float:
-    """The best of five runs of `repeat` reads, in ms a read."""
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            read()
-        best = min(best, time.perf_counter() - start)
-    return best / repeat * 1000
+def per_read(reads: list[Callable[[], object]], repeat: int) -> list[float]:
+    """Each read's best of seven runs of `repeat`, in ms a read: runs taken in turn (so a
+    busy spell of the machine falls on both) and the collector off, as timeit does."""
+    best = [float("inf")] * len(reads)
+    gc.disable()
+    try:
+        for _ in range(7):
+            for i, read in enumerate(reads):
+                start = time.perf_counter()
+                for _ in range(repeat):
+                    read()
+                best[i] = min(best[i], time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return [b / repeat * 1000 for b in best]
 
 
 def parsed_once(store: PRStore, number: int) -> dict[str, object]:
@@ -95,8 +103,8 @@ def main() -> None:
         for name, row in rows.items():
             repeat = max(1, args.repeat // 20) if name == "big" else args.repeat
             assert store.get("o/r", row.number).files == row.files  # (reads what was put)
-            got = per_read(lambda n=row.number: store.get("o/r", n), repeat)
-            floor = per_read(lambda n=row.number: parsed_once(store, n), repeat)
+            reads = [partial(store.get, "o/r", row.number), partial(parsed_once, store, row.number)]
+            got, floor = per_read(reads, repeat)
             print(
                 f"  {name} row ({len(row.files or ())} files, {len(row.code_names)} code"
                 f" names): get {got:.3f} ms, floor {floor:.3f} ms, ratio {got / floor:.2f}"
