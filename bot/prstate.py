@@ -525,13 +525,16 @@ class PRStore:
             )
         return reading.stored, reading.parsed
 
-    def _standing_marks(self, repo: str, number: int) -> list[str]:
+    def _standing_marks(self, repo: str, number: int) -> list[str] | None:
         """The PR's standing `/notes wrong` marks (none when their table is not here: a
-        PRStore without bot.feedback_store's, as in tools that read the state alone)."""
+        PRStore without bot.feedback_store's, as in tools that read the state alone), or
+        None when SQLite finds them damaged (`read_values` says so in the value's line)."""
         try:
             rows = self.db.execute(STANDING_MARKS, (repo, number))
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
+        except sqlite3.DatabaseError as exc:
+            if is_damaged(exc):
+                return None
+            if not isinstance(exc, sqlite3.OperationalError) or "no such table" not in str(exc):
                 raise
             return []
         return list(dict.fromkeys(r["note_id"] for r in rows))
@@ -1190,6 +1193,13 @@ PENDING_LOST = (
 # said `off`'s "show nothing" over a later `/notes`, and cut its notes to the paused line
 OWED_UNKNOWN = PendingUpdate(said="")
 DISMISSED_LOST = "the notes hidden taken from the PR's standing `/notes wrong` marks"
+# with those marks damaged too: none hidden, as showing a note a reviewer hid is wrong but
+# seen (and marked again), where hiding notes on a guess would hide them unseen
+DISMISSED_UNMARKED = (
+    "the notes hidden taken as none: the PR's standing `/notes wrong` marks do not read"
+    " either (SQLite finds them damaged), so the notes they hid show again until marked"
+    " again"
+)
 EVIDENCE_LOST = (
     "no reasons kept for those notes until the PR's next update (a `wrong` mark made before"
     " it keeps none)"
@@ -1305,20 +1315,21 @@ class Reading:
 
 
 def stored_reading(
-    row: Mapping[str, object], marks: Callable[[], list[str]]
+    row: Mapping[str, object], marks: Callable[[], list[str] | None]
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """A pr_state row's JSON values as the server reads them: each that does not read
     (damaged text SQLite reads as any text) replaced by what the server takes in its
     place, in the form `PRStore.put` stores it (so salvage copies what the server reads),
     and why, by column. Columns not in `row` are left out; one that did not read at all
     is UNREAD (salvage: on a damaged page), stood in for as one that does not parse. `marks`:
-    the PR's standing `/notes wrong` marks (STANDING_MARKS). Each column's reading is the
+    the PR's standing `/notes wrong` marks (STANDING_MARKS; None: they do not read either,
+    and none are taken: DISMISSED_UNMARKED). Each column's reading is the
     one that writes nothing wrong to GitHub (docs/reliability.md)."""
     reading = read_values(row, marks)
     return reading.stored, reading.why
 
 
-def read_values(row: Mapping[str, object], marks: Callable[[], list[str]]) -> Reading:
+def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]) -> Reading:
     """`stored_reading`, with each JSON value as read: every value is parsed once, both to
     check it and to read it (`PRStore.get` reads a PR's state at every event)."""
     got: dict[str, Any] = dict(row)
@@ -1359,9 +1370,11 @@ def read_values(row: Mapping[str, object], marks: Callable[[], list[str]]) -> Re
     if "dismissed" in row:
         parsed["dismissed"], wrong = _whole(row["dismissed"], _is_texts, "a list of note ids")
         if wrong:
-            parsed["dismissed"] = marks()
+            standing = marks()
+            parsed["dismissed"] = standing or []
             got["dismissed"] = json.dumps(parsed["dismissed"])
-            why.append(("dismissed", f"{wrong}: {DISMISSED_LOST}"))
+            lost = DISMISSED_LOST if standing is not None else DISMISSED_UNMARKED
+            why.append(("dismissed", f"{wrong}: {lost}"))
     if "given_back" in row:
         ids, wrong = given_back_of(row["given_back"])
         parsed["given_back"] = ids

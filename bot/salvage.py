@@ -18,7 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.db import read_through_indexes, utcnow
+from bot.db import is_damaged, read_through_indexes, utcnow
 from bot.prstate import STANDING_MARKS, STOOD_IN, UNREAD, stored_reading
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
@@ -80,14 +80,15 @@ def _pr_state(
     """A PR's state as the server reads it (bot.prstate `stored_reading`: `PRStore.get`'s
     reading): each JSON value that does not read replaced by what the server takes in its
     place, and why, by column. The hidden notes' stand-in, the PR's standing marks, read
-    from the damaged file (none where they do not read: the marks' table names its own)."""
+    from the damaged file (none where they do not read, said so: the marks' table names
+    its own damage; none, as read, in an older file without their table)."""
 
-    def marks() -> list[str]:
+    def marks() -> list[str] | None:
         try:
             rows = source.execute(STANDING_MARKS, (values.get("repo"), values.get("number")))
             return list(dict.fromkeys(r[0] for r in rows))
-        except sqlite3.DatabaseError:  # (damaged, or no such table: an older file)
-            return []
+        except sqlite3.DatabaseError as exc:
+            return None if is_damaged(exc) else []
 
     return stored_reading(values, marks)
 

@@ -16,6 +16,7 @@ from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack
 from tests.command_kit import N, sticky
+from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
 from tests.test_rollback import old_release
@@ -429,3 +430,28 @@ JSON_COLUMNS = (
     "given_back",
     "write_back",
 )
+
+
+# kills: bot/prstate.py:PRStore._standing_marks a damaged marks' table fails the PR's read
+def test_hidden_notes_that_do_not_read_with_their_marks_damaged_too_are_none(tmp_path, caplog):
+    """A PR's `dismissed` that does not read is taken from its standing marks; when SQLite
+    finds their table damaged too, the notes hidden are taken as none (not the PR's every
+    read failed): a note a reviewer hid shows again, which is wrong but seen and marked
+    again, where hiding notes on a guess would hide them unseen. Said in the value's line."""
+    path = tmp_path / "s.sqlite3"
+    db = Database(path)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    PRStore(db).put(PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",)))
+    db.execute("UPDATE pr_state SET dismissed = '[\"n-hid\"' WHERE number = 1")
+    db.close()
+    damage_root_page(path, "feedback_standing")  # (the marks read from it alone)
+    db = Database(path)
+    store = PRStore(db)
+    caplog.set_level(logging.WARNING)
+    got = store.get("o/r", 1)
+    assert (got.comment_id, got.opted_out, got.dismissed) == (10, True, ())
+    [line] = said(caplog)
+    assert line.startswith("PR o/r#1: its dismissed does not read: not JSON"), line
+    assert "taken as none: the PR's standing `/notes wrong` marks do not read either" in line
+    assert store.read_around == [("o/r#1", "dismissed")]
+    db.close()

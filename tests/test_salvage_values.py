@@ -17,8 +17,8 @@ import pytest
 from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
-from bot.prstate import PRState, PRStore, WriteBack
-from tests.damage_kit import break_overflow_chain
+from bot.prstate import DISMISSED_UNMARKED, PRState, PRStore, WriteBack
+from tests.damage_kit import break_overflow_chain, damage_root_page
 from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
 
@@ -285,3 +285,24 @@ def test_hidden_notes_lost_with_a_damaged_file_list_are_taken_from_the_marks(tmp
     assert not any("dismissed," in p or "dismissed " in p for p in parts), r.stdout
     got = PRStore(Database(new)).get("o/r", 1)
     assert (got.comment_id, got.opted_out, got.files, got.dismissed) == (10, True, None, ("n-hid",))
+
+
+# kills: bot/salvage.py:_pr_state hidden notes said taken from marks that did not read
+def test_hidden_notes_whose_marks_do_not_read_either_are_said_taken_as_none(tmp_path):
+    """As the server reads them (bot.prstate DISMISSED_UNMARKED): a PR's `dismissed` that
+    does not read, its standing marks damaged too, is copied as none hidden, and the
+    report says so, not that they were taken from the marks."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    PRStore(db).put(PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",)))
+    db.execute("UPDATE pr_state SET dismissed = '[\"n-hid\"' WHERE number = 1")
+    db.close()
+    damage_root_page(path, "feedback_standing")  # (the marks read from it alone)
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    parts = [line for line in r.stdout.splitlines() if line.startswith("  in part: ")]
+    [part] = [p for p in parts if p.startswith("  in part: PR o/r#1: dismissed: ")] or [r.stdout]
+    assert "not JSON" in part and DISMISSED_UNMARKED in part, part
+    got = PRStore(Database(new)).get("o/r", 1)
+    assert (got.comment_id, got.opted_out, got.dismissed) == (10, True, ())
