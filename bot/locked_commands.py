@@ -452,13 +452,22 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
                 ctx.locked.release_still(ref, k.comment_id, still, read_at)
             queued += 1
         else:
-            dropped.append(f"{k.comment_id} ({'deleted' if now is None else 'edited'} since)")
+            dropped.append(f"{k.comment_id} ({_dropped_why(k, now)})")
             log.info("%s#%d: kept commands dropped: %s", ref.repo, ref.number, dropped[-1])
         ctx.locked.forget(ref.repo, ref.number, k.comment_id)
     said = [f"{queued} comment(s) of commands kept while locked queued"] if queued else []
     if dropped:
         said.append(f"kept commands dropped: comment {', '.join(dropped)}")
     return "; ".join(said) or None
+
+
+def _dropped_why(kept: Kept, now: str | None) -> str:
+    """Why the release runs none of a kept comment's commands (`now`: its text, None when
+    gone): deleted; edited since, none of them left to run; or showing the text kept,
+    each of them answered since by an edit's run (`answering`), not edited."""
+    if now is None:
+        return "deleted since"
+    return "its kept commands answered since" if now == kept.body else "edited since"
 
 
 def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:

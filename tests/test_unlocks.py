@@ -1611,3 +1611,31 @@ def test_a_topic_an_unlock_ran_stored_by_its_spelling_is_not_answered_again(live
     assert post(client, "issue_comment", _edited_unlocked(c, c.body, before, time.time()))
     drain(rt)
     assert rt.queue.counts()["failed"] == 0 and len(replies(fake)) == n  # none again
+
+
+# kills: bot/locked_commands.py:release a kept comment whose kept commands an edit's run
+#        answered logged as edited since, when it shows the text kept
+def test_a_kept_comment_its_edits_answered_is_said_answered_at_the_unlock(live, caplog):
+    """Kept `/notes help`; edited while locked to `/notes why`, then back, both edits run
+    once unlocked, before the unlock's event: the second answered the help (its `from`
+    lacks it), so the release drops the comment, which shows the text kept. Its line says
+    what is true: its kept commands were answered since, not that it was edited since."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    fake.unlock(DEFAULT_REPO, N)  # (its event after the edits')
+    kept = c.body
+    for body, old_body, at in (("/notes why", kept, 10), (kept, "/notes why", 20)):
+        c.body = body
+        payload = comment_payload(c, action="edited", old_body=old_body)
+        payload["comment"].update(updated_at=iso_time(c.created_at + at))
+        payload["issue"].update(locked=True, active_lock_reason="too heated")  # said locked
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert len(replies(fake)) == 1  # the help's, by the second edit's run
+    answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    said = f"kept commands dropped: comment {c.id} (its kept commands answered since)"
+    assert ran(caplog, answer) == said
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
