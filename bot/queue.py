@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
@@ -1047,11 +1048,51 @@ def _repeats_latest(conn: sqlite3.Connection, d: Incoming, kept: str) -> bool:
 def _payload(text: str) -> Any:
     """The stored payload. json.loads keeps integers past 64 bits exact; the webhook
     accepted the body with orjson, which also reads nesting of 1000 to 1024, where
-    json.loads gives up: such a payload must be read too, or it stays `processing`."""
+    json.loads gives up: such a payload must be read too, or it stays `processing`.
+    Its text is Unicode (`valid_unicode`)."""
     try:
-        return json.loads(text)
+        payload = json.loads(text)
     except RecursionError:
-        return orjson.loads(text)
+        payload = orjson.loads(text)
+    # stored text is GitHub's UTF-8 or json.dumps' ASCII: a surrogate is only an escape
+    return valid_unicode(payload) if _SURROGATE_ESCAPE.search(text) else payload
+
+
+# JSON's escape of a UTF-16 surrogate (a pair's half, or one alone)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# in a str, one stands alone: json.loads joins an escaped pair into its character
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(payload: Any) -> Any:
+    """`payload` (JSON as read: changed in place) with each lone surrogate of its
+    strings replaced by U+FFFD, as a UTF-8 decoder reads a bad byte.
+
+    The one place webhook text enters the handlers. JSON allows the escape `\\ud800`
+    alone, which is no Unicode: no UTF-8 encodes it, so a PR title, path or command
+    holding one failed its delivery at each retry (hashing our comment, storing a
+    command in SQLite), and GitHub refuses such text in a write. Iterative: a payload
+    may nest 1024 deep (orjson), past Python's recursion limit."""
+    if isinstance(payload, str):
+        return _LONE_SURROGATE.sub("\ufffd", payload)
+    stack = [payload]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in [k for k in node if _LONE_SURROGATE.search(k)]:
+                node[_LONE_SURROGATE.sub("\ufffd", key)] = node.pop(key)
+            slots: Any = node.items()
+        elif isinstance(node, list):
+            slots = enumerate(node)
+        else:
+            continue
+        for slot, value in list(slots):
+            if isinstance(value, str):
+                if _LONE_SURROGATE.search(value):
+                    node[slot] = _LONE_SURROGATE.sub("\ufffd", value)
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+    return payload
 
 
 def _delivery(row: Any, probe: bool = False) -> Delivery:

@@ -1045,6 +1045,11 @@ class FakeGitHub:
                     }
                     return _Reply(403, body), login, bucket
                 body = json.loads(raw) if raw else {}
+                if method != "GET" and _lone_surrogate(body):
+                    # json.loads reads a `\ud800` escape; GitHub refuses text that is no
+                    # Unicode (no UTF-8 encodes it) rather than store it
+                    refused = {"message": "Invalid request: not Unicode", "documentation_url": DOCS}
+                    return _Reply(422, refused), login, bucket
                 with self._lock:
                     limit = self.content_limit if _creates_content(method, path) else None
                     if limit is not None and (wait := limit.wait(bucket)) is not None:
@@ -1696,6 +1701,18 @@ def _file(f: str | tuple[str, str] | FakeFile) -> FakeFile:
     if isinstance(f, tuple):
         return FakeFile(f[0], "renamed", previous_filename=f[1])
     return FakeFile(f)
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """A string anywhere in a request's JSON holds a surrogate code point (U+D800 to
+    U+DFFF) alone: JSON's escapes allow it, Unicode text does not."""
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(v) for v in value)
+    return False
 
 
 def _int(value: str | None, default: int) -> int:

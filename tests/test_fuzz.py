@@ -25,17 +25,22 @@ from bot.commands import CommandConfig
 from bot.db import utcnow
 from bot.server import Runtime, build_runtime, create_app
 from bot.signature import sign
+from tests.command_kit import AUTHOR, N, say, state
 from tests.test_render import assert_inert
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
     REPO,
     SECRET,
+    app_settings,
     clean_env,
+    deliver_pr,
     drain,
     make_settings,
     octokit_examples,
+    ours,
     pr_payload,
+    serving,
 )
 
 FUZZ = settings(
@@ -461,6 +466,40 @@ def test_hostile_pr_text_renders_inert_end_to_end(tmp_path):
             assert_inert(body)
             assert "<script" not in body and "<img" not in body, name
             assert "@everyone" not in body and "\u202e" not in body, name
+
+
+def test_a_lone_surrogate_in_pr_text_reaches_github_as_unicode(tmp_path, fake_github, app_key):
+    # JSON escapes carry a lone surrogate (a signed payload, however made); GitHub refuses
+    # such text in a write (the fake too: 422), so the delivery failed at every retry
+    lone = "\ud800"
+    # a file of a note's folder is named in the comment; the payload's list (our
+    # examples') is taken as the PR's: the text all comes from the delivery
+    files = [f"vllm/distributed/elastic_ep/deferred{lone}.py"]
+    fake_github.add_pull(REPO, 8301, files=["vllm/distributed/elastic_ep/deferred.py"])
+    title = f"[ROCm] Fix the elastic EP scaling deadlock {lone}"
+    payload = pr_payload(number=8301, title=title, body=f"x {lone}", files=files)
+    payload["pull_request"]["labels"] = [{"name": f"bug{lone}", "id": 1, "color": "fff"}]
+    payload["pull_request"]["user"]["login"] = f"octo{lone}"
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        r = send(client, json.dumps(payload).encode())
+        assert r.status_code == 202, r.text
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "done", rt.queue.failed()
+    (comment,) = ours(fake_github, 8301, REPO)
+    assert lone not in comment.body and "deferred\ufffd.py" in comment.body
+
+
+def test_a_lone_surrogate_in_a_command_kept_for_a_locked_conversation_breaks_nothing(live):
+    # a command met the lock and is kept in SQLite till the unlock, which cannot store a
+    # lone surrogate: the delivery failed at each retry
+    client, rt, fake = live
+    fake.lock(REPO, N, "too heated")
+    say(client, rt, fake, "/notes off \ud800", login=AUTHOR)
+    assert rt.queue.counts()["failed"] == 0, [d.last_error for d in rt.queue.failed()]
+    fake.unlock(REPO, N)
+    deliver_pr(client, rt, action="unlocked", title=MATCHING_TITLE)
+    assert rt.queue.counts()["failed"] == 0, [d.last_error for d in rt.queue.failed()]
+    assert state(rt).opted_out  # run at the unlock, as `/notes off ?`
 
 
 @FUZZ

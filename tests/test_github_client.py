@@ -836,6 +836,18 @@ def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [502, 201]
 
 
+def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_github_client):
+    # PyGithub sends it as JSON's `\ud800` escape; GitHub stores only Unicode text. The
+    # bot makes a payload's text valid where the handlers read it (bot.queue.valid_unicode)
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    with pytest.raises(GitHubError) as caught:
+        client.create_comment(PR, "a \ud800 b")
+    assert caught.value.status == 422 and fake_github.comments(DEFAULT_REPO, 7) == []
+    client.create_comment(PR, "a \U0001f600 \ufffd b")  # a pair, joined: not refused
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a \U0001f600 \ufffd b"]
+
+
 def test_a_write_on_a_locked_conversation_is_refused_once_and_says_so(
     fake_github, make_github_client
 ):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import logging
 import os
 import sqlite3
@@ -25,6 +26,7 @@ from bot.queue import (
     Enqueued,
     Incoming,
     State,
+    valid_unicode,
 )
 from bot.redelivery import KEPT_HOURS
 from bot.retention import Retention
@@ -2999,3 +3001,21 @@ def test_an_older_file_gains_the_first_times_and_its_deliveries_read_none(tmp_pa
     q.keep_first_sent({"new": datetime.now(UTC) - timedelta(hours=1)})
     add(q, "new")
     assert q.get("new").sent_at is not None
+
+
+def test_a_payload_is_read_back_as_unicode_a_lone_surrogate_replaced(tmp_path):
+    # JSON's `\ud800` escape alone is no Unicode: handlers showing or storing it failed
+    q = queue_at(tmp_path)
+    raw = '{"t": "a\\ud800b", "k\\udc00": ["\\ud83d\\ude00", "C:\\\\ud800"]}'
+    q.enqueue("d1", "pull_request", "opened", json.loads(raw), "o/r", 1, raw=raw)
+    assert q.get("d1").payload == {"t": "a\ufffdb", "k\ufffd": ["\U0001f600", "C:\\ud800"]}
+
+
+def test_a_payload_nested_past_the_recursion_limit_is_made_unicode():
+    deep: list = ["\udfff"]
+    for _ in range(5000):
+        deep = [deep]
+    inner = valid_unicode({"a": deep})["a"]
+    for _ in range(5000):
+        inner = inner[0]
+    assert inner == ["\ufffd"]
