@@ -13,7 +13,8 @@ middleware (a crash is a logged 500); other methods get the router's 405.
       a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
       a mistyped secret refuses them all)
   400 no X-GitHub-Event / X-GitHub-Delivery, an X-GitHub-Delivery over 100 characters
-      or not printable (GitHub's is a GUID), a body that is not a JSON object, or a PR
+      or not printable (GitHub's is a GUID), a body that is not a JSON object (one
+      not UTF-8, gzip-compressed or nested too deep said so), or a PR
       number, comment or review id that is no integer from 1 to 2**53 - 1, or a
       pull_request payload whose installation or PR fields its handler cannot read, or a
       command's or a deletion's whose installation (a command's conversation's user or
@@ -147,6 +148,28 @@ def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
     return payload, raw
 
 
+class TooDeep(ValueError):
+    """orjson refused the body for nesting past 1024 levels (json.loads reads fewer)."""
+
+
+# what a body refused before its JSON is read was, when it can be told (else it is
+# "not a JSON object"): GitHub sends UTF-8 JSON, plain, a few levels deep
+_GZIP = b"\x1f\x8b"
+
+
+def why_unread(body: bytes, exc: BaseException | None) -> str:
+    """The 400's reason for a body that is no JSON object (`exc`: what parsing raised)."""
+    if body.startswith(_GZIP):  # a proxy's Content-Encoding: gzip; no JSON opens so
+        return "body is gzip-compressed: GitHub sends plain JSON"
+    if isinstance(exc, UnicodeDecodeError):
+        return "body is not UTF-8"
+    if isinstance(exc, TooDeep):
+        return "body nests deeper than 1024 levels"
+    if isinstance(exc, RecursionError):  # json.loads: orjson refused it for another reason
+        return "body nests deeper than about 1000 levels"
+    return "body is not a JSON object"
+
+
 def _loads(body: bytes) -> Any:
     """json.loads, at about a third of its cost on GitHub's payloads (orjson).
 
@@ -160,7 +183,9 @@ def _loads(body: bytes) -> Any:
     """
     try:
         return orjson.loads(body)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):  # json.loads gives up sooner
+            raise TooDeep(str(exc)) from exc
         return json.loads(body)
 
 
@@ -316,13 +341,14 @@ class WebhookEndpoint:
             return self._refused(
                 event, delivery_id, "X-GitHub-Delivery over 100 characters or not printable"
             )
+        failed: Exception | None = None
         try:
             payload, raw = parse(body, _text(headers, b"content-type") or "")
-        except (ValueError, KeyError, UnicodeDecodeError, RecursionError):
+        except (ValueError, KeyError, UnicodeDecodeError, RecursionError) as exc:
             # RecursionError: JSON nested deeper than Python's stack (e.g. 100k `[`)
-            payload, raw = None, None
+            payload, raw, failed = None, None, exc
         if not isinstance(payload, dict):
-            return self._refused(event, delivery_id, "body is not a JSON object")
+            return self._refused(event, delivery_id, why_unread(body, failed))
         if event == "ping":
             self._count(event, "pong")
             return 200, {"status": "pong", "zen": str(payload.get("zen", ""))}

@@ -8,6 +8,7 @@ of examples (derandomized, no deadline) so the suite stays fast and stable.
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import uuid
 import zlib
@@ -333,7 +334,14 @@ def _module_app(tmp_path_factory):
 def test_deeply_nested_json_is_400_not_500(body):
     client, rt = _shared_app()
     r = send(client, body)
-    assert r.status_code == 400 and r.json()["error"] == "body is not a JSON object"
+    assert r.status_code == 400 and r.json()["error"] == "body nests deeper than 1024 levels"
+
+
+def test_json_orjson_refuses_and_nested_past_json_loads_is_400_saying_so():
+    # NaN: read by json.loads, which gives up near 1000 levels (RecursionError)
+    body = b'{"x": NaN, "a": ' + b"[" * 1010 + b"]" * 1010 + b"}"
+    r = send(_shared_app()[0], body)
+    assert (r.status_code, r.json()["error"]) == (400, "body nests deeper than about 1000 levels")
 
 
 # 1010: past json.loads's recursion limit, within orjson's 1024, which the webhook reads
@@ -352,20 +360,31 @@ def test_json_nested_deep_is_accepted_and_processed(tmp_path, depth):
         assert client.get("/healthz").status_code == 200
 
 
+NOT_AN_OBJECT = "body is not a JSON object"
+GZIPPED = "body is gzip-compressed: GitHub sends plain JSON"
+JSON, FORM = "application/json", "application/x-www-form-urlencoded"
+
+
 @pytest.mark.parametrize(
-    "body",
+    ("body", "content_type", "error"),
     [
-        b'{"action": "opened", "title": "\xff\xfe"}',  # not UTF-8
-        b"{'action': 'opened'}",  # not JSON
-        b"\xef\xbb\xbf[1]",  # BOM, then not an object
-        b"",
-        b"null",
-        b'"a string"',
+        (b'{"action": "opened", "title": "\xff\xfe"}', JSON, "body is not UTF-8"),
+        (b"payload=%7B%7D\xff", FORM, "body is not UTF-8"),
+        (gzip.compress(b'{"action": "opened"}'), JSON, GZIPPED),
+        (gzip.compress(b"payload=%7B%7D"), FORM, GZIPPED),
+        (b"{'action': 'opened'}", JSON, NOT_AN_OBJECT),  # not JSON
+        (b"\xef\xbb\xbf[1]", JSON, NOT_AN_OBJECT),  # BOM, then not an object
+        (b"", JSON, NOT_AN_OBJECT),
+        (b"null", JSON, NOT_AN_OBJECT),
+        (b'"a string"', JSON, NOT_AN_OBJECT),
+        (b"action=opened", FORM, NOT_AN_OBJECT),  # no `payload` field
     ],
 )
-def test_bodies_that_are_not_a_json_object_are_400(body):
-    client, _ = _shared_app()
-    assert send(client, body).status_code == 400
+def test_bodies_that_are_not_a_json_object_are_400_saying_why(body, content_type, error):
+    # a 400 is not sent again by GitHub: its reason (Recent Deliveries, the WARNING) is
+    # all the operator has of it, and "not a JSON object" said nothing of a gzip body
+    r = send(_shared_app()[0], body, content_type=content_type)
+    assert (r.status_code, r.json()["error"]) == (400, error)
 
 
 def test_a_number_out_of_range_is_400_not_a_database_error():
