@@ -142,6 +142,12 @@ def header_shown(value: str | None, limit: int = 100) -> str:
     return (cut if cut.isprintable() else ascii(cut)) + ("..." if len(value) > limit else "")
 
 
+def event_shown(event: str, action: str | None) -> str:
+    """`event.action` as the log names a delivery; the event alone when it has no action
+    (`push`, a hand-made body): not "pull_request.None"."""
+    return event if action is None else f"{event}.{action}"
+
+
 # The objects a handled event's triage, claims and checks read (`.get` on each): one of
 # another type named, not refused as "AttributeError", nor read as absent when falsy
 _OBJECTS = (

@@ -55,7 +55,7 @@ from bot.db import (
     damaged_error,
     is_damaged,
 )
-from bot.dispatch import Dispatcher
+from bot.dispatch import Dispatcher, event_shown
 from bot.dryrun import DryRunGitHub
 from bot.github_port import GitHubError, GitHubPort, repository_id
 from bot.library import ROOT, Library, check_library, read_taxonomy
@@ -192,10 +192,9 @@ class Runtime:
         finally:  # its outcome is counted by the worker, as stored (Workers.counted)
             metrics.processing_seconds.labels(delivery.event).observe(time.monotonic() - started)
         log.info(
-            "delivery %s %s.%s PR %s %s: %s",
+            "delivery %s %s PR %s %s: %s",
             delivery.id,
-            delivery.event,
-            delivery.action,
+            event_shown(delivery.event, delivery.action),
             delivery.repo,
             delivery.pr_number,
             summary,

@@ -50,7 +50,7 @@ from prometheus_client import Counter
 
 from bot import signature
 from bot.db import GITHUB_TIME, damaged_error
-from bot.dispatch import Dispatcher, MalformedPayload, Route, header_shown
+from bot.dispatch import Dispatcher, MalformedPayload, Route, event_shown, header_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
@@ -431,10 +431,9 @@ class WebhookEndpoint:
         if triage.route is None:
             self._count(event, "ignored")
             log.info(
-                "delivery %s %s.%s ignored: %s",
+                "delivery %s %s ignored: %s",
                 _shown(delivery_id),
-                _shown(event),
-                action,
+                event_shown(_shown(event), action),
                 triage.reason,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
@@ -445,10 +444,9 @@ class WebhookEndpoint:
             # delivered and does not send it again; nothing in it can be run
             self._count(event, "ignored")
             log.warning(
-                "delivery %s %s.%s refused as a replay: %s",
+                "delivery %s %s refused as a replay: %s",
                 _shown(delivery_id),
-                _shown(event),
-                action,
+                event_shown(_shown(event), action),
                 replayed,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )

@@ -15,6 +15,7 @@ import sqlite3
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -1433,6 +1434,25 @@ def test_refused_signatures_are_logged_once_a_minute_with_a_count(tmp_path, capl
     assert "more refused" not in first, first
     assert "d-7 push" in second and "5 more refused since the last such line" in second
     assert "d-2" not in caplog.text
+
+
+def test_an_event_without_an_action_is_logged_as_the_event_alone(tmp_path, caplog):
+    # it read "pull_request.None ignored", form-encoded (as a repository hook may send
+    # it) or JSON alike
+    caplog.set_level(logging.INFO)
+    payload = pr_payload()
+    del payload["action"]
+    form = ("payload=" + quote(json.dumps(payload))).encode()
+    with serving(make_settings(tmp_path)) as (client, _rt):
+        kind = {"Content-Type": "application/x-www-form-urlencoded"}
+        r = post(client, "pull_request", form, delivery="d-form", headers=kind)
+        assert r.status_code == 202
+        assert post(client, "pull_request", payload, delivery="d-json").status_code == 202
+    said = [r.getMessage() for r in caplog.records if " ignored: " in r.getMessage()]
+    assert said == [
+        f"delivery d-{how} pull_request ignored: no handler for pull_request"
+        for how in ("form", "json")
+    ]
 
 
 def test_a_signed_delivery_refused_as_malformed_is_logged_with_why(tmp_path, caplog):
