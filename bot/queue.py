@@ -441,14 +441,16 @@ class DeliveryQueue:
                 )
                 if cur.rowcount:
                     outcomes.append(Enqueued.QUEUED)
-                elif d.id in aside:
+                    continue
+                if d.id in aside:
                     outcomes.append(Enqueued.SET_ASIDE)
+                    continue
                 # Seen before: a redelivery of a failed delivery runs it again, from a clean
                 # count of interruptions (someone asked for it, as with `review-notes retry`).
-                elif conn.execute(_REQUEUE + which + " AND id = ?", (now, d.id)).rowcount:
-                    outcomes.append(Enqueued.REQUEUED)
-                else:
-                    outcomes.append(Enqueued.DUPLICATE)
+                again = conn.execute(_REQUEUE + which + " AND id = ?", (now, d.id)).rowcount
+                outcomes.append(Enqueued.REQUEUED if again else Enqueued.DUPLICATE)
+                if _another_body(conn, d):  # read only for a delivery seen before
+                    _say_another_body(d, requeued=bool(again))
         return outcomes
 
     # --- consumer side ---
@@ -1043,6 +1045,36 @@ def _repeats_latest(conn: sqlite3.Connection, d: Incoming, kept: str) -> bool:
         return False
     latest = conn.execute(LATEST_SAME_BODY.format(kept=kept), (key,)).fetchone()
     return latest is not None and latest[1] == d.same_body_sha and latest[0] != d.id
+
+
+def _another_body(conn: sqlite3.Connection, d: Incoming) -> bool:
+    """`d`'s id is stored with another body's hash: a body sent by hand under the id of
+    one received (GitHub's redelivery sends its body as it was). False when either has
+    no hash (a delivery of the bot's own) or the conflict was a copy of a body under a
+    new id (no row has this id)."""
+    sha = d.body_sha or d.same_body_sha
+    if sha is None:
+        return False
+    row = conn.execute(
+        "SELECT coalesce(body_sha, same_body_sha) FROM deliveries WHERE id = ?", (d.id,)
+    ).fetchone()
+    return row is not None and row[0] is not None and row[0] != sha
+
+
+def _say_another_body(d: Incoming, *, requeued: bool) -> None:
+    # the 200 "duplicate" (or 202 "requeued") alone told one replaying by hand nothing
+    what = (
+        "it runs again as first received, not as sent now"
+        if requeued
+        else "nothing of this one runs (a new event needs a new X-GitHub-Delivery)"
+    )
+    log.warning(
+        "delivery %s (%s) sent again with another body than first received under its id: %s",
+        d.id,
+        d.event,
+        what,
+        extra={"delivery": d.id},
+    )
 
 
 def _payload(text: str) -> Any:

@@ -22,7 +22,7 @@ middleware (a crash is a logged 500); other methods get the router's 405.
       names each: GitHub does not send it again)
   200 ping; 200 an installation, installation_repositories or installation_target event
       (handled at once, bot.installations: never queued); 200 a delivery id already
-      seen (processed once), or under another one a
+      seen (processed once; another body under it is a WARNING), or under another one a
       comment's or review's body seen before, or a pull_request body equal to its PR's
       latest (a replay; GitHub sends one twice only with another between)
   202 queued (written to SQLite before answering), or ignored (with the reason)

@@ -36,6 +36,7 @@ from tests.webhook_kit import (
     MATCHING_TITLE,
     ROOT,
     SECRET,
+    UNRELATED_TITLE,
     _example_definitions,
     app_settings,
     clean_env,
@@ -512,6 +513,31 @@ def test_same_delivery_id_twice_is_processed_once(app):
     assert rt.queue.get("dup").attempts == 1
     assert rt.queue.counts()["done"] == 1
     assert len(rt.dry_run.comments()) == 1
+
+
+def test_a_delivery_id_sent_again_with_another_body_is_said_in_the_log(app, caplog):
+    # answered 200 "duplicate" in silence: one replaying a delivery by hand under its id,
+    # a body changed, learned nothing of why nothing ran
+    client, rt = app
+    rt.workers.stop()  # it stays pending: a redelivery of a delivery not failed
+    first = pr_payload(title=MATCHING_TITLE, files=MATCHING_FILES)
+    other = pr_payload(title=UNRELATED_TITLE)
+    assert post(client, "pull_request", first, delivery="again").status_code == 202
+    with caplog.at_level(logging.WARNING):
+        assert post(client, "pull_request", first, delivery="again").status_code == 200
+        assert caplog.records == []  # GitHub's redelivery: the same body
+        r = post(client, "pull_request", other, delivery="again")
+    assert r.status_code == 200 and r.json()["status"] == "duplicate"
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert said.startswith("delivery again (pull_request) sent again with another body"), said
+    assert "nothing of this one runs" in said, said
+    rt.queue.fail("again", "the test's")  # a failed one runs again, as first received
+    with caplog.at_level(logging.WARNING):
+        caplog.clear()
+        r = post(client, "pull_request", other, delivery="again")
+    assert r.json()["status"] == "requeued"
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert "runs again as first received, not as sent now" in said, said
 
 
 def test_the_runtime_compiles_one_matcher_at_start_and_matches_every_pr_with_it(
