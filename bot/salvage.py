@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.db import is_damaged, read_through_indexes, utcnow
-from bot.prstate import STANDING_MARKS, STOOD_IN, UNREAD, stored_reading
+from bot.prstate import FILE_LIST, STANDING_MARKS, STOOD_IN, UNREAD, stored_reading
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -60,18 +60,8 @@ ROW_NAMES = {
 }
 # Columns kept or forgotten together: one lost, the rest are set to NULL with it, as
 # retention forgets a PR's file list (PRStore.prune_files): a file list's head without
-# the list would read as the list of that head.
-TOGETHER = {
-    "pr_state": (
-        "files",
-        "files_sha",
-        "files_listed",
-        "files_base",
-        "code_names",
-        "incidental",
-        "renamed",
-    ),
-}
+# the list would read as the list of that head. The server reads around them so too.
+TOGETHER = {"pr_state": FILE_LIST}
 
 
 def _pr_state(
