@@ -3,7 +3,7 @@
     python bench/bench_prstate_read.py [--repeat N]
 
 `PRStore.get` reads every JSON value of a PR's state around when damaged
-(`stored_reading`). This times it, in one process, against the floor: the same row
+(`read_values`). This times it, in one process, against the floor: the same row
 fetched and each JSON value parsed once, with no check. Two rows: a big one (3,000
 files, 2,000 code names, 50 notes with their reasons) and a typical one (40 files,
 30 code names, 3 notes). The ratio is what reading around costs over parsing alone.

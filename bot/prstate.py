@@ -500,7 +500,7 @@ class PRStore:
 
     def _read_around(self, row: sqlite3.Row) -> tuple[dict[str, Any], dict[str, Any]]:
         """The row with each JSON value that does not read replaced by what the server
-        takes in its place (`stored_reading`), what did not said once per value: SQLite
+        takes in its place (`read_values`), what did not said once per value: SQLite
         reads damaged text as any, and a value that does not parse must not make the
         whole row unreadable (every event of the PR failed, its comment's id and opt-out
         unread). The next write of the state keeps what read. With the row, its JSON
@@ -1028,7 +1028,7 @@ class _Unread:
         return "UNREAD"
 
 
-# in a row given `stored_reading`, a value that did not read: read as one that does not
+# in a row given `read_values`, a value that did not read: read as one that does not
 # parse, so that it is stood in for as the server stands in for one (`STOOD_IN`)
 UNREAD = _Unread()
 # the values that did not read whose stand-in is not what NULL or their default reads as:
@@ -1314,23 +1314,15 @@ class Reading:
     why: list[tuple[str, str]]
 
 
-def stored_reading(
-    row: Mapping[str, object], marks: Callable[[], list[str] | None]
-) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]) -> Reading:
     """A pr_state row's JSON values as the server reads them: each that does not read
     (damaged text SQLite reads as any text) replaced by what the server takes in its
     place, in the form `PRStore.put` stores it (so salvage copies what the server reads),
     and why, by column. Columns not in `row` are left out; one that did not read at all
     is UNREAD (salvage: on a damaged page), stood in for as one that does not parse. `marks`:
     the PR's standing `/notes wrong` marks (STANDING_MARKS; None: they do not read either,
-    and none are taken: DISMISSED_UNMARKED). Each column's reading is the
-    one that writes nothing wrong to GitHub (docs/reliability.md)."""
-    reading = read_values(row, marks)
-    return reading.stored, reading.why
-
-
-def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]) -> Reading:
-    """`stored_reading`, with each JSON value as read: every value is parsed once, both to
+    and none are taken: DISMISSED_UNMARKED). Each column's reading is the one that writes
+    nothing wrong to GitHub (docs/reliability.md). Every value is parsed once, both to
     check it and to read it (`PRStore.get` reads a PR's state at every event)."""
     got: dict[str, Any] = dict(row)
     parsed: dict[str, Any] = {}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.db import is_damaged, read_through_indexes, utcnow
-from bot.prstate import FILE_LIST, STANDING_MARKS, STOOD_IN, UNREAD, stored_reading
+from bot.prstate import FILE_LIST, STANDING_MARKS, STOOD_IN, UNREAD, read_values
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -67,7 +67,7 @@ TOGETHER = {"pr_state": FILE_LIST}
 def _pr_state(
     source: sqlite3.Connection, values: dict[str, object]
 ) -> tuple[dict[str, object], list[tuple[str, str]]]:
-    """A PR's state as the server reads it (bot.prstate `stored_reading`: `PRStore.get`'s
+    """A PR's state as the server reads it (bot.prstate `read_values`: `PRStore.get`'s
     reading): each JSON value that does not read replaced by what the server takes in its
     place, and why, by column. The hidden notes' stand-in, the PR's standing marks, read
     from the damaged file (none where they do not read, said so: the marks' table names
@@ -80,7 +80,8 @@ def _pr_state(
         except sqlite3.DatabaseError as exc:
             return None if is_damaged(exc) else []
 
-    return stored_reading(values, marks)
+    reading = read_values(values, marks)
+    return reading.stored, reading.why
 
 
 # Values the server reads in its own form (JSON), checked as rows are copied: SQLite

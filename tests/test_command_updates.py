@@ -1577,7 +1577,7 @@ def test_a_re_check_a_lock_refused_shows_the_notes_asked_for_at_the_unlock(laggi
     assert state(rt).pending is None and state(rt).opted_out
 
 
-# kills: bot/prstate.py:stored_reading an owed update that does not read taken for the
+# kills: bot/prstate.py:read_values an owed update that does not read taken for the
 #        newest command's (said: None), over what a later command showed
 def test_an_owed_update_that_does_not_read_leaves_the_notes_a_notes_showed_while_off(live):
     """`/notes off`, then `/notes`: the notes shown under the paused line. The PR's owed

@@ -267,7 +267,7 @@ NO_FILES = dict(
 
 
 # kills: bot/prstate.py:PRStore.get a damaged JSON value fails the PR's every read
-# kills: bot/prstate.py:stored_reading a value that does not read taken for another reading
+# kills: bot/prstate.py:read_values a value that does not read taken for another reading
 @pytest.mark.parametrize(
     ("column", "stored", "taken", "why"),
     [
@@ -417,7 +417,7 @@ def test_each_json_value_of_a_prs_state_is_parsed_once_a_read(state, monkeypatch
     assert sorted(parsed) == sorted(values)
 
 
-# the JSON values of pr_state (bot.prstate `stored_reading` reads each around)
+# the JSON values of pr_state (bot.prstate `read_values` reads each around)
 JSON_COLUMNS = (
     "notes",
     "files",

@@ -140,7 +140,7 @@ def test_a_row_the_new_file_refuses_is_said_lost_once_and_not_counted_copied(tmp
 
 # kills: bot/salvage.py:CHECKED a damaged notes, files or dismissed value copied as it is
 def test_every_json_value_of_a_prs_state_is_copied_as_the_server_reads_it(tmp_path):
-    """The other JSON values too (bot.prstate `stored_reading`): copied as they were, the
+    """The other JSON values too (bot.prstate `read_values`): copied as they were, the
     server read around them at each start; now each is copied as it reads them (the
     notes from their reasons, the comment to be written again; the file list dropped
     whole; the hidden notes from the damaged file's standing marks) and named."""
