@@ -1132,13 +1132,9 @@ def _tries_wrong(tries: object) -> str | None:
     if not isinstance(tries, list):
         return f"tried_before: not a list ({json_shape(tries)})"
     for pair in tries:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(_is_text(v) for v in pair)):
+        if not (_is_texts(pair) and len(pair) == 2):
             return f"tried_before: not a [text, time] pair ({json_shape(pair)})"
     return None
-
-
-def _is_text(value: object) -> bool:
-    return isinstance(value, str)
 
 
 def _stored_write_back(owed: WriteBack | None) -> str | None:
