@@ -1227,7 +1227,7 @@ def _whole(
     stored: object, shape: Callable[[object], bool], said: str, *, null: bool = True
 ) -> tuple[Any, str | None]:
     """`stored` (JSON; NULL: none, when `null`) parsed, and why it does not read as `said`
-    (None: it does; then the parsed value is None)."""
+    (None: it does). What does not read gives None for its parsed value, never a part."""
     if stored is None and null:
         return None, None
     data, not_json = _json_of(stored)
