@@ -190,7 +190,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             # an edit said locked, run after the unlock before its event: the kept
             # commands it answered are not the release's to answer again
             keys = {c.key for c, _ in judged}
-            ctx.locked.answering(ref, source, keys, ctx.command_reading)
+            ctx.locked.mark_answered(ref, source, keys, ctx.command_reading)
         return said
     except ConversationLocked:
         # answered in part (a reply, which a run under another id would post again; its

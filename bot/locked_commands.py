@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS locked_commands (
                                     -- commands to the release (`defer`); NULL: none did
     deferred    TEXT,               -- those commands' lines, in that edit's text
     answered    TEXT,               -- JSON list of the keys of kept commands an edit said
-                                    -- after the text kept answered (`answering`): not run
+                                    -- after the text kept answered (`mark_answered`): not run
     PRIMARY KEY (repo, number, comment_id)
 );
 -- a kept comment edited since, queued at the unlock to run the kept commands its text
@@ -134,7 +134,7 @@ class LockedCommands:
         An older text run late is kept only as the text the kept edit was made from (its
         `from`: that edit's delivery ran first). False: a newer text of the comment is
         kept (this delivery ran late). The kept commands an edit's run answered since
-        (`answering`) stay answered, but those this edit adds (keyed by `reading`; None:
+        (`mark_answered`) stay answered, but those this edit adds (keyed by `reading`; None:
         none stay)."""
         assert source.comment_id is not None
         key = (ref.repo.lower(), ref.number, source.comment_id)
@@ -209,7 +209,7 @@ class LockedCommands:
                 (newest, json.dumps(merged), *key),
             )
 
-    def answering(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
+    def mark_answered(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
         """A run of the comment's commands `keys` answered them (GitHub took its writes):
         an edit said after the text kept (its payload says locked, its event run after
         the unlock, before the unlock's) answered those of the kept commands it put back
@@ -464,7 +464,7 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
 def _dropped_why(kept: Kept, now: str | None) -> str:
     """Why the release runs none of a kept comment's commands (`now`: its text, None when
     gone): deleted; edited since, none of them left to run; or showing the text kept,
-    each of them answered since by an edit's run (`answering`), not edited."""
+    each of them answered since by an edit's run (`mark_answered`), not edited."""
     if now is None:
         return "deleted since"
     return "its kept commands answered since" if now == kept.body else "edited since"
@@ -475,7 +475,7 @@ def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
     text), still has: one its edit took out is taken back, and one it added is its own
     event's (whose `from` is the kept text), so those it left as they were are run at the
     unlock (`Source.still`), and no other: not one an edit's run answered since
-    (`answering`)."""
+    (`mark_answered`)."""
     reading = ctx.command_reading  # keyed as run
     still = {c.key for c in reading.parse(now)} - kept.answered
     return {c.key for c in reading.changed(kept.old_body, kept.body)} & still
@@ -525,7 +525,7 @@ def _keys(stored: str | None) -> frozenset[Key]:
 def _still_answered(
     row: sqlite3.Row | None, source: Source, reading: Reading | None
 ) -> frozenset[Key]:
-    """The kept commands an edit's run answered (`answering`) that stay so when the
+    """The kept commands an edit's run answered (`mark_answered`) that stay so when the
     comment's newer text (`source`, met by a second lock) is kept over its row: the
     kept text is then the new one, from the text before the first lock, and the release
     would answer them again. Not those the edit adds itself: said again, they are owed.
