@@ -131,7 +131,7 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     ascii_form = _as_ascii(typed)
-    listed, number = _number_read(ascii_form)
+    listed, number = _number_read(typed)
     # a note's link pasted from the comment names it as its id (one naming no note is read
     # as any word: the reason, with one note shown)
     linked, run_on = _linked_id(typed)
@@ -230,7 +230,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # command), read past by `pick_note` no more than a separator (which note?): as `, 3`;
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
-    listed, number = _number_read(_as_ascii(head))
+    listed, number = _number_read(head)
     a_list = listed is not None or glued_list != read
     quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:
@@ -289,7 +289,7 @@ def _list_head(word: str) -> bool:
     `pick_note` reads a number after as a list's second (`2，只是改名 3`, `1,2：(see 2)`: the
     next word is the reason's)."""
     ascii_form = _as_ascii(word)
-    listed, number = _number_read(ascii_form)
+    listed, number = _number_read(word)
     if listed is not None:
         return _NUMBERS_ONLY.fullmatch(ascii_form) is not None
     return number is not None and not number["rest"]
@@ -335,12 +335,34 @@ def _without_emoji(args: Iterable[str]) -> list[str]:
     return [w for w in args if not _emoji_alone(w)]
 
 
-def _number_read(ascii_form: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:
-    """A word (as ASCII) read as notes' numbers: a list's start (`_LISTED`: `2,3`), else
-    one note's number (`_NUMBER`); a list first, as `2,三` is `_NUMBER`'s too, `三` its
-    reason. For `pick_note` and the command's key (`as_said`) alike."""
+def _number_read(typed: str) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """A word read (as ASCII) as notes' numbers: a list's start (`_LISTED`: `2,3`), else
+    one note's number (`_NUMBER`, or `_QUANTITY_GLUED`'s); a list first, as `2,三` is
+    `_NUMBER`'s too, `三` its reason. For `pick_note` and the command's key (`as_said`)
+    alike."""
+    ascii_form = _as_ascii(typed)
     listed = _LISTED.match(ascii_form)
-    return listed, None if listed is not None else _NUMBER.fullmatch(ascii_form)
+    return listed, None if listed is not None else _number_glued(typed, ascii_form)
+
+
+# A quantity in digits and an English unit (`4bit`, `4-bit`, `3x`) glued on after a
+# full-width comma or colon, as a Chinese input method types them (`2，4bit only`, `2：4-bit
+# only`): the reason, as `2，3个文件` and `2，1.5倍` are (`_NUMBER`). Only after those (as
+# typed, `_FULL_WIDTH_GLUE`): after ASCII's comma or point the digits may be a figure's own
+# (`1,000tok`, `2.4bit`, a European `2,4bit`), and `2:4` is a ratio (2:4 sparsity).
+_QUANTITY_GLUED = re.compile(r"#*(?P<rank>[0-9]+)(?P<glue>[:,]+)(?P<rest>[0-9]+-?[A-Za-z].*)", re.S)
+_FULL_WIDTH_GLUE = "\uff0c\uff1a"  # `，` and `：`
+
+
+def _number_glued(typed: str, ascii_form: str) -> re.Match[str] | None:
+    """`ascii_form` (of `typed`) read as one note's number (`_NUMBER`), or a number and a
+    quantity glued on by a full-width comma or colon (`_QUANTITY_GLUED`); None if neither."""
+    number = _NUMBER.fullmatch(ascii_form)
+    if number is not None:
+        return number
+    glued = _QUANTITY_GLUED.fullmatch(ascii_form)
+    as_typed = typed[glued.start("glue") : glued.end("glue")] if glued else ""
+    return glued if as_typed and all(c in _FULL_WIDTH_GLUE for c in as_typed) else None
 
 
 def _glued_reason(typed: str, number: re.Match[str]) -> tuple[str, str]:
@@ -606,8 +628,8 @@ def _idlike(word: str) -> bool:
 
 def _numbered(word: str) -> bool:
     """Whether a word is a note's number (`_NUMBER`) or starts a list of them (`_LISTED`)."""
-    read = _as_ascii(word.strip())
-    return _NUMBER.fullmatch(read) is not None or _LISTED.match(read) is not None
+    listed, number = _number_read(word.strip())
+    return number is not None or listed is not None
 
 
 def hide_dismissed(result: MatchResult, dismissed: Iterable[str]) -> tuple[MatchResult, int]:

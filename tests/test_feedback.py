@@ -1933,6 +1933,32 @@ def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_
         assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
 
 
+# kills: bot/feedback.py:_number_glued (hand) an integer with an English unit glued on by a
+#   full-width comma or colon read as no number (`2，4bit only`: which note?), where
+#   docs/commands.md gives note 2 the quantity as the reason, as `2，1.5倍`
+@pytest.mark.parametrize(
+    ("first", "reason"),
+    [
+        ("2，4bit only", "4bit only"),
+        ("2：4-bit only", "4-bit only"),
+        ("2，3x faster", "3x faster"),
+        ("２，４ｂｉｔ only", "４ｂｉｔ only"),
+    ],
+)
+def test_an_english_quantity_glued_on_by_a_full_width_separator_is_the_reason(first, reason):
+    (command,) = parse_commands(f"/notes wrong {first}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    spaced = first.replace("，", "， ").replace("：", "： ")
+    assert as_said(command.args) == as_said(spaced.split(" "))
+    # after ASCII's comma, point or colon the digits may be a figure's (`1,000tok`, a
+    # European `2,4bit`, `2.4bit`) or a ratio's (`2:4`): which note is meant is not clear
+    ascii_glue = first.translate(str.maketrans("，：２４ｂｉｔ", ",:24bit"))
+    for unclear in (ascii_glue, ascii_glue.replace(",", ".").replace(":", ".")):
+        (command,) = parse_commands(f"/notes wrong {unclear}")
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH, unclear
+
+
 # kills: bot/feedback.py:_reason (hand) an emoji alone kept as a word of the reason, where its
 #   shortcode (`:pray:`) is left out
 # kills: bot/feedback.py:as_said (hand) an emoji before a number said as a word read with it:
