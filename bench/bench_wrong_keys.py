@@ -1,4 +1,4 @@
-"""Whether `/notes wrong` spellings keyed alike are answered alike; prints figures, asserts nothing.
+"""Whether `/notes wrong` spellings keyed alike are answered alike, and the reverse; prints figures.
 
     python bench/bench_wrong_keys.py [--count N] [--seed S] [--show N]
 
@@ -20,6 +20,13 @@ at a word's ends aside). That is more lenient than a key: compared as a key read
 (marks at their end only), some 1,600 groups differ, all with one note shown and no
 number read, where the reason kept is all that was typed, stray marks or a dash before it
 included (`. ，. only renames`), and the key drops them: the same words to a curator.
+
+The reverse: what reviewers said (`meaning`: with one note shown, three and nine, the note
+hidden or the problem, and the reason's words as a key compares them) in spellings keyed
+apart, for which an edit between two gets a second identical reply. Most are lists with
+different reasons (the reply, which note?, reads none; keyed apart as their words differ)
+and a note's id or link beside its number (the key knows no ids; alike here only because
+that note is shown).
 """
 
 from __future__ import annotations
@@ -37,11 +44,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.commands import parse_commands  # noqa: E402
+from bot.commands import _unmarked, parse_commands  # noqa: E402
 from bot.comment_prose import as_ascii  # noqa: E402
 from bot.feedback import pick_note  # noqa: E402
 
 SHOWN = ("vllm-00000001", "vllm-00000002", "vllm-00000003")
+NINE = tuple(f"vllm-0000000{n}" for n in range(1, 10))
 NUMBERS = {  # a note's number, however typed: {n} is 1, 2 or 9
     "digits": "{n}",
     "full-width": "{w}",
@@ -155,6 +163,25 @@ def answer(args: tuple[str, ...]) -> tuple[tuple[object, ...], tuple[object, ...
     return tuple(done), tuple(reasons)
 
 
+def meaning(args: tuple[str, ...]) -> tuple[object, ...]:
+    """What the reviewer said, as far as the bot can tell: with one note shown, three and
+    nine (`9 only renames` gives note 9 its reason), the note hidden or the problem, and the
+    reason's words as a key compares words (`_key_words`)."""
+    said = []
+    for shown in (SHOWN[:1], SHOWN, NINE):
+        pick = pick_note(args, shown)
+        did = ("hides", pick.rank) if pick.note_id else (str(pick.problem), pick.rank)
+        said.append((did, _key_words(pick.reason)))
+    return tuple(said)
+
+
+def _key_words(reason: str) -> tuple[str, ...]:
+    """The reason's words as `Command.key` compares them: case, full-width forms and the
+    marks a word ends in aside (not those it starts with: `(3)` is no `3`)."""
+    read = (as_ascii(_unmarked(w)).casefold() for w in reason.split(" "))
+    return tuple(w for w in read if w)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=40_000, help="spellings drawn (0: all)")
@@ -163,6 +190,7 @@ def main() -> None:
     args = ap.parse_args()
     done: Groups = defaultdict(lambda: defaultdict(list))
     said: Groups = defaultdict(lambda: defaultdict(list))
+    keys: Groups = defaultdict(lambda: defaultdict(list))  # the reverse: answer -> key
     typed = spellings(args.count or None, args.seed)
     for text in typed:
         found = parse_commands(f"/notes wrong {text}")
@@ -172,9 +200,11 @@ def main() -> None:
         did, reasons = answer(found[0].args)
         done[key][did].append(text)
         said[key][(did, reasons)].append(text)
+        keys[meaning(found[0].args)][key].append(text)
     print(f"wrong spellings: {len(typed):,}; keys: {len(done):,}")
     show("hide different notes or get different problems", done, args.show)
     show("differ in the reason's words only", said, args.show, past=done)
+    show_apart(keys, args.show)
 
 
 Groups = defaultdict[tuple, defaultdict[tuple, list[str]]]
@@ -190,6 +220,21 @@ def show(what: str, groups: Groups, most: int, past: Groups | None = None) -> No
         print(f"  key {key[1]!r}:")
         for got, texts in sorted(answers.items(), key=lambda kv: -len(kv[1]))[:4]:
             print(f"    {len(texts):5d} like {texts[0]!r}: {got}")
+
+
+def show_apart(keys: Groups, most: int) -> None:
+    """The reverse: what reviewers said (`meaning`) in spellings keyed apart; an edit
+    between two of them runs the `wrong` again, for a second identical reply. How many
+    meanings, how many keys too many, and the biggest with a spelling of each key. Ids
+    and links are keyed apart from numbers (the key knows no ids): `vllm-00000001` and
+    `1` mean alike here only because that note is shown first."""
+    apart = {got: by_key for got, by_key in keys.items() if len(by_key) > 1}
+    extra = sum(len(by_key) - 1 for by_key in apart.values())
+    print(f"answered alike, keyed apart: {len(apart):,} meanings, {extra:,} keys too many")
+    for got, by_key in sorted(apart.items(), key=lambda kv: -len(kv[1]))[:most]:
+        print(f"  answer {got}: {len(by_key):,} keys")
+        for key, texts in sorted(by_key.items(), key=lambda kv: -len(kv[1]))[:4]:
+            print(f"    {len(texts):5d} like {texts[0]!r}: key {key[1]!r}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,5 @@ def test_wrong_spellings_keyed_alike_are_answered_alike():
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "answered differently: 0 groups hide different notes" in run.stdout, run.stdout
+    # and the reverse, counted and printed: spellings that mean alike, keyed apart
+    assert re.search(r"answered alike, keyed apart: [0-9,]+ meanings", run.stdout), run.stdout
