@@ -246,9 +246,28 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
+    said = said if quoted else _reason_past_marks(said)
     if not (a_list or number):  # no number read: `「1」`, `. 【1】` are a reason, no note 1
         return _no_number(said, quoted)
     return tuple(said)
+
+
+def _reason_past_marks(said: list[str]) -> list[str]:
+    """A `wrong`'s words (`said`) with the reason after the first word the key keeps read as
+    after the number (`_reason`: no dash or colon setting it off, no quotes around all of
+    it) past words of marks alone (`2 ～ 「只是改名」`, `. 第9: “only renames”`, `. [1] - only`:
+    as `2 「只是改名」`, `, 第9, “only renames”` and `, [1] - only` are keyed): the key drops
+    those words (no word of the command), and `pick_note` answers alike with them."""
+    first = next((i for i, w in enumerate(said) if marks_end(w, 0) < len(w)), len(said))
+    after = said[first + 1 :]
+    while after:  # words of marks alone and a reason's separators, in any order
+        alone = marks_end(after[0], 0) == len(after[0])
+        past = [w for w in (after[1:] if alone else _reason(after).split(" ")) if w]
+        if past == after:
+            break
+        after = past
+    reason = _unquoted(" ".join(after)).split(" ")
+    return said if not after or reason == said[first + 1 :] else [*said[: first + 1], *reason]
 
 
 def _no_number(said: list[str], quoted: bool) -> tuple[str, ...]:

@@ -2546,6 +2546,26 @@ def test_an_edit_to_a_note_id_from_one_in_quotes_is_a_new_wrong(old):
     assert changed.line == f"/notes wrong {new}"
 
 
+# A word of marks alone (`～`, `.`), which the key drops, before a reason in quotes or set
+# off by a dash kept the key from reading past it: `2 ～ 「只是改名」` was keyed with the
+# quotes, `2「只是改名」` without, so an edit between them, answered alike, ran again
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("2 ～ 「只是改名」", "2「只是改名」"),
+        ("2 … “only renames”", "2 “only renames”"),
+        (". [1] - only renames", ", [1] - only renames"),
+        (". 第9: “only renames”", ", 第9, “only renames”"),
+    ],
+)
+def test_marks_alone_before_a_quoted_or_set_off_reason_are_keyed_as_dropped(old, new):
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    for shown in (("a",), ("a", "b", "c")):
+        picks = [feedback.pick_note(args, shown) for args in said]
+        assert picks[0].note_id == picks[1].note_id and picks[0].problem == picks[1].problem
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
+
+
 # A list is answered by its first number alone (which note? or, out of range, that there is
 # none), whatever separates its numbers: keyed as `1,2` however it is typed, so an edit
 # between `1. 2` and `1, 2`, keyed alike before lists were glued, asks nothing again
