@@ -190,6 +190,15 @@ def _linked_id(word: str) -> tuple[str, str]:
     return found["id"].casefold(), run_on.lstrip(_LEADING_PUNCTUATION)
 
 
+def _link_run_on(word: str) -> tuple[str, str] | None:
+    """A note's link with words run on from it (`_linked_id`: `<link>，只是改名`, `<link>！x`),
+    as the link and those words, as typed; None for any other word (a link alone, or one
+    whose ASCII punctuation, `<link>,x`, `pick_note` reads as part of it). For the key,
+    which reads `，` as `,` (`as_ascii`): the link does not, it ends before `，`."""
+    link, run_on = _RUN_ON.match(word).group(1, 2)
+    return (link, run_on) if run_on and _linked_id(link)[0] else None
+
+
 _RUN_ON = re.compile(r"([\x00-\x7f]*)(.*)", re.S)
 # what sets a Chinese sentence off from the link before it: `，`, `。`, `）`, `：` …
 _LEADING_PUNCTUATION = "，。、；：！？）」』】》〉"
@@ -243,6 +252,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
+    elif run_on := _link_run_on(head):  # `<link>，只是改名`: the link, then what runs on
+        head = " ".join(run_on)  # one word, as typed; no typed word holds a space
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]

@@ -2566,6 +2566,29 @@ def test_marks_alone_before_a_quoted_or_set_off_reason_are_keyed_as_dropped(old,
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
+# A note's link ends, as GitHub links it, at its first non-ASCII character: `<link>；x` names
+# its note, with the reason `x`, while `<link>;x` is one word, naming no note (which note?).
+# The key read `；` as `;` (`as_ascii`) and keyed them alike: an edit between them, answered
+# differently, ran nothing
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("{}!only renames", "{}！only renames"),
+        ("{},x only", "{}，x only"),
+        ("{}:2 only", "{}：2 only"),
+    ],
+)
+def test_an_edit_between_a_note_link_glued_by_ascii_and_by_full_width_is_a_new_wrong(old, new):
+    link = "https://notes.example/notes/vllm-0000000b"
+    shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c")
+    old, new = old.format(link), new.format(link)
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    picks = [feedback.pick_note(args, shown) for args in said]
+    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == shown[1]
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+
+
 # A list is answered by its first number alone (which note? or, out of range, that there is
 # none), whatever separates its numbers: keyed as `1,2` however it is typed, so an edit
 # between `1. 2` and `1, 2`, keyed alike before lists were glued, asks nothing again
