@@ -77,6 +77,7 @@ NUMBERS = {  # a note's number, however typed: {n} is 1, 2 or 9
     "Nth": "{t}",
     "Nth note": "{t} note",
     "id": "vllm-0000000{n}",
+    "tagged id": "【vllm-0000000{n}】",
     "link": "https://notes.example/notes/vllm-0000000{n}",
     "list": "{n},3",
     "list apart": "{n} 3",

@@ -130,8 +130,11 @@ def pick_note(
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
     first = words[0] if words else ""
     typed = first.strip()
-    ascii_form = _as_ascii(typed)
     listed, number = _number_read(typed)
+    # a note's id in brackets names it as the id alone (`【vllm-0436d44c】`), as `【2】` is 2
+    # (no number starts with a bracket: `_unbracketed` read those)
+    typed = _bracketed_id(typed) or typed
+    ascii_form = _as_ascii(typed)
     # a note's link pasted from the comment names it as its id (one naming no note is read
     # as any word: the reason, with one note shown)
     linked, run_on = _linked_id(typed)
@@ -174,6 +177,23 @@ _NOTE_LINK = re.compile(
     r"(?:[?#]\S*)?",
     re.I,
 )
+
+
+def _bracketed_id(word: str) -> str:
+    """The id or link `word` holds in a pair of brackets (`_CLOSING`: `【vllm-0436d44c】`,
+    `[vllm-0436d44c]`, `（<its link>）`), marks after them aside (`【vllm-0436d44c】。`), as
+    `【2】` holds note 2: a Chinese writer tags what they mean so. "" when it holds none: a
+    word without a digit (`(see)`, `[only]`) is a reason's, as `_idlike` reads it, a number
+    is `_unbracketed`'s (`_numbered`: one it did not read is no number), and quotes
+    (`「vllm-0436d44c」`) quote the reviewer's words, no id, as `「1」` is no number. Read, an
+    id names its note: as no id, `【<another note's id>】` hid the one note shown, all of it
+    the reason, where the id alone is answered that its note is not shown."""
+    close = _CLOSING.get(_as_ascii(word[:1]))
+    end = _as_ascii(word).find(close, 1) if close else -1
+    inner = word[1:end] if end > 1 else ""
+    if not inner or marks_end(word, end + 1) != len(word) or _numbered(inner):
+        return ""  # a number in brackets `_unbracketed` did not read is no number: `(9)` after `,`
+    return inner if _idlike(inner) else ""
 
 
 def _linked_id(word: str) -> tuple[str, str]:
@@ -254,6 +274,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     elif run_on := _link_run_on(head):  # `<link>，只是改名`: the link, then what runs on
         head = " ".join(run_on)  # one word, as typed; no typed word holds a space
+    elif bracketed := _bracketed_id(head):  # `【vllm-0436d44c】`: the id, as `pick_note` reads it
+        head = bracketed
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
@@ -647,13 +669,15 @@ def _selects(word: str) -> bool:
 
 def _idlike(word: str) -> bool:
     """Whether a word may name a note by its id (`vllm-0436d44c`, a curator's `2-bit-awq`)
-    or its link: an id's shape with a digit in it (`only` may be an id, but is a reason's
-    word far more often; keyed as an id, an edit between `, only` and `only`, answered
-    alike, would be answered twice), or a link to a note's page or file."""
+    or its link, in brackets too (`_bracketed_id`: `【vllm-0436d44c】`): an id's shape with a
+    digit in it (`only` may be an id, but is a reason's word far more often; keyed as an id,
+    an edit between `, only` and `only`, answered alike, would be answered twice), or a
+    link to a note's page or file."""
     read = _as_ascii(word.strip())
     selector = read.lstrip("#").rstrip(".:,)").casefold()
     shaped = re.match(ID_PATTERN, selector) is not None and any(c.isdigit() for c in selector)
-    return shaped or bool(_linked_id(word.strip())[0])  # as `pick_note` reads a link
+    linked = bool(_linked_id(word.strip())[0])  # as `pick_note` reads a link
+    return shaped or linked or bool(_bracketed_id(word.strip()))  # and one in brackets
 
 
 def _numbered(word: str) -> bool:
