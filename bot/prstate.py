@@ -504,7 +504,7 @@ class PRStore:
         reads damaged text as any, and a value that does not parse must not make the
         whole row unreadable (every event of the PR failed, its comment's id and opt-out
         unread). The next write of the state keeps what read. With the row, its JSON
-        values as read (`Reading.parsed`: each parsed once)."""
+        values as read (`ValuesRead.parsed`: each parsed once)."""
         repo, number = row["repo"], row["number"]
         values = dict(zip(row.keys(), row, strict=True))
         reading = read_values(values, lambda: self._standing_marks(repo, number))
@@ -1299,7 +1299,7 @@ _FILE_VALUES: dict[str, tuple[Callable[[object], bool], str]] = {
 
 
 @dataclass(frozen=True)
-class Reading:
+class ValuesRead:
     """A pr_state row as the server reads it (`read_values`): `stored`, the row with each
     JSON value that does not read replaced by its stand-in in the form `PRStore.put` stores
     it; `parsed`, each JSON value of the row as read (parsed once; None: NULL, or the file
@@ -1310,7 +1310,7 @@ class Reading:
     why: list[tuple[str, str]]
 
 
-def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]) -> Reading:
+def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]) -> ValuesRead:
     """A pr_state row's JSON values as the server reads them: each that does not read
     (damaged text SQLite reads as any text) replaced by what the server takes in its
     place, in the form `PRStore.put` stores it (so salvage copies what the server reads),
@@ -1374,4 +1374,4 @@ def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]
         if wrong is not None:
             got["write_back"] = None
             why.append(("write_back", wrong))
-    return Reading(got, parsed, why)
+    return ValuesRead(got, parsed, why)
