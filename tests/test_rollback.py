@@ -629,7 +629,7 @@ def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_rel
     did). Forward again, nothing is left kept, and nothing failed."""
     from tests.command_kit import N, replies
     from tests.fake_github import iso_time
-    from tests.test_unlocks import _edited_unlocked, _said_before_the_lock
+    from tests.test_unlocks import _edited_unlocked, _help_kept_then_edited_twice
     from tests.webhook_kit import drain
 
     clean_env(monkeypatch)
@@ -638,11 +638,7 @@ def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_rel
     settings = live_settings(tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
-        say(client, rt, fake, "/notes")
-        fake.lock(DEFAULT_REPO, N)
-        c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
-        kept, first = c.body, "/notes search cache"
-        c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+        c, kept, first = _help_kept_then_edited_twice(client, rt, fake)
         second = _edited_unlocked(c, c.body, first, c.created_at + 20)
         assert post(client, "issue_comment", second).status_code == 202
         drain(rt)
@@ -808,7 +804,7 @@ def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_
     Rolled back before the unlock's event: the older release runs the kept text, which
     has the help's line, and answers the search and the help, once each."""
     from tests.command_kit import N, replies
-    from tests.test_unlocks import _edited_unlocked, _said_before_the_lock
+    from tests.test_unlocks import _edited_unlocked, _help_kept_then_edited_twice
     from tests.webhook_kit import drain
 
     clean_env(monkeypatch)
@@ -817,11 +813,7 @@ def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_
     settings = live_settings(tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
-        say(client, rt, fake, "/notes")
-        fake.lock(DEFAULT_REPO, N)
-        c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
-        kept, first = c.body, "/notes search cache"
-        c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+        c, kept, first = _help_kept_then_edited_twice(client, rt, fake)
         for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
             assert post(client, "issue_comment", _edited_unlocked(c, body, old, c.created_at + at))
             drain(rt)

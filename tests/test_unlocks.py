@@ -1462,6 +1462,19 @@ def test_a_kept_topic_put_back_by_an_edit_whose_event_came_first_is_answered_onc
     assert len(replies(fake)) == 1  # the topic's, once
 
 
+def _help_kept_then_edited_twice(client, rt, fake):
+    """`/notes help` said just before the lock on a PR with its notes comment, then
+    edited twice in the web UI before the lock (the help taken out for a search, put
+    back), no edit's event sent yet: the comment (showing the second edit), the text
+    the bot kept, and the first edit's text."""
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
+    kept, first = c.body, "/notes search cache"
+    c.body = f"{first}\n/notes help"
+    return c, kept, first
+
+
 # kills: bot/locked_commands.py:LockedCommands.keep an older edit's text kept over the kept
 #        one an edit said after it left its commands to (the commands it put back lost)
 def test_a_comment_and_its_two_edits_said_before_the_lock_answer_what_it_shows(live):
@@ -1472,11 +1485,7 @@ def test_a_comment_and_its_two_edits_said_before_the_lock_answer_what_it_shows(l
     lock with its search and kept its text over the kept one, the help taken out. The
     unlock answered the search alone: the help, on the comment, was never answered."""
     client, rt, fake = live
-    say(client, rt, fake, "/notes")
-    fake.lock(DEFAULT_REPO, N)
-    c = _said_before_the_lock(client, rt, fake, "/notes help", ago=120)
-    kept, first = c.body, "/notes search cache"
-    c.body = f"{first}\n/notes help"  # both edits in the web UI, before the lock
+    c, kept, first = _help_kept_then_edited_twice(client, rt, fake)
     for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
         assert post(client, "issue_comment", _edited_unlocked(c, body, old, c.created_at + at))
         drain(rt)
