@@ -2377,13 +2377,25 @@ def test_a_list_of_numbers_is_keyed_as_glued_however_spaced(old, new):
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
+def _picked(old: str, new: str, shown: tuple[str, ...]) -> list[feedback.Pick]:
+    """How `pick_note` reads `/notes wrong OLD`, then `/notes wrong NEW`, with `shown`."""
+    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
+    return [feedback.pick_note(args, shown) for args in said]
+
+
+def _is_a_new_wrong(old: str, new: str) -> None:
+    """An edit from `/notes wrong OLD` to `/notes wrong NEW` runs the new one: its key
+    differs."""
+    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
+    assert changed.line == f"/notes wrong {new}"
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [("1 2 both off", "1 - 2 both off"), ("1,2", "1,3"), ("1 , 2", "1 , 2 both off")],
 )
 def test_an_edit_making_a_list_a_note_and_its_reason_is_a_new_wrong(old, new):
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # kills: bot/commands.py:Command.key a `wrong`'s reading of its words given to other kinds
@@ -2491,11 +2503,9 @@ def _old_unquoted(reason: str) -> str:
 @pytest.mark.parametrize("old", [",3", "，3", "， 3", "— 3", "- 3", ": 3 x", "，3 只是改名"])
 def test_an_edit_dropping_a_separator_before_the_number_is_a_new_wrong(old):
     new = old.lstrip(",，—-: ")
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    picks = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    picks = _picked(old, new, ("a", "b", "c"))
     assert picks[0] != picks[1]  # which note, then note 3
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # So with a note's id or its link after the separator or a word of marks alone (`, vllm-…`,
@@ -2516,11 +2526,9 @@ def test_an_edit_dropping_a_separator_before_the_number_is_a_new_wrong(old):
 def test_an_edit_dropping_a_separator_before_a_note_id_is_a_new_wrong(old):
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
     new = old.lstrip(",，—-: .🙏")
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    picks = [feedback.pick_note(args, shown) for args in said]
+    picks = _picked(old, new, shown)
     assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id is not None
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # A note's id or link in quotes (`「vllm-…」`) `pick_note` reads as no id, as `「1」` as no
@@ -2538,11 +2546,9 @@ def test_an_edit_dropping_a_separator_before_a_note_id_is_a_new_wrong(old):
 def test_an_edit_to_a_note_id_from_one_in_quotes_is_a_new_wrong(old):
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
     new = old.strip('「」"')
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    picks = [feedback.pick_note(args, shown) for args in said]
+    picks = _picked(old, new, shown)
     assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id is not None
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # A word of marks alone (`～`, `.`), which the key drops, before a reason in quotes or set
@@ -2558,9 +2564,8 @@ def test_an_edit_to_a_note_id_from_one_in_quotes_is_a_new_wrong(old):
     ],
 )
 def test_marks_alone_before_a_quoted_or_set_off_reason_are_keyed_as_dropped(old, new):
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
     for shown in (("a",), ("a", "b", "c")):
-        picks = [feedback.pick_note(args, shown) for args in said]
+        picks = _picked(old, new, shown)
         assert picks[0].note_id == picks[1].note_id and picks[0].problem == picks[1].problem
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
@@ -2581,11 +2586,9 @@ def test_an_edit_between_a_note_link_glued_by_ascii_and_by_full_width_is_a_new_w
     link = "https://notes.example/notes/vllm-0000000b"
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c")
     old, new = old.format(link), new.format(link)
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    picks = [feedback.pick_note(args, shown) for args in said]
+    picks = _picked(old, new, shown)
     assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == shown[1]
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # A note's id or link in brackets (`【vllm-…】`, `[vllm-…]`, `（<its link>）`) names that note,
@@ -2636,13 +2639,11 @@ def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
     [(". 3", "3"), ("。 3 x", "3 x"), ("🙏， 2,3", "2,3"), (". ，3", "3"), (". . 3 x", "3 x")],
 )
 def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, new):
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    one = [feedback.pick_note(args, ("a",)) for args in said]
+    one = _picked(old, new, ("a",))
     assert one[0].reason and one[1].problem is feedback.PickProblem.RANGE  # note 3 of one
-    three = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    three = _picked(old, new, ("a", "b", "c"))
     assert three[0].problem is feedback.PickProblem.WHICH  # which note (`2,3` too)
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
     # read as a separator before the number is: which note, keyed alike
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
     # a word ending in marks is a word (with one note shown, the reason's first)
@@ -2656,11 +2657,9 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
 @pytest.mark.parametrize("old", ["「1」", '"1"', ". 【1】", "🙏， 【2】"])
 def test_an_edit_to_a_number_from_one_not_read_as_a_number_is_a_new_wrong(old):
     new = old.strip('「」".🙏， 【】').replace("】", "")
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    three = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    three = _picked(old, new, ("a", "b", "c"))
     assert three[0].problem is feedback.PickProblem.WHICH and three[1].note_id is not None
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
     # keyed as the separator before the number it reads as: which note, alike
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
 
@@ -2685,11 +2684,9 @@ def test_a_list_glued_from_numbers_apart_is_keyed_by_its_numbers():
 @pytest.mark.parametrize("glued", ["1:second", "1，second", "1)second"])
 def test_an_ordinal_typed_apart_after_a_number_is_a_list_s_not_a_reason(glued):
     apart = "1 second"
-    said = [parse_commands(f"/notes wrong {t}")[0].args for t in (apart, glued)]
-    picks = [feedback.pick_note(args, ("a", "b", "c")) for args in said]
+    picks = _picked(apart, glued, ("a", "b", "c"))
     assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == "a"
-    (changed,) = changed_commands(f"/notes wrong {apart}", f"/notes wrong {glued}")
-    assert changed.line == f"/notes wrong {glued}"
+    _is_a_new_wrong(apart, glued)
     # keyed as the list it is: `1 2`, `1,2`
     assert changed_commands(f"/notes wrong {apart}", "/notes wrong 1 2") == []
 
@@ -2732,8 +2729,7 @@ def test_a_list_is_keyed_by_its_numbers_as_digits_and_its_glued_reason_apart(old
     [("2 2，只是改名", "2 2，只是重命名"), ("2、3", "2、4"), ("2,二", "2,三"), ("2,3，x", "2,3")],
 )
 def test_a_list_with_other_notes_or_another_reason_is_a_new_wrong(old, new):
-    (changed,) = changed_commands(f"/notes wrong {old}", f"/notes wrong {new}")
-    assert changed.line == f"/notes wrong {new}"
+    _is_a_new_wrong(old, new)
 
 
 # A `topic` given the library's topics is keyed by the topic it names, as its reply is that
