@@ -3324,9 +3324,7 @@ def test_the_notes_comment_is_deleted_or_given_back_by_its_id_only_when_still_ou
 def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
     fake_github, make_github_client
 ):
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
     assert ours is not None
     fake_github.set_body(ours, "their first words")
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
@@ -3347,9 +3345,7 @@ def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
 def test_words_a_failed_call_sent_are_ours_only_when_edited_no_later_than_it_gave_up(
     fake_github, make_github_client
 ):
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
     assert ours is not None
     gave_up = utcnow()  # a call sent THEIRS and failed: perhaps landed, its answer lost
     fake_github.set_body(ours, THEIRS)
@@ -3375,9 +3371,7 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
     """Two calls failed: the first sent THEIRS and gave up ten minutes ago, the last sent
     other words and gave up now. THEIRS shown, edited since the first gave up (past the
     slack): a person's paste, even within the last call's window; edited before: ours."""
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
     assert ours is not None
     first = (datetime.now(UTC) - timedelta(minutes=10)).isoformat()
     tries = {
@@ -3418,9 +3412,7 @@ def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_g
 def test_a_write_back_whose_answer_a_401_lost_is_still_told_as_written(
     fake_github, make_github_client
 ):
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    ours = client.upsert_sticky(PR, _sticky("v1"), MARKER, create=True).comment_id
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
     assert ours is not None
     fake_github.set_body(ours, "their first words")
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
