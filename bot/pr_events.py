@@ -35,7 +35,7 @@ from bot.command_updates import WAITS, write_owed
 from bot.context import BotContext
 from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed, deletion_owed
-from bot.dispatch import Dispatcher, MalformedPayload, Route
+from bot.dispatch import Dispatcher, MalformedPayload, Route, check_installation
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
 from bot.locked_commands import drop_closed, release, release_unlocked
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
@@ -143,10 +143,7 @@ def check_readable(payload: dict[str, Any]) -> None:
     fields): one GitHub never sends so (`"installation": 5`, a title that is no string)
     is refused (400, naming the field), not queued to fail at each run and retry.
     MalformedPayload, else None: nothing in it to ignore."""
-    try:
-        ref_from_payload(payload, 0)
-    except ValueError as exc:
-        raise MalformedPayload(str(exc)) from exc
+    check_installation(payload)
     try:
         facts_from_payload(payload)
     except ValueError as exc:
