@@ -182,13 +182,13 @@ def test_dockerfile_says_how_an_env_file_gives_the_app_key():
 
 def test_the_base_image_is_its_tag_or_pinned_by_digest_as_the_docs_say():
     # No registry answers here to read a digest, so none is written in; the Dockerfile
-    # and docs/reliability.md (the image's pinned versions; operating.md points there) say
-    # how an operator pins one, in the form the FROM line takes.
+    # and docs/operating.md (Deploy: the image and its pinned versions, where the Dockerfile
+    # points) say how an operator pins one, in the form the FROM line takes.
     text = (ROOT / "Dockerfile").read_text("utf-8")
     base = re.findall(r"^FROM (\S+)$", text, re.M)
     assert len(base) == 1 and re.fullmatch(r"python:3\.11-slim(@sha256:[0-9a-f]{64})?", base[0])
     header = text[: text.index("\nFROM ")]
-    for text in (header, " ".join(doc("reliability.md").split())):
+    for text in (header, " ".join(OPERATING.split())):
         assert "docker buildx imagetools inspect python:3.11-slim" in text
         assert re.search(r"FROM python:3\.11-slim@sha256:<[^>]+>", text)
 
