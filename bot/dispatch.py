@@ -377,7 +377,7 @@ def _taken_since(
     repository's: the other one renamed away) None. Asked only on that conflict: with no
     conflict, the delivery's calls go by its repository's id (`PRRef.repo_id`), which
     reach its own PR whatever the name is now (unless REVIEW_NOTES_ADDRESS_REPOS_BY=name,
-    which gives that case up: docs/reliability.md)."""
+    which gives that case up: docs/internals.md)."""
     other = ctx.prs.kept_for(repo, number)
     if other is None or other == repo_id:
         return None

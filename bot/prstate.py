@@ -1318,7 +1318,7 @@ def read_values(row: Mapping[str, object], marks: Callable[[], list[str] | None]
     is UNREAD (salvage: on a damaged page), stood in for as one that does not parse. `marks`:
     the PR's standing `/notes wrong` marks (STANDING_MARKS; None: they do not read either,
     and none are taken: DISMISSED_UNMARKED). Each column's reading is the one that writes
-    nothing wrong to GitHub (docs/reliability.md). Every value is parsed once, both to
+    nothing wrong to GitHub (docs/internals.md). Every value is parsed once, both to
     check it and to read it (`PRStore.get` reads a PR's state at every event)."""
     got: dict[str, Any] = dict(row)
     parsed: dict[str, Any] = {}

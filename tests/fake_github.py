@@ -554,7 +554,7 @@ class FakeGitHub:
         """Rename or transfer a repository as GitHub does: its data moves to `new`, and
         the old name answers with redirects, 301 for GET and 307 for every other method
         (the client repeats the request at the Location), to the repository's id route
-        `/repositories/{id}/...`, as GitHub's are (docs/reliability.md), and `new` is
+        `/repositories/{id}/...`, as GitHub's are (docs/internals.md), and `new` is
         its own name again should it have had it before. `to="name"`: to `/repos/{new}/...`
         instead, and `new` keeps any redirect of its own, for a chain of moves (each
         old name to the next) or a loop."""

@@ -161,7 +161,7 @@ def test_fake_links_the_pages_of_a_list_asked_by_id_by_that_id(http, fake_github
 
 
 # r42n: GitHub answers a renamed repository's old name with a redirect to the id route
-# (301 for a GET, 307 for a write; docs/reliability.md): the fake does too, and a call by
+# (301 for a GET, 307 for a write; docs/internals.md): the fake does too, and a call by
 # id is served, never redirected (its repository back under a name it had redirects no
 # more). `transfer(..., to="name")`: each old name to the next name, for a chain of moves.
 def test_fake_redirects_a_renamed_repository_s_old_name_to_its_id(http, fake_github, app_key):

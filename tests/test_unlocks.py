@@ -319,7 +319,7 @@ def test_a_pull_request_payload_its_handler_cannot_read_is_refused_at_intake(
     good["repository"]["full_name"] = DEFAULT_REPO
     good["pull_request"]["number"] = N
     assert post(client, "pull_request", good).status_code == 202
-    said = " ".join(doc("reliability.md").split())
+    said = " ".join(doc("internals.md").split())
     assert "so is a `pull_request` event handled (`unlocked` too) whose `installation`" in said
 
 
