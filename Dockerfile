@@ -1,5 +1,8 @@
 # review-notes: the webhook server. Build: docker build -t review-notes .
-# Run:  docker run -p 8000:8000 -v review-notes-data:/app/var --env-file .env review-notes
+# Run:  docker run -p 8000:8000 -v review-notes-data:/app/var --stop-timeout 35 \
+#         --env-file .env review-notes
+# (--stop-timeout 35: docker stop waits while the server drains, as in docs/operating.md,
+# Deploy; by default it kills it after 10 s, which loses nothing but cuts runs short).
 # An env file takes each line as written (no quotes, no multi-line values), so the App key
 # goes in it on one line with "\n" escapes, as awk '{printf "%s\\n", $0}' app.pem prints it:
 #   GITHUB_PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n
