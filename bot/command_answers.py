@@ -58,6 +58,7 @@ from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind
 from bot.context import BotContext
 from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
+from bot.locked_commands import Key
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -185,11 +186,12 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     spent = Spent()
     try:
         with charged(ctx, ref):  # a rewrite's words its update writes back first
-            said = _run_judged(ctx, ref, source, delivery, judged, spent)
+            said, unanswered = _run_judged(ctx, ref, source, delivery, judged, spent)
         if source.comment_id is not None and not (source.said_unlocked or source.on_diff):
             # an edit said locked, run after the unlock before its event: the kept
-            # commands it answered are not the release's to answer again
-            keys = {c.key for c, _ in judged}
+            # commands it answered are not the release's to answer again; one the reply
+            # budget refused (😕 alone) stays the release's, lest it go unanswered for good
+            keys = {c.key for c, _ in judged} - unanswered
             ctx.locked.mark_answered(ref, source, keys, ctx.command_reading)
         return said
     except ConversationLocked:
@@ -288,8 +290,9 @@ def _run_judged(
     delivery: Delivery,
     judged: list[tuple[Command, Decision]],
     spent: Spent,
-) -> str:
-    """React, run and answer the comment's commands; `spent` counts the writes."""
+) -> tuple[str, set[Key]]:
+    """React, run and answer the comment's commands; `spent` counts the writes. What was
+    done, and the keys of the commands a reply budget left unanswered (😕, no reply)."""
     reactions = Reactions(ctx, ref, spent)
     for c, d in judged:
         first = first_reaction(c, d)
@@ -302,6 +305,7 @@ def _run_judged(
     sticky: list[Kind] = []
     errors: list[Unanswered] = []  # answered together, in one reply (_answer_errors)
     answered = 0  # taken commands done now
+    unanswered: set[Key] = set()  # refused their reply by a budget
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
         order = command_key(source.said_at, i)
@@ -321,8 +325,11 @@ def _run_judged(
         else:
             reactions.add(source.comment_id, REFUSED, source.on_diff)
             said.append(f"{c.kind}: over the reply budget")
+            unanswered.add(c.key)
     if errors:
-        said.append(_answer_errors(ctx, ref, source, delivery, errors, reactions))
+        summary, replied = _answer_errors(ctx, ref, source, delivery, errors, reactions)
+        said.append(summary)
+        unanswered |= set() if replied else {e.command.key for e in errors}
     owed = False
     if sticky:
         spent.answered = True  # a lock refusing its update leaves it owed (ask_for_update)
@@ -332,7 +339,7 @@ def _run_judged(
     if answered and not owed:
         reactions.add(source.comment_id, DONE, source.on_diff)
     reactions.check()
-    return "; ".join(said)
+    return "; ".join(said), unanswered
 
 
 def _reply_once(
@@ -398,16 +405,17 @@ def _answer_errors(
     delivery: Delivery,
     errors: list[Unanswered],
     reactions: Reactions,
-) -> str:
+) -> tuple[str, bool]:
     """One reply to all the commands of the source that were not done (unknown, refused,
     `wrong` naming no note shown), under one key, and 😕: a reply each would notify
-    everyone watching the PR once per typo, and spend the PR's reply budget on them."""
+    everyone watching the PR once per typo, and spend the PR's reply budget on them.
+    What was done, and whether the reply was posted (False: over a reply budget)."""
     reactions.add(source.comment_id, REFUSED, source.on_diff)
     what = ", ".join(f"{e.command.kind}: {e.outcome}" for e in errors)
     body = functools.partial(render_errors, errors, ctx.command_word)
     if not _reply_once(ctx, ref, delivery, ERRORS, body, reactions.spent):
-        return f"{what}; over the reply budget"
-    return f"{what}; one reply"
+        return f"{what}; over the reply budget", False
+    return f"{what}; one reply", True
 
 
 def _reply_text(ctx: BotContext, command: Command, repo: str) -> str:

@@ -210,7 +210,8 @@ class LockedCommands:
             )
 
     def mark_answered(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
-        """A run of the comment's commands `keys` answered them (GitHub took its writes):
+        """A run of the comment's commands `keys` answered them (GitHub took its writes; not
+        one a reply budget left with a 😕 alone, still owed the release's answer):
         an edit said after the text kept (its payload says locked, its event run after
         the unlock, before the unlock's) answered those of the kept commands it put back
         (`kept_before`), which the release runs no more. (Its run meeting the lock keeps

@@ -1630,3 +1630,46 @@ def test_a_kept_comment_its_edits_answered_is_said_answered_at_the_unlock(live, 
     said = f"kept commands dropped: comment {c.id} (its kept commands answered since)"
     assert ran(caplog, answer) == said
     assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
+
+
+# kills: bot/command_answers.py:run_commands a kept command an edit's run only 😕'd, over
+#        the reply budget, marked answered (the release skipping it for good)
+# kills: bot/command_answers.py:_run_judged a kept typo whose one reply the budget refused
+#        taken for answered
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [("/notes help", "/notes topic"), ("/notes hlep", "There is no `hlep` command.")],
+    ids=["a reply", "the one reply to what could not be done"],
+)
+def test_a_kept_command_an_edits_run_left_over_the_reply_budget_is_answered_at_the_unlock(
+    live, caplog, command, answer
+):
+    """Kept `/notes help` (or a typo, `/notes hlep`); edited while locked to `/notes why`,
+    then back, both edits run once unlocked, before the unlock's event (as above), but
+    the PR's reply budget is spent: the second edit's run put the command back and got
+    only 😕, no reply. It was marked answered all the same, so the release dropped it
+    ("its kept commands answered since") and the maintainer who asked while locked never
+    got the answer. Left owed, it is answered at the unlock, once the budget refilled."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    now = [50.0]
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")  # the PR's one reply
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, command)
+    fake.unlock(DEFAULT_REPO, N)  # (its event after the edits')
+    kept = c.body
+    for body, old_body, at in (("/notes why", kept, 10), (kept, "/notes why", 20)):
+        c.body = body
+        payload = comment_payload(c, action="edited", old_body=old_body)
+        payload["comment"].update(updated_at=iso_time(c.created_at + at))
+        payload["issue"].update(locked=True, active_lock_reason="too heated")  # said locked
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+    assert len(replies(fake)) == 1 and "confused" in reactions(fake, c)  # over the budget
+    now[0] += CommandConfig().reply_refill_s  # refilled by the unlock
+    said = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
+    assert ran(caplog, said) == "1 comment(s) of commands kept while locked queued"
+    assert rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 2 and answer in replies(fake)[1].body  # answered, once
