@@ -28,6 +28,7 @@ mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -168,7 +169,7 @@ class Command:
     # the topics; "" for one naming none
     topic: str = field(default="", compare=False)
 
-    @property
+    @functools.cached_property  # (read over and over: sets, edits' diffs, an unlock's release)
     def key(self) -> tuple[str, tuple[str, ...]]:
         """Identity for de-duplication and edit diffing: case does not matter, nor do words
         a command ignores (an edit of the reason after an `off` runs no `off` again), nor
@@ -431,10 +432,11 @@ def _parse_line(line: str, word: str, max_arg_chars: int) -> Command:
 
 
 def _all_commands(
-    text: str, word: str, max_arg_chars: int, topics: Iterable[Topic] = ()
+    text: str, word: str, max_arg_chars: int, by_key: Mapping[str, Topic]
 ) -> list[Command]:
+    """Every command of `text`, identical ones once; `by_key`: the topics a `topic` may
+    name (`notes.topics_by_key`, built by the caller: it costs more than most parses)."""
     word = check_word(word)
-    by_key = topics_by_key(topics)
     found: list[Command] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for line in command_lines(text, word, _SUBCOMMANDS):
@@ -465,7 +467,7 @@ def parse_commands(
     """The commands in a comment, in order, identical ones once, at most max_commands.
     `topics`: the library's, so that a `topic` is keyed by the topic it names (`Command.key`):
     every caller whose keys are compared passes the same."""
-    return _all_commands(text or "", word, max_arg_chars, topics)[:max_commands]
+    return _all_commands(text or "", word, max_arg_chars, topics_by_key(topics))[:max_commands]
 
 
 def changed_commands(
@@ -482,10 +484,15 @@ def changed_commands(
     Fixing a typo elsewhere in a comment must not run its commands again; adding
     or changing a command line runs just that command.
     """
-    topics = tuple(topics)  # read twice
-    old = {c.key for c in _all_commands(old_text or "", word, max_arg_chars, topics)}
-    new = _all_commands(new_text or "", word, max_arg_chars, topics)
-    return [c for c in new if c.key not in old][:max_commands]
+    by_key = topics_by_key(topics)
+    old = _all_commands(old_text or "", word, max_arg_chars, by_key)
+    return _new_in(old, _all_commands(new_text or "", word, max_arg_chars, by_key))[:max_commands]
+
+
+def _new_in(old: list[Command], new: list[Command]) -> list[Command]:
+    """The commands of `new` that `old` does not have (by key)."""
+    had = {c.key for c in old}
+    return [c for c in new if c.key not in had]
 
 
 @dataclass(frozen=True)
@@ -500,6 +507,12 @@ class Reading:
     max_commands: int
     max_arg_chars: int
     topics: tuple[Topic, ...] = ()
+    # the topics by every name a reader types: built once, not per parse (a few of them
+    # per kept comment at an unlock)
+    by_key: Mapping[str, Topic] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_key", topics_by_key(self.topics))
 
     @classmethod
     def of(cls, config: CommandConfig, word: str = "", topics: Iterable[Topic] = ()) -> Reading:
@@ -508,20 +521,12 @@ class Reading:
         return cls(word or config.word, config.max_commands, config.max_arg_chars, tuple(topics))
 
     def parse(self, text: str | None) -> list[Command]:
-        return parse_commands(
-            text or "",
-            self.word,
-            max_commands=self.max_commands,
-            max_arg_chars=self.max_arg_chars,
-            topics=self.topics,
-        )
+        """As `parse_commands` reads `text` with these caps and topics."""
+        return self._all(text)[: self.max_commands]
 
     def changed(self, old_text: str | None, new_text: str) -> list[Command]:
-        return changed_commands(
-            old_text,
-            new_text,
-            self.word,
-            max_commands=self.max_commands,
-            max_arg_chars=self.max_arg_chars,
-            topics=self.topics,
-        )
+        """As `changed_commands` reads the edit with these caps and topics."""
+        return _new_in(self._all(old_text), self._all(new_text))[: self.max_commands]
+
+    def _all(self, text: str | None) -> list[Command]:
+        return _all_commands(text or "", self.word, self.max_arg_chars, self.by_key)

@@ -36,6 +36,8 @@ class BotContext:
     feedback: FeedbackStore = field(init=False, repr=False, compare=False)  # in the PRs' file
     decisions: DecisionStore = field(init=False, repr=False, compare=False)  # in the PRs' file
     locked: LockedCommands = field(init=False, repr=False, compare=False)  # in the PRs' file
+    # how its commands are read, by every part that compares their keys (`command_reading`)
+    _reading: Reading = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.matcher.library is not self.library:  # the comment would link other notes
@@ -47,12 +49,15 @@ class BotContext:
         object.__setattr__(self, "feedback", FeedbackStore(self.prs.db))
         object.__setattr__(self, "decisions", DecisionStore(self.prs.db))
         object.__setattr__(self, "locked", LockedCommands(self.prs.db))
+        # built once: its topics by name cost more than a parse (a `topic` is keyed by the
+        # topic it names)
+        reading = Reading.of(self.commands, self.command_word, self.library.topics.values())
+        object.__setattr__(self, "_reading", reading)
 
     @property
     def command_reading(self) -> Reading:
         """How its commands are read, by every part that compares their keys."""
-        topics = self.library.topics.values()  # a `topic` keyed by the topic it names
-        return Reading.of(self.commands, self.command_word, topics)
+        return self._reading
 
     @property
     def links(self) -> NoteLinks:
