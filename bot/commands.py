@@ -28,6 +28,7 @@ mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import unicodedata
@@ -510,9 +511,21 @@ class Reading:
     # the topics by every name a reader types: built once, not per parse (a few of them
     # per kept comment at an unlock)
     by_key: Mapping[str, Topic] = field(init=False, repr=False, compare=False)
+    # each text's commands, by text, in a reading from `remembering`; None: none kept
+    _read: dict[str, list[Command]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_key", topics_by_key(self.topics))
+
+    def remembering(self) -> Reading:
+        """This reading, remembering each text it parses: for one caller that reads the
+        same texts again and again (an unlock's release reads each kept comment's texts in
+        several steps), and dropped with it, so that no process keeps every text it read."""
+        copied = copy.copy(self)  # (its topics by name too: not built again)
+        object.__setattr__(copied, "_read", {})
+        return copied
 
     @classmethod
     def of(cls, config: CommandConfig, word: str = "", topics: Iterable[Topic] = ()) -> Reading:
@@ -529,4 +542,11 @@ class Reading:
         return _new_in(self._all(old_text), self._all(new_text))[: self.max_commands]
 
     def _all(self, text: str | None) -> list[Command]:
-        return _all_commands(text or "", self.word, self.max_arg_chars, self.by_key)
+        """Every command of `text` (its callers copy the list: a remembered one is shared)."""
+        text = text or ""
+        found = None if self._read is None else self._read.get(text)
+        if found is None:
+            found = _all_commands(text, self.word, self.max_arg_chars, self.by_key)
+            if self._read is not None:
+                self._read[text] = found
+        return found

@@ -432,14 +432,15 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     if ctx.queue is None:  # (a replay's: no queue to run them in)
         return None
     queued, dropped = 0, []
+    reading = ctx.command_reading.remembering()  # each text read in several steps: parsed once
     for k in ctx.locked.kept(ref.repo, ref.number):
         read_at = github_time(None)  # before the GET: an edit said by then may be in it
         now = ctx.github.comment_text(ref, k.comment_id)
         # the kept commands it still has: all, when it shows the text kept (maybe edited
         # and put back: those edits' events, said before this read, run none of them)
-        still = set() if now is None else _still_keys(ctx, k, now)
+        still = set() if now is None else _still_keys(reading, k, now)
         if now is not None and (still or (now == k.body and not k.answered)):
-            payload = _as_said(k, now if still else None, ctx.command_reading)
+            payload = _as_said(k, now if still else None, reading)
             ctx.queue.enqueue(
                 f"{k.delivery}{UNLOCKED_ID}",
                 k.event,
@@ -471,13 +472,12 @@ def _dropped_why(kept: Kept, now: str | None) -> str:
     return "its kept commands answered since" if now == kept.body else "edited since"
 
 
-def _still_keys(ctx: BotContext, kept: Kept, now: str) -> set[Key]:
+def _still_keys(reading: Reading, kept: Kept, now: str) -> set[Key]:
     """The keys of the kept commands the comment, edited since it was kept (`now`: its
     text), still has: one its edit took out is taken back, and one it added is its own
     event's (whose `from` is the kept text), so those it left as they were are run at the
     unlock (`Source.still`), and no other: not one an edit's run answered since
-    (`mark_answered`)."""
-    reading = ctx.command_reading  # keyed as run
+    (`mark_answered`). Keyed as run (`reading`: the context's)."""
     still = {c.key for c in reading.parse(now)} - kept.answered
     return {c.key for c in reading.changed(kept.old_body, kept.body)} & still
 
@@ -512,6 +512,8 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     otherwise is not taken out."""
     now = {c.key for c in reading.parse(still)} - kept.answered  # (answered: not run again)
     out = {c.key for c in reading.changed(kept.old_body, kept.body)} - now
+    if not out:  # (no line to look for: the usual case, each kept command still there)
+        return kept.old_body
     lines = [line for line in kept.body.splitlines() if _one_key(line, reading) in out]
     if not lines:
         return kept.old_body

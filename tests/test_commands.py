@@ -2779,6 +2779,24 @@ def test_a_reading_takes_its_caps_and_word_from_the_commands_config():
         commands.Reading()  # type: ignore[call-arg]
 
 
+# kills: bot/commands.py:Reading._all a remembered text's commands handed out as kept, so
+#        that a caller's change to its list changes what the next read of the text gets
+def test_a_remembering_reading_reads_as_its_reading_and_shares_no_list():
+    """An unlock's release reads each kept comment's texts in several steps, through one
+    `remembering` reading (each text parsed once): it reads as the reading does, and what
+    a caller does with the list it got does not change the next read."""
+    reading = commands.Reading.of(CommandConfig(), topics=_TOPICS)
+    remembering = reading.remembering()
+    text = "/notes why\n/notes topic 前缀缓存与KV缓存管理"
+    assert remembering == reading and remembering.by_key == reading.by_key
+    for _ in range(2):  # read, then read again as remembered
+        got = remembering.parse(text)
+        assert got == reading.parse(text) and len(got) == 2 and got[1].topic
+        got.clear()
+        assert remembering.changed("/notes why", text) == reading.changed("/notes why", text)
+    assert reading.parse(text) == remembering.parse(text) != []
+
+
 def test_the_parser_s_default_caps_are_the_commands_config_s():
     config = CommandConfig()
     text = "\n".join(f"/notes search {i}" + "x" * 200 for i in range(9))
