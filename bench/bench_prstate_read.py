@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.db import Database  # noqa: E402
 from bot.feedback_store import FeedbackStore  # noqa: E402
-from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack  # noqa: E402
+from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory  # noqa: E402
 
 JSON_VALUES = (
     "notes",
@@ -59,7 +59,9 @@ def state(number: int, files: int, names: int, notes: int) -> PRState:
         dismissed=ids[:2],
         evidence={i: ("vllm/a.py: a reason", "vllm/b.py: another") for i in ids},
         pending=PendingUpdate((1, 2), True, (3,), "2026-12-01T10:00:00Z/~"),
-        write_back=WriteBack(10, "their words", "2026-12-01T10:00:00Z/~", "wrote", None),
+        write_back=WriteBack(
+            10, "their words", "2026-12-01T10:00:00Z/~", WriteBackHistory("wrote")
+        ),
         given_back=(41, 42),
     )
 

@@ -10,13 +10,14 @@ one (our examples do).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from typing import Any
 
 from bot.db import Database, utcnow
 from bot.github_port import FileList, Outcome, PRRef, StickyResult, write_asked
 from bot.installations import InstallationChange
 from bot.markers import ends_with_key
+from bot.prstate import NO_HISTORY, WriteBackHistory
 
 log = logging.getLogger(__name__)
 
@@ -137,11 +138,7 @@ class DryRunGitHub:
         text: str,
         marker: str,
         *,
-        over: str | None = None,
-        over_at: str | None = None,
-        tried: str | None = None,
-        tried_at: str | None = None,
-        tried_before: Sequence[tuple[str, str]] = (),
+        history: WriteBackHistory = NO_HISTORY,
     ) -> str | None:
         return None  # a dry run's comments are not on GitHub: no person rewrote one
 

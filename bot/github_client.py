@@ -31,7 +31,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import parse_qs, quote, urlsplit
@@ -66,6 +66,7 @@ from bot.installations import InstallationChange
 from bot.markers import ends_with_key, opens_with, written_by_us
 from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
+from bot.prstate import NO_HISTORY, WriteBackHistory
 from bot.redelivery import delivered_at
 
 log = logging.getLogger(__name__)
@@ -353,11 +354,7 @@ class GitHubClient:
         text: str,
         marker: str,
         *,
-        over: str | None = None,
-        over_at: str | None = None,
-        tried: str | None = None,
-        tried_at: str | None = None,
-        tried_before: Sequence[tuple[str, str]] = (),
+        history: WriteBackHistory = NO_HISTORY,
     ) -> str | None:
         # a run of `op` sent our PATCH: one re-run after a 401 (`as_installation`) finds
         # the words shown, landed with their answer lost, and tells them as written
@@ -365,13 +362,13 @@ class GitHubClient:
 
         def landed(c: IssueComment) -> bool:
             # words of ours whose answer was lost: sent by this call, or by one that failed
-            # (`tried`, or one before it: `tried_before`), edited no later than that one
-            # gave up. It sent them after seeing our text there, so they were put there
-            # since; a person's same words put there after it gave up (they pasted theirs
-            # back over ours) are theirs
+            # (`history.failed_calls`), edited no later than that one gave up. It sent
+            # them after seeing our text there, so they were put there since; a person's
+            # same words put there after it gave up (they pasted theirs back over ours)
+            # are theirs
             if sent[0] and c.body == text:
                 return True
-            tries = [(tried, tried_at), *tried_before]
+            tries = history.failed_calls
             return any(c.body == words and _landed_by(c.updated_at, by) for words, by in tries)
 
         def written_over(c: IssueComment) -> bool:
@@ -383,7 +380,8 @@ class GitHubClient:
             # show the same text and second for both, and no editor or edit history.
             # GraphQL's IssueComment.editor names who edited last: a call and an API this
             # client does not use, for a tie within one second)
-            return over is not None and c.body == over and not _later(c.updated_at, over_at)
+            over = history.over
+            return over is not None and c.body == over and not _later(c.updated_at, history.over_at)
 
         def op(gh: Github) -> str | None:
             issue = self._repo_of(gh, ref).get_issue(ref.number)

@@ -7,7 +7,7 @@ the core never imports PyGithub.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from bot.db import utcnow
 from bot.installations import InstallationChange
 from bot.prfacts import PRFacts
+from bot.prstate import NO_HISTORY, WriteBackHistory
 
 
 @dataclass(frozen=True)
@@ -284,24 +285,17 @@ class GitHubPort(Protocol):
         text: str,
         marker: str,
         *,
-        over: str | None = None,
-        over_at: str | None = None,
-        tried: str | None = None,
-        tried_at: str | None = None,
-        tried_before: Sequence[tuple[str, str]] = (),
+        history: WriteBackHistory = NO_HISTORY,
     ) -> str | None:
-        """Write `text`, a person's own words their rewrite put on comment `comment_id`,
-        back onto it when it is the bot's own comment opening with `marker` on this PR
-        again (asked for by its id first): an edit of ours, in flight when they rewrote
-        it, applied after theirs; or showing `over`, their earlier words the bot wrote
-        back (GitHub's time of that write `over_at`), which landed after their later
-        edit, and not edited since (a person putting back those very words: theirs).
-        `tried`: words an earlier call sent, which failed at `tried_at` (our time): shown,
-        edited no later than that (give or take the clocks' slack), they are ours landed,
-        as `over`; edited later, a person's. `tried_before`: the calls that failed before
-        it, (words, time) each, told so too. GitHub's time of the write (as GitHub writes
-        times; "" when it says none), or of `text` found landed so; None when nothing was
-        written (their text shows, or it is gone)."""
+        """Write `text`, a person's words their rewrite put on comment `comment_id`, back
+        over an edit of ours GitHub applied after it: only when the comment (asked for by
+        its id) is still the bot's own on this PR and shows our text. Our text is `marker`
+        opening it, or words `history` knows we wrote there: written back, not edited
+        since our write (`over`, `over_at`), or sent by a failed call, edited no later
+        than it gave up (`tried`, `tried_before`; give or take the clocks' slack). GitHub
+        keeps no edit author: the same words edited later are a person's, never written
+        over. GitHub's time of the write ("" when it says none), or of `text` found
+        landed so; None when nothing was written (their text shows, or it is gone)."""
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

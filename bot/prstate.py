@@ -165,15 +165,10 @@ class PendingUpdate:
 
 
 @dataclass(frozen=True)
-class WriteBack:
-    """A person's words their rewrite put on our notes comment `comment_id` (our marker
-    gone), to be written back should an edit of ours show there (bot.write_backs)."""
+class WriteBackHistory:
+    """What earlier write-backs onto a comment did, for telling words of ours shown there
+    from a person's same words (`GitHubPort.restore_text`): GitHub keeps no edit author."""
 
-    comment_id: int
-    text: str
-    # the order key of the edit that put them there (`deletion_events._edited_at`; None:
-    # not known, or kept by a release before it was), so that a later edit's words win
-    at: str | None = None
     # words the bot wrote back onto it, kept until its next write of the notes comment:
     # landed after a later edit of theirs, they are written over too (bot.write_backs)
     over: str | None = None
@@ -191,8 +186,37 @@ class WriteBack:
     # may show, landed, the second not carried out (bot.write_backs `_restore`)
     tried_before: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def ours_may_show(self) -> bool:
+        """Words of a write-back of ours may show: one landed, or one failed."""
+        return self.over is not None or self.tried is not None
 
-# failed write-back calls kept beyond the last (`WriteBack.tried_before`): one per edit of
+    @property
+    def failed_calls(self) -> tuple[tuple[str, str], ...]:
+        """(words, time it gave up) of each failed call known, oldest first."""
+        if self.tried is None or self.tried_at is None:
+            return self.tried_before
+        return (*self.tried_before, (self.tried, self.tried_at))
+
+
+# no write-back of ours known: the first one's call
+NO_HISTORY = WriteBackHistory()
+
+
+@dataclass(frozen=True)
+class WriteBack:
+    """A person's words their rewrite put on our notes comment `comment_id` (our marker
+    gone), to be written back should an edit of ours show there (bot.write_backs)."""
+
+    comment_id: int
+    text: str
+    # the order key of the edit that put them there (`deletion_events._edited_at`; None:
+    # not known, or kept by a release before it was), so that a later edit's words win
+    at: str | None = None
+    history: WriteBackHistory = NO_HISTORY
+
+
+# failed write-back calls kept beyond the last (`WriteBackHistory.tried_before`): one per edit of
 # theirs whose write-back failed; beyond it the oldest is dropped (docs/commands.md)
 EARLIER_TRIES = 4
 
@@ -1099,16 +1123,14 @@ def write_back_of(stored: object) -> tuple[WriteBack | None, str | None]:
     wrong = _write_back_wrong(data)
     if wrong is not None:
         return None, f"{wrong}: {NO_WRITE_BACK}"
-    return WriteBack(
-        data["comment"],
-        data["text"],
-        data.get("at"),
+    history = WriteBackHistory(
         data.get("over"),
         data.get("over_at"),
         data.get("tried"),
         data.get("tried_at"),
         tuple((text, at) for text, at in data.get("tried_before") or ()),
-    ), None
+    )
+    return WriteBack(data["comment"], data["text"], data.get("at"), history), None
 
 
 def _write_back_wrong(data: dict[str, object]) -> str | None:
@@ -1142,16 +1164,18 @@ def _stored_write_back(owed: WriteBack | None) -> str | None:
     if owed is None:
         return None
     kept: dict[str, object] = {"comment": owed.comment_id, "text": owed.text, "at": owed.at}
-    if owed.over is not None:  # (a release before it reads the rest as ever)
-        kept["over"] = owed.over
-    if owed.over_at is not None:
-        kept["over_at"] = owed.over_at
-    if owed.tried is not None:
-        kept["tried"] = owed.tried
-    if owed.tried_at is not None:
-        kept["tried_at"] = owed.tried_at
-    if owed.tried_before:
-        kept["tried_before"] = [list(pair) for pair in owed.tried_before]
+    history = owed.history  # (flat beside the rest, each key only when known: a release
+    # before it reads the rest as ever)
+    if history.over is not None:
+        kept["over"] = history.over
+    if history.over_at is not None:
+        kept["over_at"] = history.over_at
+    if history.tried is not None:
+        kept["tried"] = history.tried
+    if history.tried_at is not None:
+        kept["tried_at"] = history.tried_at
+    if history.tried_before:
+        kept["tried_before"] = [list(pair) for pair in history.tried_before]
     return json.dumps(kept)
 
 

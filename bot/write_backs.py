@@ -15,12 +15,12 @@ shown, so that nothing loses them:
   (answered late, or applied after the client gave up): kept owed past that look, the
   next write looks again;
 - their second edit, made before our late edit landed, is under it too, and the words
-  written back are the rewrite's: those written are kept (`WriteBack.over`) until the
-  next write, and that edit's event writes its words over them (`edited_again`), but
+  written back are the rewrite's: those written are kept (`WriteBackHistory.over`) until
+  the next write, and that edit's event writes its words over them (`edited_again`), but
   only while the comment is not edited since our write (GitHub's time of it,
-  `WriteBack.over_at`): those very words put back by a person (an undo) are theirs.
+  `WriteBackHistory.over_at`): those very words put back by a person (an undo) are theirs.
 - a write-back GitHub carried out with its every answer lost is written too: the call
-  keeps what it sent and when it gave up (`WriteBack.tried`, and the calls failed
+  keeps what it sent and when it gave up (`WriteBackHistory.tried`, and the calls failed
   before it, `tried_before`), and a look finding one's words shown, edited no later than
   it gave up, takes them for ours; later, for a person's paste.
 
@@ -48,7 +48,7 @@ from bot.db import utcnow
 from bot.github_port import GitHubError, PRRef, counting_writes, never_sent
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
-from bot.prstate import EARLIER_TRIES, WriteBack
+from bot.prstate import EARLIER_TRIES, WriteBack, WriteBackHistory
 
 log = logging.getLogger(__name__)
 
@@ -99,14 +99,13 @@ def edited_again(
     our marker again), the debt is dropped: the comment shows what they chose. An edit
     made before the words owed (its event run late) changes nothing.
 
-    Words the bot wrote back (`WriteBack.over`) are kept so until its next write of the
-    notes comment: this edit, made before they landed (our late edit wrote over both
-    their rewrite and this edit, and we wrote back the rewrite's words), is lost under
-    them, and its event is the last word of it. Its words are written over ours at once
-    (the updates are off after a rewrite: the next write may never come), only where
-    the comment shows what we wrote, not edited since (`WriteBack.over_at`: a person
-    may put those very words back), or our marker, never their own later text. What
-    was done."""
+    Words the bot wrote back (`WriteBackHistory.over`) are kept so until its next write
+    of the notes comment: this edit, made before they landed (our late edit wrote over
+    both their rewrite and this edit, and we wrote back the rewrite's words), is lost
+    under them, and its event is the last word of it. Its words are written over ours at
+    once (the updates are off after a rewrite: the next write may never come), only
+    where the comment shows what we wrote, not edited since (`over_at`: a person may put
+    those very words back), or our marker, never their own later text. What was done."""
     owed = ctx.prs.get(ref.repo, ref.number).write_back
     if owed is None or owed.comment_id != comment_id:
         return "ignored: no words of a rewrite owed back onto it"
@@ -117,7 +116,7 @@ def edited_again(
         return "their words owed back onto it dropped: they put our text back themselves"
     newest = replace(owed, text=text or "", at=at)
     ctx.prs.update(ref.repo, ref.number, write_back=newest)
-    if owed.over is None and owed.tried is None:
+    if not owed.history.ours_may_show:
         return "their newest words are owed back onto it instead"
     if write_back_owed(ctx, ref, keep=True):
         return "their newest words written back over those we wrote back"
@@ -154,9 +153,8 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
         ctx.prs.update(ref.repo, ref.number, write_back=None)
     elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
         # (landed: the failed calls' words are no longer taken for ours)
-        landed = replace(owed, tried=None, tried_at=None, tried_before=())
-        over = replace(landed, over=owed.text, over_at=written or None)
-        ctx.prs.update(ref.repo, ref.number, write_back=over)
+        over = WriteBackHistory(over=owed.text, over_at=written or None)
+        ctx.prs.update(ref.repo, ref.number, write_back=replace(owed, history=over))
     return wrote
 
 
@@ -170,31 +168,23 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
 
     A call that sent it and failed (a 5xx at every try, a timeout) may have landed it,
     its answer lost: the delivery's retry, or a later edit's event, would find their
-    words shown and take them for theirs, what we wrote not kept (`WriteBack.over`).
-    What it sent is kept, and when it gave up (`WriteBack.tried`), with the earlier
-    failed calls' (`tried_before`): a first call's words may show, landed, and a
-    second's not be carried out."""
+    words shown and take them for theirs, what we wrote not kept (`over`). What it sent
+    is kept, and when it gave up (`WriteBackHistory.tried`), with the earlier failed
+    calls' (`tried_before`): a first call's words may show, landed, and a second's not
+    be carried out."""
     sent = True
     with counting_writes() as asked:
         try:
             return ctx.github.restore_text(
-                ref,
-                owed.comment_id,
-                owed.text,
-                MARKER,
-                over=owed.over,
-                over_at=owed.over_at,
-                tried=owed.tried,
-                tried_at=owed.tried_at,
-                tried_before=owed.tried_before,
+                ref, owed.comment_id, owed.text, MARKER, history=owed.history
             )
         except BaseException as exc:
             sent = not never_sent(exc)
             if sent and asked.count and _answer_lost(exc):
                 tried = replace(
-                    owed, tried=owed.text, tried_at=utcnow(), tried_before=_earlier(owed)
+                    owed.history, tried=owed.text, tried_at=utcnow(), tried_before=_earlier(owed)
                 )
-                ctx.prs.update(ref.repo, ref.number, write_back=tried)
+                ctx.prs.update(ref.repo, ref.number, write_back=replace(owed, history=tried))
             raise
         finally:
             if sent and asked.count and (made := _MADE.get()) is not None:
@@ -202,13 +192,10 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
 
 
 def _earlier(owed: WriteBack) -> tuple[tuple[str, str], ...]:
-    """The failed calls kept before the one now failing, which sends `owed.text`: its
-    last (`tried`) joins them, and one that sent these same words is left out (this
-    call's later time takes in all it did), the oldest dropped past `EARLIER_TRIES`."""
-    tries = [*owed.tried_before]
-    if owed.tried is not None and owed.tried_at is not None:
-        tries.append((owed.tried, owed.tried_at))
-    tries = [(text, at) for text, at in tries if text != owed.text]
+    """The failed calls kept before the one now failing, which sends `owed.text`: one
+    that sent these same words is left out (this call's later time takes in all it did),
+    the oldest dropped past `EARLIER_TRIES`."""
+    tries = [(text, at) for text, at in owed.history.failed_calls if text != owed.text]
     return tuple(tries[-EARLIER_TRIES:])
 
 

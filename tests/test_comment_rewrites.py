@@ -270,7 +270,7 @@ def test_a_write_back_the_lock_refused_is_made_at_the_unlock(served, caplog):  #
     assert [r.levelname for r in warned] == ["WARNING"]
     assert fake.comment(c.id).body.startswith(MARKER) and rt.queue.counts()["failed"] == 0
     assert state(rt).opted_out and state(rt).comment_id is None
-    assert state(rt).write_back.tried is None  # refused: not landed, never taken for ours
+    assert state(rt).write_back.history.tried is None  # refused: not landed, never taken for ours
     answer = unlocked(client, rt, fake, "2026-09-01T10:00:06Z")
     assert fake.comment(c.id).body == THEIRS
     assert deletion_ran(caplog, answer, "unlocked") == (
@@ -406,7 +406,7 @@ def test_a_write_back_a_commands_update_tried_and_failed_costs_the_installation_
 class _HeldBack:
     """A port whose write-back a rate limit pause holds back: its PATCH begun, never sent."""
 
-    def restore_text(self, ref, comment_id, text, marker, **_kept):
+    def restore_text(self, ref, comment_id, text, marker, *, history):
         write_asked()
         raise GitHubError("held back: the identity is paused", transient=True, sent=False)
 
@@ -445,8 +445,8 @@ class _Lost:
     def __init__(self) -> None:
         self.told: list[tuple[object, ...]] = []
 
-    def restore_text(self, ref, comment_id, text, marker, *, tried, tried_at, tried_before, **_):
-        self.told.append(((tried, tried_at), *tried_before))
+    def restore_text(self, ref, comment_id, text, marker, *, history):
+        self.told.append(((history.tried, history.tried_at), *history.tried_before))
         write_asked()
         raise GitHubError("502 Server Error (gave up after 3 attempts)", transient=True)
 
@@ -473,10 +473,10 @@ def test_every_failed_write_back_is_kept_with_its_time_the_oldest_dropped_past_t
         with pytest.raises(GitHubError):
             write_back_owed(failing, ref, keep=True)
     owed = state(rt).write_back
-    assert owed.tried == "their edit 3" and owed.tried_at is not None
+    assert owed.history.tried == "their edit 3" and owed.history.tried_at is not None
     # the oldest (0) dropped; the earlier try of 3 taken in by the last one's time
-    assert [t for t, _ in owed.tried_before] == [f"their edit {i}" for i in (1, 2, 4, 5)]
-    assert len(owed.tried_before) == EARLIER_TRIES
+    assert [t for t, _ in owed.history.tried_before] == [f"their edit {i}" for i in (1, 2, 4, 5)]
+    assert len(owed.history.tried_before) == EARLIER_TRIES
     assert lost.told[0] == ((None, None),)
     assert [t for t, _ in lost.told[2]] == ["their edit 1", "their edit 0"]
     assert [t for t, _ in lost.told[-1]] == [f"their edit {i}" for i in (5, 1, 2, 3, 4)]
@@ -1417,10 +1417,10 @@ def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_firs
     assert fake.comment(c.id).body.startswith(MARKER)  # ours wrote over both
     sent(client, rt, made[0])
     assert fake.comment(c.id).body == THEIRS
-    assert state(rt).write_back.over == THEIRS  # what we wrote, known
+    assert state(rt).write_back.history.over == THEIRS  # what we wrote, known
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their newest words written back over those we wrote back"
-    assert fake.comment(c.id).body == AGAIN and state(rt).write_back.over == AGAIN
+    assert fake.comment(c.id).body == AGAIN and state(rt).write_back.history.over == AGAIN
     # their own edit since is never written over: its event finds it shown
     third = "Reading list: in the description."
     patches = len(fake.calls("PATCH"))
@@ -1450,7 +1450,7 @@ def test_a_write_back_whose_answer_was_lost_still_lets_their_second_edit_be_writ
     lost = replace(Fault.bad_credentials(), apply=True)  # landed, its answer a 401
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", lost)
     sent(client, rt, made[0])
-    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.over == THEIRS
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.history.over == THEIRS
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their newest words written back over those we wrote back"
     assert fake.comment(c.id).body == AGAIN
@@ -1480,7 +1480,7 @@ def test_a_maintainer_who_puts_back_the_words_we_wrote_back_is_never_written_ove
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", their_edit_first)
     deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
     sent(client, rt, made[0])
-    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.over == THEIRS
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.history.over == THEIRS
     edit = rewrite(fake, fake.comment(c.id), REVERTED_FROM, ago=-1)
     if not late:
         sent(client, rt, edit)
@@ -1534,7 +1534,10 @@ def test_a_write_back_landed_under_5xx_answers_still_lets_their_second_edit_be_w
     c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
     if retry_first:
         _retried(rt)
-        assert state(rt).write_back.over == THEIRS and state(rt).write_back.tried is None
+        assert (
+            state(rt).write_back.history.over == THEIRS
+            and state(rt).write_back.history.tried is None
+        )
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their newest words written back over those we wrote back"
     assert fake.comment(c.id).body == AGAIN
@@ -1562,7 +1565,9 @@ def test_their_words_pasted_back_after_our_failed_write_back_gave_up_are_never_w
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
     sent(client, rt, made[0])
     fake.clear_faults()
-    assert fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.tried == THEIRS
+    assert (
+        fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.history.tried == THEIRS
+    )
     pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-(CLOCK_SLACK.total_seconds() + 2))
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their text shows (or the comment is gone): nothing written back"
@@ -1638,7 +1643,9 @@ def test_their_paste_within_the_slack_written_over_is_written_back_by_its_own_ev
     fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
     sent(client, rt, made[0])
     fake.clear_faults()
-    assert fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.tried == THEIRS
+    assert (
+        fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.history.tried == THEIRS
+    )
     pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-10)
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their newest words written back over those we wrote back"
@@ -1668,7 +1675,7 @@ def test_a_second_write_back_failing_keeps_the_first_landed_one_ours(
     sent(client, rt, made[1])
     fake.clear_faults()
     assert rt.queue.counts()["failed"] == 2 and fake.comment(c.id).body == THEIRS
-    assert state(rt).write_back.text == AGAIN and state(rt).write_back.tried == AGAIN
+    assert state(rt).write_back.text == AGAIN and state(rt).write_back.history.tried == AGAIN
     _retried(rt)
     assert fake.comment(c.id).body == AGAIN and rt.queue.counts()["failed"] == 0
     say_after(client, rt, fake, "/notes on")

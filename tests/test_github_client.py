@@ -40,6 +40,7 @@ from bot.github_port import (
 )
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
+from bot.prstate import WriteBackHistory
 from tests.conftest import AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
@@ -3332,11 +3333,12 @@ def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
     shown = fake_github.comment(ours)
     assert at == iso_time(shown.updated_at) and shown.body == THEIRS
     later = "Moved to the description, and the docs."
+    wrote = WriteBackHistory(over=THEIRS, over_at=at)
     shown.updated_at += 1  # a person put those very words back, a second later: theirs
-    assert client.restore_text(PR, ours, later, MARKER, over=THEIRS, over_at=at) is None
+    assert client.restore_text(PR, ours, later, MARKER, history=wrote) is None
     assert fake_github.comment(ours).body == THEIRS
     shown.updated_at -= 1  # not edited since our write: the words we wrote
-    assert client.restore_text(PR, ours, later, MARKER, over=THEIRS, over_at=at) is not None
+    assert client.restore_text(PR, ours, later, MARKER, history=wrote) is not None
     assert fake_github.comment(ours).body == later
 
 
@@ -3353,13 +3355,14 @@ def test_words_a_failed_call_sent_are_ours_only_when_edited_no_later_than_it_gav
     later = "Moved to the description, and the docs."
     # edited past the clocks' slack after it gave up: a person put their words back
     shown.updated_at = time.time() + CLOCK_SLACK.total_seconds() + 2
+    tried = WriteBackHistory(tried=THEIRS, tried_at=gave_up)
     for text in (THEIRS, later):
-        assert client.restore_text(PR, ours, text, MARKER, tried=THEIRS, tried_at=gave_up) is None
+        assert client.restore_text(PR, ours, text, MARKER, history=tried) is None
     assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
     shown.updated_at = time.time()  # edited no later: our call's write, landed
-    at = client.restore_text(PR, ours, THEIRS, MARKER, tried=THEIRS, tried_at=gave_up)
+    at = client.restore_text(PR, ours, THEIRS, MARKER, history=tried)
     assert at == iso_time(shown.updated_at) and fake_github.calls("PATCH") == []
-    assert client.restore_text(PR, ours, later, MARKER, tried=THEIRS, tried_at=gave_up)
+    assert client.restore_text(PR, ours, later, MARKER, history=tried)
     assert fake_github.comment(ours).body == later
 
 
@@ -3374,19 +3377,17 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
     client, ours = _notes_comment_posted(fake_github, make_github_client)
     assert ours is not None
     first = (datetime.now(UTC) - timedelta(minutes=10)).isoformat()
-    tries = {
-        "tried": "Their second words.",
-        "tried_at": utcnow(),
-        "tried_before": [(THEIRS, first)],
-    }
+    tries = WriteBackHistory(
+        tried="Their second words.", tried_at=utcnow(), tried_before=((THEIRS, first),)
+    )
     fake_github.set_body(ours, THEIRS)
     shown = fake_github.comment(ours)
     newest = "Their third words."
     shown.updated_at = time.time() - 60  # after the first gave up, past the slack
-    assert client.restore_text(PR, ours, newest, MARKER, **tries) is None
+    assert client.restore_text(PR, ours, newest, MARKER, history=tries) is None
     assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
     shown.updated_at = time.time() - 11 * 60  # before the first gave up: its write, landed
-    assert client.restore_text(PR, ours, newest, MARKER, **tries)
+    assert client.restore_text(PR, ours, newest, MARKER, history=tries)
     assert fake_github.comment(ours).body == newest
 
 

@@ -17,6 +17,7 @@ from bot.prstate import (
     PRState,
     PRStore,
     WriteBack,
+    WriteBackHistory,
     Writer,
     held_name,
 )
@@ -511,7 +512,10 @@ def test_every_field_of_a_prs_state_is_read_back_as_written_and_moves_with_it(pr
         replaced_id=44,
         owed_delete=33,
         write_back=WriteBack(
-            22, "their words, ünïcode", "2026-09-01T10:00:00Z/~", "wrote", "2026-09-01T10:00:03Z"
+            22,
+            "their words, ünïcode",
+            "2026-09-01T10:00:00Z/~",
+            WriteBackHistory("wrote", "2026-09-01T10:00:03Z"),
         ),
         given_back=(11, 12),
     )

@@ -14,7 +14,7 @@ import pytest
 from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
-from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack
+from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
 from tests.command_kit import N, sticky
 from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
@@ -28,10 +28,12 @@ from tests.webhook_kit import (
     title_with_one_more_note,
 )
 
-# the release before the earlier failed write-backs were kept (`WriteBack.tried_before`)
+# the release before the earlier failed write-backs were kept (`WriteBackHistory.tried_before`)
 BEFORE_EARLIER_TRIES = "3896752"
 
-OWED = WriteBack(10, "their words", "2026-09-01T10:00:00Z/~", "wrote", "2026-09-01T10:00:03Z")
+OWED = WriteBack(
+    10, "their words", "2026-09-01T10:00:00Z/~", WriteBackHistory("wrote", "2026-09-01T10:00:03Z")
+)
 
 
 @pytest.fixture
@@ -136,13 +138,17 @@ def test_a_write_back_kept_by_an_older_release_or_a_newer_one_reads(prs, caplog)
     prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (older,))
     assert prs.get("o/r", 1).write_back == WriteBack(10, "w")
     prs.db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (newer,))
-    assert prs.get("o/r", 1).write_back == WriteBack(10, "w", "k", "x", "t", "y", "u")
+    assert prs.get("o/r", 1).write_back == WriteBack(
+        10, "w", "k", WriteBackHistory("x", "t", "y", "u")
+    )
     assert said(caplog) == []
 
 
 # kills: bot/prstate.py:_stored_write_back the words a failed write-back sent, or when, not kept
 def test_a_write_back_tried_is_kept_as_it_reads(prs):
-    tried = WriteBack(10, "w", "k", None, None, "x", "2026-12-07T08:00:00.000000Z")
+    tried = WriteBack(
+        10, "w", "k", WriteBackHistory(tried="x", tried_at="2026-12-07T08:00:00.000000Z")
+    )
     prs.update("o/r", 1, write_back=tried)
     assert prs.get("o/r", 1).write_back == tried
     stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
@@ -159,7 +165,8 @@ def test_a_write_back_tried_is_kept_as_it_reads(prs):
 # kills: bot/prstate.py:write_back_of the failed calls before the last one not read
 def test_the_failed_write_backs_before_the_last_are_kept_as_they_read(prs):
     before = (("x", "2026-12-07T08:00:00.000000Z"), ("y", "2026-12-07T08:05:00.000000Z"))
-    tried = WriteBack(10, "w", "k", None, None, "z", "2026-12-07T08:09:00.000000Z", before)
+    last = WriteBackHistory(tried="z", tried_at="2026-12-07T08:09:00.000000Z", tried_before=before)
+    tried = WriteBack(10, "w", "k", last)
     prs.update("o/r", 1, write_back=tried)
     assert prs.get("o/r", 1).write_back == tried
     stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
@@ -173,7 +180,9 @@ def test_the_release_before_the_earlier_tries_reads_the_row_with_its_last_try(pr
     """Rolled back, the release before `tried_before` leaves it unread (docs/upgrading.md):
     the row reads, owed, with the last failed call's words and time."""
     before = (("x", "2026-12-07T08:00:00.000000Z"),)
-    prs.update("o/r", 1, write_back=WriteBack(10, "w", "k", None, None, "z", "t", before))
+    prs.update(
+        "o/r", 1, write_back=WriteBack(10, "w", "k", WriteBackHistory(None, None, "z", "t", before))
+    )
     stored = prs.db.execute("SELECT write_back FROM pr_state WHERE number = 1")[0][0]
     reads = (
         "import sys; from bot.prstate import write_back_of;"

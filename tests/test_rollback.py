@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.prstate import NO_HISTORY
 from tests.command_kit import (
     AUTHOR,
     maintainer_deletes,
@@ -503,7 +504,7 @@ def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
     with serving(settings) as (client, rt):
         tune(rt)
         c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
-        assert state(rt).write_back.tried == THEIRS
+        assert state(rt).write_back.history.tried == THEIRS
     _run_on_the_older_release(
         old_server(tmp_path, fake, app_key, settings, DEPLOYED), [("issue_comment", made[1])]
     )
@@ -511,7 +512,7 @@ def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
     with serving(settings) as (client, rt):
         tune(rt)
         owed = state(rt).write_back
-        assert (owed.text, owed.over, owed.tried, owed.tried_at) == (AGAIN, None, None, None)
+        assert (owed.text, owed.history) == (AGAIN, NO_HISTORY)
         assert rt.queue.retry() != []
         wait_until(lambda: rt.queue.counts()["failed"] == 0, what="the retry ran")
         assert fake.comment(c.id).body == THEIRS  # their words, never written over

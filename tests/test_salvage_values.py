@@ -17,7 +17,7 @@ import pytest
 from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
-from bot.prstate import DISMISSED_UNMARKED, PRState, PRStore, WriteBack
+from bot.prstate import DISMISSED_UNMARKED, PRState, PRStore, WriteBack, WriteBackHistory
 from tests.damage_kit import break_overflow_chain, damage_root_page
 from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
@@ -82,7 +82,7 @@ def test_a_write_back_that_does_not_read_is_dropped_named_and_the_rest_of_its_ro
     path = tmp_path / "bot.sqlite3"
     db = Database(path)
     prs = PRStore(db)
-    owed = WriteBack(41, "their words", "k", "ours", "2026-09-01T10:00:03Z")
+    owed = WriteBack(41, "their words", "k", WriteBackHistory("ours", "2026-09-01T10:00:03Z"))
     prs.put(PRState("o/r", 1, comment_id=10, opted_out=True, given_back=(41,), write_back=owed))
     prs.put(PRState("o/r", 2, comment_id=20, write_back=owed))
     db.execute("UPDATE pr_state SET write_back = ? WHERE number = 1", (stored,))
