@@ -14,7 +14,15 @@ from collections.abc import Collection
 from typing import Any
 
 from bot.db import Database, utcnow
-from bot.github_port import FileList, Outcome, PRRef, StickyResult, write_asked
+from bot.github_port import (
+    FileList,
+    Outcome,
+    PRRef,
+    RestoreOutcome,
+    RestoreResult,
+    StickyResult,
+    write_asked,
+)
 from bot.installations import InstallationChange
 from bot.markers import ends_with_key
 from bot.prstate import NO_HISTORY, WriteBackHistory
@@ -139,8 +147,9 @@ class DryRunGitHub:
         marker: str,
         *,
         history: WriteBackHistory = NO_HISTORY,
-    ) -> str | None:
-        return None  # a dry run's comments are not on GitHub: no person rewrote one
+    ) -> RestoreResult:
+        # a dry run's comments are not on GitHub: none of them is there to write onto
+        return RestoreResult(RestoreOutcome.GONE)
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:
         earlier = self.db.execute(

@@ -56,6 +56,8 @@ from bot.github_port import (
     GitHubError,
     Outcome,
     PRRef,
+    RestoreOutcome,
+    RestoreResult,
     StickyResult,
     listed_short,
     write_asked,
@@ -311,6 +313,14 @@ class GitHubClient:
     ) -> IssueComment | None:
         """Comment `comment_id`, asked for by its id (one GET), when it is our notes
         comment on this PR; None when it is gone, on another issue, or not ours."""
+        comment = self._on_this_pr(ref, issue, comment_id)
+        if comment is None or not (self._is_ours(comment, login) and sticky_of_ours(comment)):
+            return None  # not ours, or no longer our notes comment (its marker edited away)
+        return comment
+
+    def _on_this_pr(self, ref: PRRef, issue: Any, comment_id: int) -> IssueComment | None:
+        """Comment `comment_id`, asked for by its id (one GET); None when it is gone or
+        on another issue."""
         comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
         if self._gone_when_called(
             f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
@@ -325,8 +335,6 @@ class GitHubClient:
                 _pr(ref),
             )
             return None
-        if not (self._is_ours(comment, login) and sticky_of_ours(comment)):
-            return None  # no longer our notes comment (its marker edited away)
         return comment
 
     def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
@@ -355,7 +363,7 @@ class GitHubClient:
         marker: str,
         *,
         history: WriteBackHistory = NO_HISTORY,
-    ) -> str | None:
+    ) -> RestoreResult:
         # a run of `op` sent our PATCH: one re-run after a 401 (`as_installation`) finds
         # the words shown, landed with their answer lost, and tells them as written
         sent = [False]
@@ -383,19 +391,25 @@ class GitHubClient:
             over = history.over
             return over is not None and c.body == over and not _later(c.updated_at, history.over_at)
 
-        def op(gh: Github) -> str | None:
+        def op(gh: Github) -> RestoreResult:
             issue = self._repo_of(gh, ref).get_issue(ref.number)
-            comment = self._our_sticky(ref, issue, comment_id, self.bot_login(), written_over)
+            login = self.bot_login()
+            comment = self._on_this_pr(ref, issue, comment_id)
             if comment is None:
-                return None
+                return RestoreResult(RestoreOutcome.GONE)
+            if not (self._is_ours(comment, login) and written_over(comment)):
+                return RestoreResult(RestoreOutcome.THEIRS)
             if comment.body == text:
                 # shown already: ours when landed; else a person's own identical words
                 # (not told apart: never over)
-                return (_as_github_time(comment.updated_at) or "") if landed(comment) else None
+                if not landed(comment):
+                    return RestoreResult(RestoreOutcome.THEIRS)
+                found = RestoreOutcome.WRITTEN if sent[0] else RestoreOutcome.LANDED
+                return RestoreResult(found, _as_github_time(comment.updated_at))
             sent[0] = True
             if not self._edit(ref, comment, text):
-                return None
-            return _as_github_time(comment.updated_at) or ""
+                return RestoreResult(RestoreOutcome.GONE)
+            return RestoreResult(RestoreOutcome.WRITTEN, _as_github_time(comment.updated_at))
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 

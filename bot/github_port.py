@@ -209,6 +209,28 @@ class StickyResult:
     comment_id: int | None = None
 
 
+class RestoreOutcome(StrEnum):
+    """What `restore_text` found on the comment, and did."""
+
+    WRITTEN = "written"  # our text showed: their words written over it now
+    LANDED = "landed"  # their words show, written by an earlier call of ours, its answer lost
+    THEIRS = "theirs"  # a person's text shows (their words, or others): nothing written
+    GONE = "gone"  # deleted, or not on this PR: nothing written
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    outcome: RestoreOutcome
+    # GitHub's time of the write (WRITTEN, LANDED; as GitHub writes times): a person's
+    # edit after it is theirs. None: nothing written, or GitHub gave no time
+    at: str | None = None
+
+    @property
+    def wrote(self) -> bool:
+        """Their words show now, by a write of ours."""
+        return self.outcome in (RestoreOutcome.WRITTEN, RestoreOutcome.LANDED)
+
+
 class CallStats(Protocol):
     """The GitHub HTTP calls a port made, for /metrics (`GitHubClient.calls`)."""
 
@@ -286,7 +308,7 @@ class GitHubPort(Protocol):
         marker: str,
         *,
         history: WriteBackHistory = NO_HISTORY,
-    ) -> str | None:
+    ) -> RestoreResult:
         """Write `text`, a person's words their rewrite put on comment `comment_id`, back
         over an edit of ours GitHub applied after it: only when the comment (asked for by
         its id) is still the bot's own on this PR and shows our text. Our text is `marker`
@@ -294,8 +316,7 @@ class GitHubPort(Protocol):
         since our write (`over`, `over_at`), or sent by a failed call, edited no later
         than it gave up (`tried`, `tried_before`; give or take the clocks' slack). GitHub
         keeps no edit author: the same words edited later are a person's, never written
-        over. GitHub's time of the write ("" when it says none), or of `text` found
-        landed so; None when nothing was written (their text shows, or it is gone)."""
+        over."""
         ...
 
     def find_comment(self, ref: PRRef, key: str) -> int | None:

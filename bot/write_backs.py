@@ -45,7 +45,13 @@ from dataclasses import replace
 
 from bot.context import BotContext
 from bot.db import utcnow
-from bot.github_port import GitHubError, PRRef, counting_writes, never_sent
+from bot.github_port import (
+    GitHubError,
+    PRRef,
+    RestoreResult,
+    counting_writes,
+    never_sent,
+)
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
 from bot.prstate import EARLIER_TRIES, WriteBack, WriteBackHistory
@@ -127,38 +133,42 @@ def edited_again(
 
 def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:
     """Write the words owed back onto their comment if an edit of ours shows there: True
-    when written, False when there was nothing to write (their text shows, or the comment
-    is gone), None when nothing is owed. Then no longer owed, but for `keep` (the
-    rewrite's own look, or a later edit's: an edit of ours may land after it; and what
-    we wrote may have landed over a later edit of theirs, `edited_again`). Raises what
-    the call raises (ConversationLocked for a lock): it stays owed."""
+    when they show by a write of ours (`RestoreOutcome` WRITTEN, or LANDED: an earlier
+    call's, its answer lost), False when nothing was written (THEIRS, GONE), None when
+    nothing is owed. Then no longer owed, but for `keep` (the rewrite's own look, or a
+    later edit's: an edit of ours may land after it; and what we wrote may have landed
+    over a later edit of theirs, `edited_again`). Raises what the call raises
+    (ConversationLocked for a lock): it stays owed."""
     state = ctx.prs.get(ref.repo, ref.number)
     owed = state.write_back
     if owed is None:
         return None
     # the notes comment the state keeps: a release before write-backs (a rollback) took
     # it for ours and wrote it since; their words would take it from the updates
-    kept = owed.comment_id == state.comment_id
-    written = None if kept else _restore(ctx, ref, owed)
-    wrote = written is not None
-    if wrote:
-        log.info(
-            "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
-            " which a late edit of ours wrote over",
-            ref.repo,
-            ref.number,
-            owed.comment_id,
-        )
-    if not keep:
-        ctx.prs.update(ref.repo, ref.number, write_back=None)
-    elif wrote:  # what we wrote, kept: a later edit of theirs it landed over (`edited_again`)
-        # (landed: the failed calls' words are no longer taken for ours)
-        over = WriteBackHistory(over=owed.text, over_at=written or None)
-        ctx.prs.update(ref.repo, ref.number, write_back=replace(owed, history=over))
-    return wrote
+    if owed.comment_id == state.comment_id:
+        restored = None
+    else:
+        restored = _restore(ctx, ref, owed)
+    if restored is None or not restored.wrote:  # THEIRS, GONE or not asked: none written
+        if not keep:
+            ctx.prs.update(ref.repo, ref.number, write_back=None)
+        return False
+    log.info(
+        "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
+        " which a late edit of ours wrote over",
+        ref.repo,
+        ref.number,
+        owed.comment_id,
+    )
+    # kept, what we wrote: a later edit of theirs it landed over (`edited_again`); landed,
+    # the failed calls' words are no longer taken for ours
+    written = WriteBackHistory(over=owed.text, over_at=restored.at)
+    kept = replace(owed, history=written) if keep else None
+    ctx.prs.update(ref.repo, ref.number, write_back=kept)
+    return True
 
 
-def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> str | None:
+def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> RestoreResult:
     """Write the words back (`restore_text`). Inside `charged`, a write-back whose PATCH
     was sent is counted whatever GitHub answered, as every write a command tries is
     (bot.command_reactions `Spent`): one it failed (a 5xx, a lock) may still count toward

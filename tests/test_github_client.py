@@ -32,6 +32,8 @@ from bot.github_port import (
     GitHubError,
     Outcome,
     PRRef,
+    RestoreOutcome,
+    RestoreResult,
     StickyResult,
     counting_writes,
     never_sent,
@@ -3287,7 +3289,7 @@ def _deleted(client, ref, comment_id):
 
 
 def _their_text_back(client, ref, comment_id):
-    return client.restore_text(ref, comment_id, THEIRS, MARKER) is not None
+    return client.restore_text(ref, comment_id, THEIRS, MARKER).wrote
 
 
 # kills: bot/github_client.py:GitHubClient.delete_sticky a comment deleted by its id unchecked
@@ -3329,16 +3331,19 @@ def test_the_words_we_wrote_back_are_written_over_only_while_not_edited_since(
     assert ours is not None
     fake_github.set_body(ours, "their first words")
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
-    at = client.restore_text(PR, ours, THEIRS, MARKER)
+    done = client.restore_text(PR, ours, THEIRS, MARKER)
     shown = fake_github.comment(ours)
-    assert at == iso_time(shown.updated_at) and shown.body == THEIRS
+    assert done == RestoreResult(RestoreOutcome.WRITTEN, iso_time(shown.updated_at))
+    assert shown.body == THEIRS
     later = "Moved to the description, and the docs."
-    wrote = WriteBackHistory(over=THEIRS, over_at=at)
+    wrote = WriteBackHistory(over=THEIRS, over_at=done.at)
     shown.updated_at += 1  # a person put those very words back, a second later: theirs
-    assert client.restore_text(PR, ours, later, MARKER, history=wrote) is None
+    theirs = client.restore_text(PR, ours, later, MARKER, history=wrote)
+    assert theirs == RestoreResult(RestoreOutcome.THEIRS)
     assert fake_github.comment(ours).body == THEIRS
     shown.updated_at -= 1  # not edited since our write: the words we wrote
-    assert client.restore_text(PR, ours, later, MARKER, history=wrote) is not None
+    again = client.restore_text(PR, ours, later, MARKER, history=wrote)
+    assert again.outcome is RestoreOutcome.WRITTEN
     assert fake_github.comment(ours).body == later
 
 
@@ -3357,12 +3362,15 @@ def test_words_a_failed_call_sent_are_ours_only_when_edited_no_later_than_it_gav
     shown.updated_at = time.time() + CLOCK_SLACK.total_seconds() + 2
     tried = WriteBackHistory(tried=THEIRS, tried_at=gave_up)
     for text in (THEIRS, later):
-        assert client.restore_text(PR, ours, text, MARKER, history=tried) is None
+        done = client.restore_text(PR, ours, text, MARKER, history=tried)
+        assert done == RestoreResult(RestoreOutcome.THEIRS)
     assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
     shown.updated_at = time.time()  # edited no later: our call's write, landed
-    at = client.restore_text(PR, ours, THEIRS, MARKER, history=tried)
-    assert at == iso_time(shown.updated_at) and fake_github.calls("PATCH") == []
-    assert client.restore_text(PR, ours, later, MARKER, history=tried)
+    done = client.restore_text(PR, ours, THEIRS, MARKER, history=tried)
+    assert done == RestoreResult(RestoreOutcome.LANDED, iso_time(shown.updated_at))
+    assert fake_github.calls("PATCH") == []
+    done = client.restore_text(PR, ours, later, MARKER, history=tried)
+    assert done.outcome is RestoreOutcome.WRITTEN
     assert fake_github.comment(ours).body == later
 
 
@@ -3384,10 +3392,11 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
     shown = fake_github.comment(ours)
     newest = "Their third words."
     shown.updated_at = time.time() - 60  # after the first gave up, past the slack
-    assert client.restore_text(PR, ours, newest, MARKER, history=tries) is None
+    done = client.restore_text(PR, ours, newest, MARKER, history=tries)
+    assert done == RestoreResult(RestoreOutcome.THEIRS)
     assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
     shown.updated_at = time.time() - 11 * 60  # before the first gave up: its write, landed
-    assert client.restore_text(PR, ours, newest, MARKER, history=tries)
+    assert client.restore_text(PR, ours, newest, MARKER, history=tries).wrote
     assert fake_github.comment(ours).body == newest
 
 
@@ -3419,9 +3428,34 @@ def test_a_write_back_whose_answer_a_401_lost_is_still_told_as_written(
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
     lost = dataclasses.replace(Fault.bad_credentials(), apply=True)  # landed, answer refused
     fake_github.inject("PATCH", f"/repos/*/issues/comments/{ours}", lost)
-    at = client.restore_text(PR, ours, THEIRS, MARKER)
+    done = client.restore_text(PR, ours, THEIRS, MARKER)
     shown = fake_github.comment(ours)
-    assert shown.body == THEIRS and at == iso_time(shown.updated_at)
+    assert shown.body == THEIRS
+    assert done == RestoreResult(RestoreOutcome.WRITTEN, iso_time(shown.updated_at))
     assert [r.status for r in fake_github.calls("PATCH")] == [401]  # not written twice
     # a later call, no write of it sent: their words shown are theirs, not told as ours
-    assert client.restore_text(PR, ours, THEIRS, MARKER) is None
+    assert client.restore_text(PR, ours, THEIRS, MARKER) == RestoreResult(RestoreOutcome.THEIRS)
+
+
+# kills: bot/github_client.py:GitHubClient.restore_text a comment gone (deleted before the
+#        look or before the write, or on another PR) told as a person's text shown, or their
+#        text told as the comment gone
+def test_a_write_back_tells_the_comment_gone_from_a_persons_text_shown(
+    fake_github, make_github_client
+):
+    client, ours = _notes_comment_posted(fake_github, make_github_client)
+    fake_github.add_pull(DEFAULT_REPO, 8)
+    elsewhere = PRRef(DEFAULT_REPO, 8, DEFAULT_INSTALLATION_ID)
+    other = client.upsert_sticky(elsewhere, _sticky("PR 8's"), MARKER, create=True).comment_id
+    assert ours is not None and other is not None
+    gone = RestoreResult(RestoreOutcome.GONE)
+    assert client.restore_text(PR, other, THEIRS, MARKER) == gone  # not on this PR
+    fake_github.set_body(ours, "their first words")  # a maintainer's now
+    assert client.restore_text(PR, ours, THEIRS, MARKER) == RestoreResult(RestoreOutcome.THEIRS)
+    fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
+    path = f"/repos/*/issues/comments/{ours}"
+    fake_github.inject("PATCH", path, Fault.not_found())  # deleted after the look
+    assert client.restore_text(PR, ours, THEIRS, MARKER) == gone
+    fake_github.inject("GET", path, Fault.not_found())  # deleted before it
+    assert client.restore_text(PR, ours, THEIRS, MARKER) == gone
+    assert fake_github.comment(ours).body == _sticky("v1")  # (faults: nothing written)
