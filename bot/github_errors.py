@@ -21,11 +21,25 @@ from github.Requester import Requester
 
 from bot.github_port import ConversationLocked, GitHubError
 
+
+class UnreadableAnswer(Exception):
+    """A success (200, 201) whose body is no JSON: cut short, empty, or a page
+    (`bot.github_http` raises it before PyGithub reads the body, which it would take for
+    an object with no fields, or fail on with a raw ValueError). What GitHub did cannot be
+    read from it, as when the connection drops before the answer."""
+
+    def __init__(self, status: int, page: bool):
+        super().__init__(f"{status} with a body that is no JSON")
+        self.status = status
+        self.page = page  # text, not cut JSON: an HTML page, as a web site's
+
+
 # Errors after which a request may or may not have been carried out by GitHub.
 TRANSPORT_ERRORS = (
     requests.exceptions.ConnectionError,
     requests.exceptions.Timeout,
     requests.exceptions.ChunkedEncodingError,
+    UnreadableAnswer,
 )
 
 
@@ -185,6 +199,13 @@ def detail(exc: BaseException) -> str:
         return f"{exc.status} {_message(exc)}".strip()
     if isinstance(exc, requests.exceptions.Timeout):
         return "timed out"
+    if isinstance(exc, UnreadableAnswer):
+        if exc.page:
+            return (
+                f"{exc} but a page (is GITHUB_API_URL the API's address, https://HOST/api/v3"
+                " for GitHub Enterprise?)"
+            )
+        return f"{exc} (cut short or empty)"
     return f"connection failed ({type(exc).__name__})"
 
 

@@ -11,8 +11,10 @@ as not sent, as `github_errors.rate_header` reads it.
 PyGithub reads an answer's body as JSON, any text that does not open with `{` or `[` as
 `{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
 or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
-once. An error's (4xx, 5xx) such body is read as other text is; a success's is left to
-raise (what it created cannot be read).
+once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
+body that is no JSON at all (cut short, empty, or a page: PyGithub would make an object
+of no fields of it, a comment created with no id) raises `UnreadableAnswer`, which the
+client takes as a dropped connection: retried, and a create looked for first.
 
 PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
 alone: the request's query is lost, per_page=100 with it (a renamed repository's list
@@ -45,7 +47,7 @@ from github.Requester import (
     RequestsResponse,
 )
 
-from bot.github_errors import rate_header
+from bot.github_errors import UnreadableAnswer, rate_header
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,21 @@ def error_text_readable(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
+def success_readable(response: RequestsResponse) -> RequestsResponse:
+    """`response`; raises UnreadableAnswer for a 200 or 201 whose body is no JSON (every
+    one of GitHub's is; 202 and 204 may have none)."""
+    if response.status not in (200, 201):
+        return response
+    text = response.read()
+    try:
+        json.loads(text)
+    except ValueError:
+        page = bool(text) and not text.startswith(("{", "["))
+        log.info("GitHub answered %s with a body that is no JSON", response.status)
+        raise UnreadableAnswer(response.status, page) from None
+    return response
+
+
 def move_handed_back(response: RequestsResponse) -> RequestsResponse:
     """`response`, a 301's Location under MOVED_TO: PyGithub answers with the 301."""
     if response.status == 301 and "location" in response.headers:
@@ -106,7 +123,8 @@ def move_handed_back(response: RequestsResponse) -> RequestsResponse:
 
 def cleaned(response: RequestsResponse) -> RequestsResponse:
     """`response` as PyGithub is to read it."""
-    return move_handed_back(error_text_readable(without_bad_rate_headers(response)))
+    readable = success_readable(error_text_readable(without_bad_rate_headers(response)))
+    return move_handed_back(readable)
 
 
 class CleaningHTTP(HTTPRequestsConnectionClass):

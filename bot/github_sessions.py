@@ -47,6 +47,7 @@ from github.Requester import Requester
 from bot.db import utcnow
 from bot.github_errors import (
     TRANSPORT_ERRORS,
+    UnreadableAnswer,
     rate_limit_answer,
     secondary_limit,
     spent_until_reset,
@@ -589,6 +590,9 @@ class GitHubSessions:
                 status, headers, output = inner(verb, url, *args, **kwargs)
             except requests.exceptions.Timeout:
                 self._calls.record(verb, route, "timeout")
+                raise
+            except UnreadableAnswer as exc:  # answered, though what it did is unclear
+                self._calls.record(verb, route, str(exc.status))
                 raise
             except TRANSPORT_ERRORS:
                 self._calls.record(verb, route, "connection")

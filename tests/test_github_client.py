@@ -831,6 +831,42 @@ def test_a_5xx_without_a_json_body_is_retried_and_a_create_not_doubled(
     assert (answer.status_code, answer.content) == (502, raw)  # as it is
 
 
+# A 200 or 201 whose body is no JSON (cut short, empty, a proxy's page) tells nothing of what
+# GitHub did: PyGithub raised its raw ValueError on cut JSON (no retry; a create not looked
+# for) and made an object of no fields of the rest (a comment created with no id, a file
+# list of one None). Each is now taken as a dropped answer (bot.github_http)
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"<html><body>Sign in</body></html>", b'{"id": 1, "body": "a rep', b'[{"sha"'],
+    ids=["none", "page", "cut-object", "cut-list"],
+)
+def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
+    fake_github, make_github_client, raw
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    # reads: asked again
+    fake_github.inject("GET", "/repos/*/pulls/7/files", Fault(status=200, raw=raw))
+    fake_github.inject("GET", "/repos/*/pulls/7", Fault(status=200, raw=raw))
+    assert list(client.list_files(PR)) == ["a.py"]
+    assert client.get_pull(PR).number == 7
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/pulls/7/files")] == [200, 200]
+    # a create GitHub carried out: looked for, not posted again
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault(status=201, raw=raw, apply=True))
+    made = client.upsert_sticky(PR, _sticky("one"), MARKER, create=True)
+    assert made == StickyResult(Outcome.CREATED, fake_github.comments(DEFAULT_REPO, 7)[0].id)
+    assert len(fake_github.calls("POST", "/repos/*/comments")) == 1
+    # an edit and a reaction (the same again is the same): sent again
+    fake_github.inject("PATCH", "/repos/*/comments/*", Fault(status=200, raw=raw, apply=True))
+    again = client.upsert_sticky(PR, _sticky("two"), MARKER, create=True)
+    assert again == StickyResult(Outcome.UPDATED, made.comment_id)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("two")]
+    assert len(fake_github.calls("PATCH", "/repos/*")) == 2
+    fake_github.inject("POST", "/repos/*/reactions", Fault(status=201, raw=raw, apply=True))
+    client.add_reaction(PR, made.comment_id, "eyes")
+    assert [r.status for r in fake_github.calls("POST", "/repos/*/reactions")] == [201, 200]
+
+
 def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502))
