@@ -1,5 +1,6 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
-the answer before PyGithub reads it, an error's body that is no JSON read as text, and a
+the answer before PyGithub reads it, an error's body that is no JSON read as text, a
+success's that is none raised as a lost answer, a lone surrogate read as U+FFFD, and a
 301 handed to the caller to follow.
 
 PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
@@ -14,7 +15,9 @@ or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery fa
 once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
 body that is no JSON at all (cut short, empty, or a page: PyGithub would make an object
 of no fields of it, a comment created with no id) raises `UnreadableAnswer`, which the
-client takes as a dropped connection: retried, and a create looked for first.
+client takes as a dropped connection: retried, and a create looked for first. A lone
+surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the
+webhook's text is: the one place GitHub's API text enters the bot.
 
 PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
 alone: the request's query is lost, per_page=100 with it (a renamed repository's list
@@ -48,6 +51,7 @@ from github.Requester import (
 )
 
 from bot.github_errors import UnreadableAnswer, rate_header
+from bot.queue import escapes_a_surrogate, valid_unicode
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +103,21 @@ def error_text_readable(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
+def text_unicode(response: RequestsResponse) -> RequestsResponse:
+    """`response`, each lone surrogate of its JSON's strings read as U+FFFD, as the
+    webhook's text is (`bot.queue.valid_unicode`): JSON may escape one (`\\ud800`),
+    which is no Unicode, and a file name, title or comment body holding it failed the
+    delivery at each retry (SQLite stores no such text, GitHub refuses it in a write)."""
+    text = response.read()
+    if not escapes_a_surrogate(text):
+        return response
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return response  # no JSON: left to success_readable, or read as text
+    return _Reread(response, json.dumps(valid_unicode(data)))
+
+
 def success_readable(response: RequestsResponse) -> RequestsResponse:
     """`response`; raises UnreadableAnswer for a 200 or 201 whose body is no JSON (every
     one of GitHub's is; 202 and 204 may have none)."""
@@ -123,8 +142,8 @@ def move_handed_back(response: RequestsResponse) -> RequestsResponse:
 
 def cleaned(response: RequestsResponse) -> RequestsResponse:
     """`response` as PyGithub is to read it."""
-    readable = success_readable(error_text_readable(without_bad_rate_headers(response)))
-    return move_handed_back(readable)
+    readable = error_text_readable(without_bad_rate_headers(response))
+    return move_handed_back(success_readable(text_unicode(readable)))
 
 
 class CleaningHTTP(HTTPRequestsConnectionClass):

@@ -1087,13 +1087,19 @@ def _payload(text: str) -> Any:
     except RecursionError:
         payload = orjson.loads(text)
     # stored text is GitHub's UTF-8 or json.dumps' ASCII: a surrogate is only an escape
-    return valid_unicode(payload) if _SURROGATE_ESCAPE.search(text) else payload
+    return valid_unicode(payload) if escapes_a_surrogate(text) else payload
 
 
 # JSON's escape of a UTF-16 surrogate (a pair's half, or one alone)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # in a str, one stands alone: json.loads joins an escaped pair into its character
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escapes_a_surrogate(text: str) -> bool:
+    """Whether JSON text may read as a lone surrogate (`valid_unicode` is then needed):
+    UTF-8 text holds none, only JSON's escape does."""
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def valid_unicode(payload: Any) -> Any:

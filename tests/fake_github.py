@@ -1316,7 +1316,9 @@ class FakeGitHub:
         # a removed file's URLs name the commit before, where it still is (GitHub's diff
         # entries do, as recorded in buildbot's tests of its GitHub hook)
         at = BASE_SHA if f.status == "removed" else pr.head_sha
-        blob = f"https://github.com/{repo.full_name}/blob/{at}/{quote(f.filename)}"
+        # a name may hold a lone surrogate (a test's): quoted as its UTF-16 half's bytes
+        path = quote(f.filename, errors="surrogatepass")
+        blob = f"https://github.com/{repo.full_name}/blob/{at}/{path}"
         out = {
             "sha": secrets.token_hex(20),
             "filename": f.filename,
@@ -1326,9 +1328,7 @@ class FakeGitHub:
             "changes": f.additions + f.deletions,
             "blob_url": blob,
             "raw_url": blob.replace("/blob/", "/raw/", 1),
-            "contents_url": self._api(
-                f"/repos/{repo.full_name}/contents/{quote(f.filename)}?ref={at}"
-            ),
+            "contents_url": self._api(f"/repos/{repo.full_name}/contents/{path}?ref={at}"),
         }
         if f.patch is not None:
             out["patch"] = f.patch

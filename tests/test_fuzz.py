@@ -508,6 +508,23 @@ def test_a_lone_surrogate_in_pr_text_reaches_github_as_unicode(tmp_path, fake_gi
     assert lone not in comment.body and "deferred\ufffd.py" in comment.body
 
 
+def test_a_lone_surrogate_in_github_s_answers_reaches_github_and_sqlite_as_unicode(
+    tmp_path, fake_github, app_key
+):
+    # the same text read back from GitHub's API, not the delivery: a file name in its
+    # file list (cached in SQLite, named in the comment) failed the delivery at every retry
+    lone = "\ud800"
+    fake_github.add_pull(REPO, 8302, files=[f"vllm/distributed/elastic_ep/deferred{lone}.py"])
+    payload = pr_payload(number=8302, title="[ROCm] Fix the elastic EP scaling deadlock")
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        r = send(client, json.dumps(payload).encode())
+        assert r.status_code == 202, r.text
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "done", rt.queue.failed()
+    (comment,) = ours(fake_github, 8302, REPO)
+    assert lone not in comment.body and "deferred\ufffd.py" in comment.body
+
+
 def test_a_lone_surrogate_in_a_command_kept_for_a_locked_conversation_breaks_nothing(live):
     # a command met the lock and is kept in SQLite till the unlock, which cannot store a
     # lone surrogate: the delivery failed at each retry

@@ -867,6 +867,19 @@ def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
     assert [r.status for r in fake_github.calls("POST", "/repos/*/reactions")] == [201, 200]
 
 
+def test_a_lone_surrogate_in_github_s_answers_is_read_as_unicode(fake_github, make_github_client):
+    # JSON escapes one (`\ud800`); SQLite stores no such text and GitHub refuses it in a
+    # write, so text read back (a title, a file name, a comment's words) is made valid
+    # where it enters, as the webhook's is (bot.queue.valid_unicode)
+    lone = "\ud800"
+    fake_github.add_pull(DEFAULT_REPO, 7, title=f"a {lone} b", files=[f"a{lone}.py"])
+    said = fake_github.add_comment(DEFAULT_REPO, 7, f"words {lone}\U0001f600")
+    client = make_github_client()
+    assert client.get_pull(PR).title == "a \ufffd b"
+    assert list(client.list_files(PR)) == ["a\ufffd.py"]
+    assert client.comment_text(PR, said.id) == "words \ufffd\U0001f600"  # a pair stays
+
+
 def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502))
