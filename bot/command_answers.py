@@ -62,6 +62,7 @@ from bot.locked_commands import Key
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
+from bot.terminal import shown
 from bot.write_backs import charged
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
-        return f"ignored: {source.actor.login} is a bot"
+        return f"ignored: {shown(source.actor.login)} is a bot"
     # Every write the comment may make is paid before the first: answered whole or not
     # run at all, and the writes of PR events (the notes comments) keep their room.
     reserved = most_writes(judged, reacts=source.comment_id is not None)

@@ -15,6 +15,7 @@ from bot.commands import Command, Kind
 from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
 from bot.order_keys import latest, said_before
+from bot.terminal import shown
 
 if TYPE_CHECKING:
     from bot.context import BotContext
@@ -75,7 +76,7 @@ def take_feedback(
                 pick.note_id,
                 ref.repo,
                 ref.number,
-                login,
+                shown(login),
             )
     dismissed = state.dismissed
     if pick.note_id not in dismissed:

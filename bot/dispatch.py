@@ -53,6 +53,7 @@ from bot.github_port import ConversationLocked, ref_from_payload, repository_id
 from bot.markers import written_by_review_notes
 from bot.queue import Delivery
 from bot.settings import Settings
+from bot.terminal import shown
 
 log = logging.getLogger(__name__)
 
@@ -132,20 +133,10 @@ def _shown(value: object) -> str:
     return type(value).__name__
 
 
-def header_shown(value: str | None, limit: int = 100) -> str:
-    """A delivery's header as a log line or an answer may carry it: the signature covers
-    the body only, so anyone replaying a signed body chooses its X-GitHub-Event (up to
-    the server's header limit). Its first `limit` characters, escaped when not printable."""
-    if value is None:
-        return "(none)"
-    cut = value[:limit]
-    return (cut if cut.isprintable() else ascii(cut)) + ("..." if len(value) > limit else "")
-
-
-def event_shown(event: str, action: str | None) -> str:
-    """`event.action` as the log names a delivery; the event alone when it has no action
-    (`push`, a hand-made body): not "pull_request.None"."""
-    return event if action is None else f"{event}.{action}"
+def event_shown(event: str, action: object) -> str:
+    """`event.action` as the log names a delivery, the action shown as data; the event
+    alone when it has none (`push`, a hand-made body): not "pull_request.None"."""
+    return event if action is None or action == "" else f"{event}.{shown(action)}"
 
 
 # The objects a handled event's triage, claims and checks read (`.get` on each): one of
@@ -261,11 +252,12 @@ class Dispatcher:
         us = _us(settings, own_login)
         route = self.route(event, action if isinstance(action, str) else None, payload, us)
         if route is None:
-            named = header_shown(event) + (f".{action}" if action else "")
+            named = event_shown(shown(event), action)
             return Triage(None, f"no handler for {named}")
         repo = (payload.get("repository") or {}).get("full_name")
         if not isinstance(repo, str) or not settings.allows(repo):
-            return Triage(None, f"repository {repo!r} is not on the allow-list")
+            named = repr(shown(repo)) if isinstance(repo, str) else shown(repo)
+            return Triage(None, f"repository {named} is not on the allow-list")
         number = pr_number(event, payload)
         if number is None:
             return Triage(None, "not about a pull request", repo)
@@ -276,7 +268,7 @@ class Dispatcher:
         if own:
             return Triage(None, own, repo, number)
         if sender.get("type") == "Bot" and not route.bots:
-            return Triage(None, f"sent by a bot ({login})", repo, number)
+            return Triage(None, f"sent by a bot ({shown(login)})", repo, number)
         if route.check is not None:
             reason = route.check(payload)
             if reason:

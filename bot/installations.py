@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot.terminal import shown
+
 EVENTS = frozenset({"installation", "installation_repositories", "installation_target"})
 
 
@@ -101,8 +103,9 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
     the allow-listed ones it lost: the bot goes quiet there with nothing failed, so
     only the log can tell the operator. Losing a repository not on the allow-list
     changes nothing the bot does."""
-    who = f"installation {change.installation_id} ({change.account})"
-    what = f"{who}: {change.event}.{change.action}"
+    # the payload's text (signed, yet not GitHub's to a secret's holder) shown as data
+    who = f"installation {change.installation_id} ({shown(change.account)})"
+    what = f"{who}: {change.event}.{shown(change.action)}"
     if change.repos:
         what += f" [{_names(change.repos)}]"
     left_out = [r for r in change.repos if not allows(r)] if change.adds else []
@@ -120,9 +123,9 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
             " given them again"
         )
     elif change.renamed_from:
-        old = change.renamed_from
+        old = shown(change.renamed_from)
         warning = (
-            f"{who} was {old}: GitHub's events now name {change.account}/...; "
+            f"{who} was {old}: GitHub's events now name {shown(change.account)}/...; "
             f"REVIEW_NOTES_REPOS entries and notes' `repo` naming {old}/... no longer match "
             "them: rename those"
         )
@@ -137,4 +140,4 @@ def describe(change: InstallationChange, allows: Callable[[str], bool]) -> tuple
 
 def _names(repos: list[str] | tuple[str, ...]) -> str:
     """The first ten, for one log line."""
-    return ", ".join(repos[:10]) + (" ..." if len(repos) > 10 else "")
+    return ", ".join(map(shown, repos[:10])) + (" ..." if len(repos) > 10 else "")

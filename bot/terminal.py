@@ -1,9 +1,11 @@
-"""Text for a terminal (pure): what the CLI prints that a PR's author or a commenter wrote.
+"""Text for a terminal or a log line (pure): what the CLI prints, or the log says, that a
+PR's author, a commenter or a webhook's sender wrote.
 
 A PR title, a changed file's path, a `/notes wrong` reason or a description's words are
 anyone's to write, and an escape sequence in them (ESC, BEL, a bidi override, a line
 break) would move the cursor, plant a hyperlink or rewrite the lines above when a
-curator or the operator prints them.
+curator or the operator prints them. In a log line (`shown`), a line break starts a
+line of the sender's own that no reader tells from the bot's.
 """
 
 from __future__ import annotations
@@ -22,3 +24,18 @@ def inert(text: str) -> str:
         else ascii(ch)[1:-1]
         for ch in text
     )
+
+
+def shown(value: object, limit: int = 100) -> str:
+    """What a sender chose, as a log line or an answer carries it: a delivery's header
+    (the signature covers the body only, so anyone replaying a signed body chooses its
+    X-GitHub-Event, up to the server's header limit), a payload's action, login or
+    repository name. Its first `limit` characters, `inert` (the plain log writes a line
+    break as it is; the JSON one leaves NEL and U+2028 raw, line breaks to
+    str.splitlines). "(none)" for None; another value (a number or an object where text
+    belongs) by its type: its repr could be the whole body."""
+    if value is None:
+        return "(none)"
+    if not isinstance(value, str):
+        return f"({type(value).__name__})"
+    return inert(value[:limit]) + ("..." if len(value) > limit else "")

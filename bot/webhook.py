@@ -50,11 +50,12 @@ from prometheus_client import Counter
 
 from bot import signature
 from bot.db import GITHUB_TIME, damaged_error
-from bot.dispatch import Dispatcher, MalformedPayload, Route, event_shown, header_shown
+from bot.dispatch import Dispatcher, MalformedPayload, Route, event_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
 from bot.settings import Settings
+from bot.terminal import shown
 
 log = logging.getLogger("review_notes")
 
@@ -260,7 +261,7 @@ class WebhookEndpoint:
         as unverified (`wrong_path`), as a 401 is, so an alert sees every one the log holds
         back."""
         self._count("unverified", "wrong_path")
-        path = _shown(scope["path"])
+        path = shown(scope["path"])
         error = f"no webhook at {path}: the webhook URL must end in /webhook"
         held = self.misdirected.take()
         if held is not None:
@@ -270,8 +271,8 @@ class WebhookEndpoint:
                 "delivery %s %s sent to %s, answered 404: set the App's webhook URL to this"
                 " server's address ending in /webhook (a proxy serving it under a path must"
                 " strip the path)%s",
-                _shown(_text(headers, b"x-github-delivery")),
-                _shown(_text(headers, b"x-github-event")),
+                shown(_text(headers, b"x-github-delivery")),
+                shown(_text(headers, b"x-github-event")),
                 path,
                 more,
             )
@@ -335,7 +336,7 @@ class WebhookEndpoint:
             return self._refused(
                 "unknown", delivery_id, "missing X-GitHub-Event or X-GitHub-Delivery header"
             )
-        if _shown(delivery_id) != delivery_id:
+        if len(delivery_id) > 100 or not delivery_id.isprintable():
             # GitHub's is a GUID; the signature does not cover it, so anyone holding a
             # signed body chooses it: refused before a log field or the queue takes it
             return self._refused(
@@ -361,11 +362,11 @@ class WebhookEndpoint:
         again, so the log line is all the operator will have of it. Only holders of the
         secret get this far, so there is no flood of these lines to hold back."""
         self._count(event, "bad_request")
-        delivery = _shown(delivery_id)
+        delivery = shown(delivery_id)
         log.warning(
             "delivery %s %s refused (400): %s",
             delivery,
-            _shown(event),
+            shown(event),
             error,
             extra={"delivery": delivery},
         )
@@ -376,7 +377,7 @@ class WebhookEndpoint:
         held = self.unverified.take()
         if held is None:
             return
-        delivery = _shown(_text(headers, b"x-github-delivery"))
+        delivery = shown(_text(headers, b"x-github-delivery"))
         why = (
             "its X-Hub-Signature-256 does not verify with GITHUB_WEBHOOK_SECRET (is it the"
             " secret set in the App's or the hook's settings?)"
@@ -391,7 +392,7 @@ class WebhookEndpoint:
         log.warning(
             "delivery %s %s refused (401): %s%s",
             delivery,
-            _shown(_text(headers, b"x-github-event")),
+            shown(_text(headers, b"x-github-event")),
             why,
             more,
             extra={"delivery": delivery},
@@ -404,7 +405,7 @@ class WebhookEndpoint:
         except ValueError as exc:
             return self._refused(event, delivery_id, f"malformed {event} payload: {exc}")
         what, warning = describe(change, self.settings.allows)
-        log.info("delivery %s %s", _shown(delivery_id), what, extra={"delivery": delivery_id})
+        log.info("delivery %s %s", shown(delivery_id), what, extra={"delivery": delivery_id})
         if warning:
             log.warning(warning, extra={"delivery": delivery_id})
         if self.on_installation is not None:
@@ -432,8 +433,8 @@ class WebhookEndpoint:
             self._count(event, "ignored")
             log.info(
                 "delivery %s %s ignored: %s",
-                _shown(delivery_id),
-                event_shown(_shown(event), action),
+                shown(delivery_id),
+                event_shown(shown(event), action),
                 triage.reason,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
@@ -445,8 +446,8 @@ class WebhookEndpoint:
             self._count(event, "ignored")
             log.warning(
                 "delivery %s %s refused as a replay: %s",
-                _shown(delivery_id),
-                event_shown(_shown(event), action),
+                shown(delivery_id),
+                event_shown(shown(event), action),
                 replayed,
                 extra={"delivery": delivery_id, "repo": triage.repo, "pr": triage.pr_number},
             )
@@ -494,11 +495,6 @@ class WebhookEndpoint:
 def _text(headers: Headers, name: bytes) -> str | None:
     value = headers.get(name)
     return None if value is None else value.decode("latin-1")
-
-
-def _shown(value: str | None) -> str:
-    """A header of a delivery, as a log line may carry it: anyone sent it."""
-    return header_shown(value)
 
 
 async def _read_body(headers: Headers, receive: Any) -> bytes | None:

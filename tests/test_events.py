@@ -821,7 +821,7 @@ def test_an_event_without_a_route_or_off_the_allow_list_is_ignored_saying_why(tm
             comment_event("/notes", repo="acme/widgets"),
             "repository 'acme/widgets' is not on the allow-list",
         ),
-        ("issue_comment", {"action": "created"}, "repository None is not on the allow-list"),
+        ("issue_comment", {"action": "created"}, "repository (none) is not on the allow-list"),
     ]
     for event, payload, why in cases:
         t = d.triage(event, payload, settings)

@@ -7,7 +7,9 @@ GitHub over HTTP, or the CLI as an operator runs it.
 from __future__ import annotations
 
 import json
+import time
 import uuid
+from types import SimpleNamespace
 
 from bot.cli import main
 from bot.signature import sign
@@ -339,3 +341,36 @@ def test_a_diff_comment_older_than_the_deliveries_kept_is_refused(live):
     p = _written(p, "comment", created_at=15 * DAY, updated_at=15 * DAY)
     assert _sent_again(client, rt, "pull_request_review_comment", p)["status"] == "ignored"
     assert replies(fake) == [] and fake.reactions(c.id) == []
+
+
+# --- a sender's text forging a log line ---------------------------------------------
+
+FORGED = "\nerror: bot.workers: delivery d-1 failed: forged\r\u2028\x85\x1b[31m"
+
+
+def test_a_senders_text_cannot_start_a_log_line_in_either_format(tmp_path, caplog):
+    # a signed body's action or login is written into the intake's line ("ignored: no
+    # handler for pull_request.<action>", "sent by a bot (<login>)"): a newline there
+    # started a line of the sender's own in the plain format (`retry`, `redeliver`, the
+    # notes commands write it), a line no reader could tell from the bot's
+    import logging
+
+    from bot.logs import JsonFormatter, PlainFormatter, Redactor
+    from tests.webhook_kit import make_settings, pr_payload, serving
+
+    caplog.set_level(logging.INFO)
+    made = time.time()
+    said_by = SimpleNamespace(login=f"x[bot]{FORGED}", id=9, type="Bot")
+    comment = SimpleNamespace(
+        id=1, body="/notes why", user=said_by, created_at=made, updated_at=made
+    )
+    with serving(make_settings(tmp_path)) as (client, rt):
+        assert post(client, "pull_request", pr_payload(f"opened{FORGED}")).status_code == 202
+        assert post(client, "issue_comment", comment_payload(comment)).status_code == 202
+        drain(rt)
+    said = [r for r in caplog.records if "forged" in r.getMessage()]
+    assert len(said) == 2, [r.getMessage() for r in caplog.records]
+    for formatter in (PlainFormatter(Redactor()), JsonFormatter(Redactor())):
+        for record in said:
+            line = formatter.format(record)
+            assert len(line.splitlines()) == 1 and ESC not in line, line

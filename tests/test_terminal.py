@@ -1,10 +1,10 @@
-"""Text for a terminal (bot.terminal.inert): what anyone may write is printed inert."""
+"""Text for a terminal or a log line (bot.terminal): what anyone may write is printed inert."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.terminal import inert
+from bot.terminal import inert, shown
 
 # --- found by mutation run 'r27c' ---
 
@@ -25,3 +25,12 @@ def test_each_kind_of_control_or_separator_is_shown_escaped(char, shown):
 def test_the_rest_of_a_text_with_a_control_in_it_is_printed_as_written():
     # a Chinese title or a Windows path is read as written, around the escaped BEL
     assert inert("修复 C:\\tmp é\x07") == "修复 C:\\tmp é\\x07"
+
+
+def test_a_senders_text_in_a_log_line_is_cut_and_escaped_and_other_values_named_by_type():
+    # a header, a payload's action or login: one line of at most `limit` characters and
+    # "...", the Chinese as written; no value's repr (it could be the whole body)
+    assert shown("opened\nerror: forged\x85") == "opened\\nerror: forged\\x85"
+    assert shown("修复" * 60, limit=100) == "修复" * 50 + "..."
+    assert shown("e" * 100) == "e" * 100
+    assert (shown(None), shown(5), shown({"a": [1] * 10**5})) == ("(none)", "(int)", "(dict)")
