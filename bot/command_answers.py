@@ -38,7 +38,7 @@ import logging
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from bot.command_feedback import take_feedback
+from bot.command_feedback import notes_shown, take_feedback
 from bot.command_policy import (
     DONE,
     REFUSED,
@@ -144,7 +144,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         return "no new command"
     kept = False  # this delivery kept the comment's numbers (this run, or an earlier run)
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
-        notes = ctx.prs.get(ref.repo, ref.number).notes
+        notes = notes_shown(ctx, ref, ctx.prs.get(ref.repo, ref.number)) or ()
         kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes, delivery.id)
     judged = list(zip(commands, _judge(ctx, ref, source, delivery, commands), strict=True))
     if kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):

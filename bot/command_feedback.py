@@ -9,16 +9,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from bot.command_replies import render_unpicked
+from bot.command_replies import render_notes_unread, render_unpicked
 from bot.command_source import Source
 from bot.commands import Command, Kind
 from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
 from bot.order_keys import latest, said_before
+from bot.render import notes_read_back
 from bot.terminal import shown
 
 if TYPE_CHECKING:
     from bot.context import BotContext
+    from bot.prstate import PRState
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,9 @@ def take_feedback(
     # resumed or retried delivery, must not hide the next note.
     numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
     if numbering is None:
-        numbering = state.notes
+        numbering = notes_shown(ctx, ref, state)
+    if numbering is None:  # not known: say so, and how to get them listed again
+        return render_notes_unread(command, ctx.command_word)
     lib = ctx.library
     known = (*lib.by_id, *lib.retired)  # a retired note's id names a note too
     pick = pick_note(command.args, numbering, known, lib.renamed, lib.id_shape)
@@ -87,6 +91,20 @@ def take_feedback(
     if (dismissed, newest) != (state.dismissed, state.dismissed_at):
         ctx.prs.update(ref.repo, ref.number, dismissed=dismissed, dismissed_at=newest)
     return None
+
+
+def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] | None:
+    """The notes the PR's notes comment shows, as a `wrong N` numbers them: those the
+    state keeps; when it does not know them (`PRState.shown_unknown`: a paused comment
+    whose notes did not read), those GitHub's text of it shows (one GET), read back from
+    their links. None when that text does not tell (gone, or links to no note as linked
+    now): a guess could hide a note other than the one the reviewer means."""
+    if not state.shown_unknown or state.comment_id is None:
+        return state.notes
+    text = ctx.github.comment_text(ref, state.comment_id)
+    if text is None:
+        return None
+    return notes_read_back(text, ctx.library, ctx.links)
 
 
 def restore(ctx: BotContext, ref: PRRef, key: str | None) -> None:

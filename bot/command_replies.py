@@ -223,6 +223,17 @@ def render_unpicked(
     )
 
 
+def render_notes_unread(command: Command, word: str = "/notes") -> str:
+    """`wrong` on a notes comment whose notes could not be read back (its record of them
+    damaged, and GitHub's text of it not telling which they are): nothing hidden, and how
+    to have them listed again, numbered anew."""
+    return (
+        f"{_header(command)}\nThe notes the notes comment shows could not be read; nothing was"
+        f" hidden. Reply `{word}` to have it list them again, then `{word} wrong N` with the"
+        " number it shows then."
+    )
+
+
 # A number no notes comment reaches (it shows a few notes): `/notes wrong` followed by 50
 # digits was quoted back whole, twice, a wall of digits; its first digits say which it was
 _LONG_NUMBER = re.compile("[0-9\uff10-\uff19]{7,}")

@@ -162,7 +162,13 @@ class DryRunGitHub:
         return int(found[0]) if found else None
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
-        return None  # never asked: a dry run's writes are never refused as locked
+        """Its own comment's text (a notes comment read back: bot.command_feedback); a
+        person's comment is never here (a dry run's writes are never refused as locked)."""
+        rows = self.db.execute(
+            "SELECT body FROM dry_run_comments WHERE id = ? AND repo = ? AND number = ?",
+            (comment_id, ref.repo, ref.number),
+        )
+        return rows[0]["body"] if rows else None
 
     def create_comment(self, ref: PRRef, body: str) -> int:
         now = utcnow()

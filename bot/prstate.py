@@ -333,6 +333,16 @@ class PRState:
         return not self.unconfirmed and not self.resumed
 
     @property
+    def shown_unknown(self) -> bool:
+        """Whether the notes the comment shows are not known: it says paused, the state
+        keeps none and no text of it (`notes` that did not read, which `read_values`
+        takes as none while paused, the hash cleared; or a write begun, unconfirmed). It
+        may show notes under the paused line all the same (a `/notes` said while off):
+        GitHub's text tells (bot.command_feedback `notes_shown`)."""
+        known = self.notes or self.body_hash is not None
+        return self.paused is not None and self.comment_id is not None and not known
+
+    @property
     def resumed(self) -> bool:
         """An `on` counted and no write found the comment since: the comment known then
         is the comment now, with the text it had (or a write of ours begun on it, which

@@ -252,6 +252,35 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     return lines
 
 
+# A note's number as its block opens (`_note_block`), and its guidance link (`badge_line`)
+_NUMBERED = re.compile(r"\*\*([0-9]+)\. ")
+_GUIDANCE = re.compile(rf"\[{re.escape(GUIDANCE_LINK)}\]\(([^\s()]+)\)")
+
+
+def notes_read_back(body: str, library: Library, links: NoteLinks) -> tuple[str, ...] | None:
+    """The notes a comment of ours shows, in its numbers' order, read back from its text:
+    each numbered note by the guidance link on the line after its number. None when the
+    text does not tell: not ours, numbers out of order, or a link that is no note's as
+    linked now (a note renamed since, or another public URL): a guess would let a
+    `wrong N` hide a note the reader does not see as N."""
+    if not body.startswith(MARKER):
+        return None
+    every = (*library.notes, *library.retired.values())  # (shown before it was retired)
+    linked = {link_target(links.url(note)): note.id for note in every}
+    lines = body.splitlines()
+    shown: list[str] = []
+    for at, line in enumerate(lines):
+        number = _NUMBERED.match(line)
+        if number is None:
+            continue
+        link = _GUIDANCE.search(lines[at + 1]) if at + 1 < len(lines) else None
+        note = linked.get(link[1]) if link else None
+        if int(number[1]) != len(shown) + 1 or note is None:
+            return None
+        shown.append(note)
+    return tuple(shown)
+
+
 # What a reason line names as things a reader may look up: the files it changes, the
 # tag the title carries ("changes a.py, b.py and 2 more files", "title is tagged [X]")
 _NAMES_FILES = re.compile(r"(changes )(?!\d+ other files?\b)(.+?)(?= and \d+ more files?\b| \(|$)")

@@ -15,7 +15,7 @@ from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
-from tests.command_kit import N, sticky
+from tests.command_kit import AUTHOR, N, replies, say, sticky
 from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
@@ -464,3 +464,78 @@ def test_hidden_notes_that_do_not_read_with_their_marks_damaged_too_are_none(tmp
     assert "taken as none: the PR's standing `/notes wrong` marks do not read either" in line
     assert store.read_around == [("o/r#1", "dismissed")]
     db.close()
+
+
+def _paused_showing_two_notes(client, rt, fake) -> tuple[str, ...]:
+    """The PR's comment showing two notes under the paused line (`/notes` said while off),
+    its `notes` value then damaged: the notes it shows, in order."""
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:01Z"))
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    shown = rt.ctx.prs.get(DEFAULT_REPO, N).notes
+    assert len(shown) == 2 and "Automatic updates are paused" in sticky(fake).body
+    rt.ctx.prs.db.execute("UPDATE pr_state SET notes = '[x'")
+    return shown
+
+
+# kills: bot/command_feedback.py:notes_shown a paused comment's notes that did not read
+#        taken as none (GitHub's text not read back)
+def test_wrong_on_a_paused_comment_whose_notes_do_not_read_hides_the_note_it_shows(
+    served,  # noqa: F811
+):
+    """While paused, notes that do not read are taken as none (the reasons kept may be
+    those of the notes before the pause): `/notes wrong 2` on a comment showing two notes
+    under the paused line was answered that it shows no note, and again at each `wrong`
+    until a `/notes`. The notes are read back from GitHub's text of the comment (one GET):
+    note 2 as the reviewer sees it is hidden, and marked."""
+    client, rt, fake = served
+    shown = _paused_showing_two_notes(client, rt, fake)
+    fake.clear_requests()
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    assert replies(fake) == []
+    assert len(fake.calls("GET", "/repos/*/issues/comments/*")) == 1
+    got = rt.ctx.prs.get(DEFAULT_REPO, N)
+    assert got.dismissed == (shown[1],) and got.notes == (shown[0],)
+    assert [m.note_id for m in rt.ctx.feedback.marks()] == [shown[1]]
+
+
+def test_wrong_on_the_short_paused_line_whose_notes_do_not_read_hides_nothing(
+    served,  # noqa: F811
+):
+    """The short paused line shows no note, though the reasons kept are those of the notes
+    it showed before the pause: GitHub's text says so, nothing is hidden."""
+    client, rt, fake = served
+    deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).evidence  # (the notes before the pause)
+    rt.ctx.prs.db.execute("UPDATE pr_state SET notes = '[x'")
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    [reply] = replies(fake)
+    assert "The notes comment on this pull request shows no note; nothing was hidden." in (
+        reply.body
+    )
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == () and rt.ctx.feedback.marks() == []
+
+
+# kills: bot/render.py:notes_read_back a link to no note as linked now taken for a guess
+def test_wrong_on_a_comment_whose_notes_neither_read_nor_read_back_says_so(
+    served,  # noqa: F811
+):
+    """GitHub's text names its notes by links to no note as linked now (written under
+    another public URL): which note is N is not known, so none is hidden, and the reply
+    says how to have them listed again; that `/notes` then numbers them anew."""
+    client, rt, fake = served
+    shown = _paused_showing_two_notes(client, rt, fake)
+    c = sticky(fake)
+    c.body = c.body.replace("/notes/", "/old-notes/")
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    [reply] = replies(fake)
+    assert "The notes the notes comment shows could not be read; nothing was hidden." in (
+        reply.body
+    )
+    assert "Reply `/notes` to have it list them again" in reply.body
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == () and rt.ctx.feedback.marks() == []
+    say(client, rt, fake, "/notes", login=AUTHOR)
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == (shown[0],)

@@ -29,6 +29,7 @@ from bot.render import (
     RenderOptions,
     _not_counted,
     code,
+    notes_read_back,
     render,
     render_no_match,
     render_paused,
@@ -989,3 +990,31 @@ def test_a_pr_number_in_a_notes_summary_stays_plain_text():
     assert f"> A rewrite in PR 50062 lost it (#{ZWSP}50062)." in body
     assert "/pull/50062" not in body and "/pull/50062" not in linked_by_github(body)
     assert_inert(body)
+
+
+# kills: bot/render.py:notes_read_back the notes a comment shows read back out of order,
+#        or a link to no note taken for one
+@pytest.mark.parametrize(
+    "links",
+    [
+        NoteLinks(base_url="https://notes.example.org"),
+        NoteLinks(mode="github", repo="acme/notes", branch="live", files={}),
+    ],
+    ids=["pages", "github"],
+)
+@pytest.mark.parametrize("verbose", [False, True], ids=["plain", "why mode"])
+def test_the_notes_a_comment_shows_read_back_from_its_text(links, verbose):
+    """What a `wrong N` numbers when the PR's state lost it (bot.command_feedback): the
+    comment's notes in its order, by their guidance links; the text that does not tell
+    (not ours, a link to no note as linked now) reads as not known, never as a guess."""
+    shown = LIB.notes[:3]
+    opts = RenderOptions(links=links, verbose=verbose, paused=PauseCause.COMMAND)
+    res = MatchResult(tuple(Match(n, 9.0 - i, ("why",)) for i, n in enumerate(shown)), ())
+    body = render(res, LIB, opts=opts)
+    assert notes_read_back(body, LIB, links) == tuple(n.id for n in shown)
+    assert notes_read_back(render_paused(opts), LIB, links) == ()
+    assert notes_read_back(body.removeprefix(MARKER), LIB, links) is None
+    moved = NoteLinks(base_url="https://elsewhere.example.org", mode=links.mode, repo="acme/o")
+    assert notes_read_back(body, LIB, moved) is None
+    swapped = body.replace("**1. ", "**9. ", 1)
+    assert notes_read_back(swapped, LIB, links) is None

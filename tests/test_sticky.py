@@ -1080,6 +1080,17 @@ def test_a_dry_run_counts_its_comment_writes_as_the_live_client_does(tmp_path):
     assert upsert("more notes", create=False) == (Outcome.UPDATED, 1)  # an edit needs no create
 
 
+# kills: bot/dryrun.py:DryRunGitHub.comment_text its own notes comment not read back
+def test_a_dry_run_reads_its_own_comment_back_as_the_live_client_does(tmp_path):
+    # a `wrong N` on a paused comment whose notes did not read asks the port for its
+    # text (bot.command_feedback): a dry run gives its own comment's, on that PR only
+    port = DryRunGitHub(Database(tmp_path / "dry.sqlite3"))
+    made = port.upsert_sticky(REF, f"{MARKER}\nnotes", MARKER, create=True).comment_id
+    assert made is not None and port.comment_text(REF, made) == f"{MARKER}\nnotes"
+    assert port.comment_text(replace(REF, number=REF.number + 1), made) is None
+    assert port.comment_text(REF, made + 1) is None
+
+
 # kills: bot/dryrun.py:DryRunGitHub.upsert_sticky hand: `.lstrip()` dropped from the marker check
 def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
     # as the live client reads GitHub's comments (blank lines before the marker still
