@@ -95,16 +95,16 @@ def take_feedback(
 
 def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] | None:
     """The notes the PR's notes comment shows, as a `wrong N` numbers them: those the
-    state keeps; when it does not know them (`PRState.shown_unknown`: a paused comment
-    whose notes did not read), those GitHub's text of it shows (one GET), read back from
-    their links. None when that text does not tell (gone, or links to no note as linked
-    now): a guess could hide a note other than the one the reviewer means."""
+    state keeps; when it may not know them (`PRState.shown_unknown`: its notes did not
+    read, or a write is unconfirmed), those GitHub's text of it shows (one GET), read
+    back from their links. When that text does not tell (gone, or links to no note as
+    linked now), those kept; None when none are: taken as none, a paused comment showing
+    notes (or one whose reasons did not read either) was said to show none."""
     if not state.shown_unknown or state.comment_id is None:
         return state.notes
     text = ctx.github.comment_text(ref, state.comment_id)
-    if text is None:
-        return None
-    return notes_read_back(text, ctx.library, ctx.links)
+    read = None if text is None else notes_read_back(text, ctx.library, ctx.links)
+    return read if read is not None else state.notes or None
 
 
 def restore(ctx: BotContext, ref: PRRef, key: str | None) -> None:

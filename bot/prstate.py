@@ -334,13 +334,11 @@ class PRState:
 
     @property
     def shown_unknown(self) -> bool:
-        """Whether the notes the comment shows are not known: it says paused, the state
-        keeps none and no text of it (`notes` that did not read, which `read_values`
-        takes as none while paused, the hash cleared; or a write begun, unconfirmed). It
-        may show notes under the paused line all the same (a `/notes` said while off):
-        GitHub's text tells (bot.command_feedback `notes_shown`)."""
-        known = self.notes or self.body_hash is not None
-        return self.paused is not None and self.comment_id is not None and not known
+        """Whether the notes the comment shows may not be those kept: no text of it is
+        known (`notes` that did not read, which `read_values` takes from the reasons kept,
+        as none while paused or when those do not read either, the hash cleared; or a
+        write begun, unconfirmed). GitHub's text tells (bot.command_feedback `notes_shown`)."""
+        return self.comment_id is not None and self.body_hash is None
 
     @property
     def resumed(self) -> bool:

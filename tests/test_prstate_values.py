@@ -539,3 +539,23 @@ def test_wrong_on_a_comment_whose_notes_neither_read_nor_read_back_says_so(
     say(client, rt, fake, "/notes", login=AUTHOR)
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == (shown[0],)
+
+
+# kills: bot/command_feedback.py:notes_shown notes taken as none from reasons that did not
+#        read either, on a comment not paused (GitHub's text not read back)
+def test_wrong_on_a_comment_whose_notes_and_reasons_do_not_read_hides_the_note_it_shows(
+    served,  # noqa: F811
+):
+    """Not paused, notes that do not read are taken from the reasons kept for them; those
+    damaged too, as none: `/notes wrong 1` on the comment showing two notes was answered
+    that it shows no note. GitHub's text of it tells: note 1 is hidden."""
+    client, rt, fake = served
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:01Z"))
+    shown = rt.ctx.prs.get(DEFAULT_REPO, N).notes
+    assert len(shown) == 2
+    rt.ctx.prs.db.execute("UPDATE pr_state SET notes = '[x', evidence = '[x'")
+    say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
+    assert replies(fake) == []
+    got = rt.ctx.prs.get(DEFAULT_REPO, N)
+    assert got.dismissed == (shown[0],) and got.notes == (shown[1],)
