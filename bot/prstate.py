@@ -1065,9 +1065,11 @@ class _Unread:
 UNREAD = _Unread()
 # the values that did not read whose stand-in is not what NULL or their default reads as:
 # the notes shown (from their reasons, the comment written again), the notes hidden (from
-# the standing marks). (Not `pending`: one that did not read at all was most likely NULL,
-# none owed, as a PR's state mostly holds; damaged text was some update owed.)
-STOOD_IN = {("pr_state", c) for c in ("notes", "dismissed")}
+# the standing marks), the update owed to commands (still owed while the file's queue holds
+# an update of the PR to make: bot.salvage; else none, as a PR's state mostly holds). (Not
+# `evidence`: nothing stands in for reasons, matched afresh at the next update; NULL reads
+# as none kept, the notes then taken as none should `notes` not read either)
+STOOD_IN = {("pr_state", c) for c in ("notes", "dismissed", "pending")}
 
 
 def _json_of(stored: object) -> tuple[object, str | None]:

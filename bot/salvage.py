@@ -18,8 +18,10 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.command_updates import REFRESH_ACTION
 from bot.db import is_damaged, read_through_indexes, utcnow
 from bot.prstate import FILE_LIST, STANDING_MARKS, STOOD_IN, UNREAD, read_values
+from bot.queue import pr_key
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.
@@ -71,7 +73,9 @@ def _pr_state(
     reading): each JSON value that does not read replaced by what the server takes in its
     place, and why, by column. The hidden notes' stand-in, the PR's standing marks, read
     from the damaged file (none where they do not read, said so: the marks' table names
-    its own damage; none, as read, in an older file without their table)."""
+    its own damage; none, as read, in an older file without their table). An update owed
+    to its commands that did not read is still owed while the damaged file's queue holds
+    one of the PR to make (`_update_queued`), else none is, said so."""
 
     def marks() -> list[str] | None:
         try:
@@ -80,8 +84,40 @@ def _pr_state(
         except sqlite3.DatabaseError as exc:
             return None if is_damaged(exc) else []
 
+    if values.get("pending") is UNREAD and not _update_queued(source, values):
+        reading = read_values(values | {"pending": None}, marks)
+        return reading.stored, [*reading.why, ("pending", NONE_OWED)]
     reading = read_values(values, marks)
     return reading.stored, reading.why
+
+
+# an owed update that did not read, the damaged file's queue holding no update of its PR
+NONE_OWED = (
+    "unreadable: none owed: no update of the PR waits in the queue (one a locked"
+    " conversation refused is not made at its unlock, nor its `+1`s given)"
+)
+# an update of a PR its commands are owed, queued (a window's end) or failed (made at the
+# PR's next event: bot.pr_events); in the damaged file
+QUEUED_UPDATE = (
+    "SELECT 1 FROM deliveries WHERE pr_key = ? AND state IN ('pending', 'processing',"
+    " 'failed') AND action = ? LIMIT 1"
+)
+
+
+def _update_queued(source: sqlite3.Connection, values: dict[str, object]) -> bool:
+    """Whether the damaged file's queue holds an update of the PR's commands still to make
+    (`values`: its state's row): it finds the update owed (bot.prstate OWED_UNKNOWN), as
+    the server reads one that does not read, where none owed it would make nothing. The
+    queue not read either: taken as owed, its update maybe lost with it, for the PR's next
+    event to make."""
+    number = values.get("number")
+    key = pr_key(str(values.get("repo")), number if isinstance(number, int) else None)
+    try:
+        return bool(source.execute(QUEUED_UPDATE, (key, REFRESH_ACTION)).fetchone())
+    except sqlite3.DatabaseError as exc:
+        if not is_damaged(exc) and "no such table" not in str(exc):
+            raise
+        return is_damaged(exc)
 
 
 # Values the server reads in its own form (JSON), checked as rows are copied: SQLite

@@ -14,10 +14,20 @@ from pathlib import Path
 
 import pytest
 
+from bot.command_updates import REFRESH_ACTION
 from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
-from bot.prstate import DISMISSED_UNMARKED, PRState, PRStore, WriteBack, WriteBackHistory
+from bot.prstate import (
+    DISMISSED_UNMARKED,
+    OWED_UNKNOWN,
+    PendingUpdate,
+    PRState,
+    PRStore,
+    WriteBack,
+    WriteBackHistory,
+)
+from bot.queue import DeliveryQueue
 from tests.damage_kit import break_overflow_chain, damage_root_page
 from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
@@ -306,3 +316,48 @@ def test_hidden_notes_whose_marks_do_not_read_either_are_said_taken_as_none(tmp_
     assert "not JSON" in part and DISMISSED_UNMARKED in part, part
     got = PRStore(Database(new)).get("o/r", 1)
     assert (got.comment_id, got.opted_out, got.dismissed) == (10, True, ())
+
+
+# kills: bot/salvage.py:_pr_state an update owed lost with a damaged file list's pages (the
+#        update queued for it then finds nothing owed), or one made up with none queued
+@pytest.mark.parametrize(
+    "queued", [True, False, None], ids=["its update queued", "none queued", "queue damaged"]
+)
+def test_an_owed_update_lost_with_a_damaged_file_list_is_owed_while_its_update_waits(
+    tmp_path, queued
+):
+    """A PR's file list's pages damaged lose the columns SQLite keeps past it, the update
+    owed to its commands (`pending`) among them: emptied, the update queued for it (a
+    window's end) ran and found nothing owed, so the comment never showed what they
+    asked. While the damaged file's queue holds an update of the PR still to run (or
+    failed, which the PR's next event makes), it is still owed, as the server reads one
+    that does not read; with none, none is owed (most rows hold none), said so. The queue
+    damaged too (`None`): owed, its update maybe lost with it, for the PR's next event."""
+    path = tmp_path / "bot.sqlite3"
+    db = Database(path)
+    prs = PRStore(db)
+    owed = PendingUpdate((5,), True, (), "k")
+    prs.put(PRState("o/r", 1, comment_id=10, pending=owed, files_sha="s", files=("Z" * 20_000,)))
+    queue = DeliveryQueue(db)
+    queue.enqueue("another PR's", "pull_request", REFRESH_ACTION, {}, "o/r", 2, by_bot=True)
+    if queued:
+        queue.enqueue("its update", "pull_request", REFRESH_ACTION, {}, "O/r", 1, by_bot=True)
+    db.close()
+    break_overflow_chain(path, b"Z" * 200)
+    if queued is None:  # (the lookup reads the index of PRs' deliveries, else the table)
+        damage_root_page(path, "deliveries_pr")
+        damage_root_page(path, "deliveries")
+    new = tmp_path / "new.sqlite3"
+    r = _salvage(tmp_path, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    parts = [line for line in r.stdout.splitlines() if line.startswith("  in part: PR o/r#1: ")]
+    [said] = [p for p in parts if p.startswith("  in part: PR o/r#1: pending: ")] or [r.stdout]
+    assert not any("pending," in p or "pending " in p for p in parts), r.stdout
+    got = PRStore(Database(new)).get("o/r", 1)
+    assert got.comment_id == 10 and got.files is None
+    if queued is not False:
+        assert "unreadable: an update is still owed to commands" in said, said
+        assert got.pending == OWED_UNKNOWN
+    else:
+        assert "unreadable: none owed: no update of the PR waits in the queue" in said, said
+        assert got.pending is None
