@@ -1539,6 +1539,9 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
         REVIEW_NOTES_DRY_RUN="true",
         REVIEW_NOTES_WORKERS="1",
         REVIEW_NOTES_WORKERS_STUCK_SECONDS="0",
+        # the test's own writes wake no worker, and a failed claim is tried again only
+        # after a poll: at the default 5 s the three tries and the recovery took 20 s
+        REVIEW_NOTES_WORKERS_POLL_SECONDS="0.1",
     )
     old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # inherited: EFBIG, not a kill
     try:  # the log through a pipe: the file-size limit spares it
