@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -40,6 +41,21 @@ from tests.webhook_kit import (
 def server(tmp_path: Path, env: dict[str, str], port: int | None = None) -> LiveServer:
     """`review-notes serve` in a child process, cwd = tmp_path (so no .env of ours)."""
     return LiveServer(tmp_path, env | {"PYTHONPATH": str(ROOT)}, port)
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One dry-run `python -m bot.cli serve`, run outside the checkout, for the tests that
+    only read what it prints and answers (its banner, its log, its hold on the database):
+    a start of its own cost each a second or more. Started as a service manager may start
+    it, without PYTHONUNBUFFERED, and at DEBUG. Only one test sends it a delivery (a copy
+    of a body already queued is answered as a duplicate, not 202)."""
+    tmp_path = tmp_path_factory.mktemp("shared-serve")
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT), REVIEW_NOTES_LOG_LEVEL="DEBUG")
+    env.pop("PYTHONUNBUFFERED")
+    serve = LiveServer(tmp_path, env)
+    with serve.run():
+        yield serve
 
 
 def test_serve_refuses_a_broken_library_and_prints_every_problem(tmp_path):
@@ -394,18 +410,16 @@ def test_the_banners_replay_runs_as_printed_where_serve_was_run(tmp_path, on_pat
         assert r.stdout.startswith("202 "), r.stdout + r.stderr
 
 
-def test_the_banners_replay_names_the_example_by_its_path_from_elsewhere(tmp_path):
+def test_the_banners_replay_names_the_example_by_its_path_from_elsewhere(shared_server):
     # `python -m bot.cli serve` run outside the checkout: the example is not below the
     # working directory, nor is the console script on PATH
-    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
-    serve = server(tmp_path, env)
-    with serve.run():
-        line = re.search(r"try  (.*)$", serve.logs[0].read_text(), re.M)[1]
-        example = ROOT / "examples" / "pr-52419-opened.json"
-        said = [PY, "-m", "bot.cli", "replay", str(example), "--url", f"{serve.base}/webhook"]
-        assert shlex.split(line) == said, line
-        r = subprocess.run(said, env=env, cwd=tmp_path, capture_output=True, text=True)
-        assert r.stdout.startswith("202 "), r.stdout + r.stderr
+    serve = shared_server  # the one test sending it a delivery
+    line = re.search(r"try  (.*)$", serve.logs[0].read_text(), re.M)[1]
+    example = ROOT / "examples" / "pr-52419-opened.json"
+    said = [PY, "-m", "bot.cli", "replay", str(example), "--url", f"{serve.base}/webhook"]
+    assert shlex.split(line) == said, line
+    r = subprocess.run(said, env=serve.env, cwd=serve.tmp_path, capture_output=True, text=True)
+    assert r.stdout.startswith("202 "), r.stdout + r.stderr
 
 
 # kills: bot/cli.py:invoked_as a run started otherwise (`python -c`, a program calling
@@ -456,12 +470,10 @@ def test_every_example_replays_cleanly(tmp_path):
         assert numbers == {52419, 51901, 56157}
 
 
-def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path):
-    env = base_env(tmp_path)
-    with server(tmp_path, env).run():
-        r = serve_refused(env=env, cwd=ROOT)
-        assert r.returncode == 1
-        assert "another review-notes server, or a `review-notes salvage` copying" in r.stderr
+def test_a_second_server_on_the_same_database_refuses_to_start(shared_server):
+    r = serve_refused(env=shared_server.env, cwd=ROOT)  # its REVIEW_NOTES_DB_PATH
+    assert r.returncode == 1
+    assert "another review-notes server, or a `review-notes salvage` copying" in r.stderr
 
 
 def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
@@ -952,13 +964,10 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
 
 # kills: bot/server.py:run_server the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
 # service manager, `serve > log`) it came out only at the exit, after every log line
-def test_the_banner_is_written_at_once_even_without_pythonunbuffered(tmp_path):
-    env = base_env(tmp_path)
-    env.pop("PYTHONUNBUFFERED")
-    serve = server(tmp_path, env)
-    with serve.run():
-        banner = serve.logs[0].read_text()
-    assert f"review-notes: webhook at {serve.base}/webhook" in banner, banner
+def test_the_banner_is_written_at_once_even_without_pythonunbuffered(shared_server):
+    assert "PYTHONUNBUFFERED" not in shared_server.env
+    banner = shared_server.logs[0].read_text()  # the server still running
+    assert f"review-notes: webhook at {shared_server.base}/webhook" in banner, banner
 
 
 # kills: bot/server.py:_listening_socket an IPv6 address named without its brackets ("::1:8000" is
@@ -980,14 +989,17 @@ def test_a_port_in_use_is_named_as_a_url_names_it(host, where):
 
 
 # kills: bot/server.py:run_server (hand) uvicorn's access log off at every level, DEBUG included
-def test_at_debug_each_request_is_logged(tmp_path):
-    serve = server(tmp_path, base_env(tmp_path, REVIEW_NOTES_LOG_LEVEL="DEBUG"))
-    with serve.run():
-        serve.health()
-    text = serve.logs[0].read_text()
-    records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
-    access = [r["msg"] for r in records if r["logger"] == "uvicorn.access"]
-    assert any('"GET /healthz HTTP/1.1" 200' in m for m in access), access
+def test_at_debug_each_request_is_logged(shared_server):
+    assert shared_server.env["REVIEW_NOTES_LOG_LEVEL"] == "DEBUG"
+    get_json(f"{shared_server.base}/dry-run/comments")  # a request no other test makes here
+
+    def logged() -> list[str]:  # the line is written as the answer goes out, not before
+        text = shared_server.logs[0].read_text()
+        records = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+        access = [r["msg"] for r in records if r["logger"] == "uvicorn.access"]
+        return [m for m in access if '"GET /dry-run/comments HTTP/1.1" 200' in m]
+
+    wait_until(logged, what="the request's access line")
 
 
 # --- found by review 'r18d' ---
@@ -1453,10 +1465,12 @@ def test_a_dry_run_with_the_app_s_secret_says_what_going_live_will_post(tmp_path
     assert "DRY RUN" in banner and "GITHUB_WEBHOOK_SECRET is set" in banner, banner
     assert "runs again what GitHub sent in the last 72 h" in banner
     assert "app-secret-1234" not in banner and "development webhook secret" not in banner
-    (tmp_path / "dev").mkdir()
-    plain = server(tmp_path / "dev", base_env(tmp_path / "dev"))
-    with plain.run():
-        assert "GITHUB_WEBHOOK_SECRET is set" not in plain.logs[0].read_text()
+
+
+def test_a_dry_run_on_the_development_secret_says_nothing_of_going_live(shared_server):
+    assert "GITHUB_WEBHOOK_SECRET" not in shared_server.env
+    banner = shared_server.logs[0].read_text()
+    assert "development webhook secret" in banner and "GITHUB_WEBHOOK_SECRET is set" not in banner
 
 
 def test_replay_to_a_server_posting_to_github_asks_for_live_first(
