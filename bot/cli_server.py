@@ -131,8 +131,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # stop while starting (from now: before the server's modules import) is kept, and
     # ends the run once the server is up.
     early = StopSignals().install()
-    from bot.logs import setup_logging
-    from bot.server import StartupError, run_server
     from bot.settings import SettingsError, unknown_variables
 
     settings = command_settings(host=args.host, port=args.port)
@@ -140,6 +138,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         for warning in unknown_variables(os.environ, github=True):
             print(warning, file=sys.stderr)
         return 2
+    # after the settings: refusing them does not wait for FastAPI's and uvicorn's import
+    from bot.logs import setup_logging
+    from bot.server import StartupError, run_server
+
     unknown = unknown_variables(os.environ)
     setup_logging(settings.log_level, secrets=settings.secret_values())
     for warning in unknown:
