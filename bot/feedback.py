@@ -131,13 +131,16 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     listed, number = _number_read(typed)
-    # a note's id in brackets names it as the id alone (`【vllm-0436d44c】`), as `【2】` is 2
-    # (no number starts with a bracket: `_unbracketed` read those)
-    typed = _bracketed_id(typed) or typed
+    # a note's id in brackets or quotes names it as the id alone (`【vllm-0436d44c】`,
+    # `「vllm-0436d44c」`), as `【2】` is 2 (no number starts with a bracket: `_unbracketed`
+    # read those), a reason glued on after them its reason (`「vllm-0436d44c」只是改名`)
+    enclosed, glued = _enclosed_id(typed)
+    typed = enclosed or typed
     ascii_form = _as_ascii(typed)
     # a note's link pasted from the comment names it as its id (one naming no note is read
     # as any word: the reason, with one note shown)
     linked, run_on = _linked_id(typed)
+    run_on = " ".join(w for w in (run_on, glued) if w)
     selector = linked or ascii_form.lstrip("#").rstrip(".:,)").casefold()
     now = {k.casefold(): v.casefold() for k, v in (renamed or {}).items()}
     by_id: dict[str, int] = {}
@@ -164,7 +167,7 @@ def pick_note(
         return Pick(shown[i], i + 1, _reason([run_on] if run_on else [], words[1:]))
     id_shaped = id_shape is not None and id_shape.fullmatch(selector)
     if selector in {k.casefold() for k in known} or id_shaped:
-        return Pick(None, problem=PickProblem.NOT_SHOWN, asked=asked)
+        return Pick(None, problem=PickProblem.NOT_SHOWN, asked=enclosed or asked)  # no quotes
     if len(shown) == 1:
         return Pick(shown[0], 1, _reason(words))
     return Pick(None, problem=PickProblem.WHICH)
@@ -179,21 +182,24 @@ _NOTE_LINK = re.compile(
 )
 
 
-def _bracketed_id(word: str) -> str:
-    """The id or link `word` holds in a pair of brackets (`_CLOSING`: `【vllm-0436d44c】`,
-    `[vllm-0436d44c]`, `（<its link>）`), marks after them aside (`【vllm-0436d44c】。`), as
-    `【2】` holds note 2: a Chinese writer tags what they mean so. "" when it holds none: a
-    word without a digit (`(see)`, `[only]`) is a reason's, as `_idlike` reads it, a number
-    is `_unbracketed`'s (`_numbered`: one it did not read is no number), and quotes
-    (`「vllm-0436d44c」`) quote the reviewer's words, no id, as `「1」` is no number. Read, an
-    id names its note: as no id, `【<another note's id>】` hid the one note shown, all of it
-    the reason, where the id alone is answered that its note is not shown."""
-    close = _CLOSING.get(_as_ascii(word[:1]))
+def _enclosed_id(word: str) -> tuple[str, str]:
+    """The id or link `word` holds in a pair of brackets or quotes (`_ENCLOSING`:
+    `【vllm-0436d44c】`, `[vllm-0436d44c]`, `（<its link>）`, `「vllm-0436d44c」`, `"…"`, inline
+    code's backticks), and the reason glued on after them (`「vllm-0436d44c」只是改名`: Chinese
+    puts no space there), marks after them aside (`【vllm-0436d44c】。`): a writer tags or
+    quotes the note they mean so, as `【2】` holds note 2. ("", "") when it holds none: a
+    word without a digit (`(see)`, `[only]`) is a reason's, as `_idlike` reads it, and a
+    number is `_unbracketed`'s (`_numbered`: one it did not read is no number; in quotes,
+    `「1」`, it is the reviewer's words). Read, an id names its note: as no id, a quoted id
+    of another note hid the one note shown, all of it the reason, where the id alone is
+    answered that its note is not shown."""
+    close = _ENCLOSING.get(_as_ascii(word[:1]))
     end = _as_ascii(word).find(close, 1) if close else -1
     inner = word[1:end] if end > 1 else ""
-    if not inner or marks_end(word, end + 1) != len(word) or _numbered(inner):
-        return ""  # a number in brackets `_unbracketed` did not read is no number: `(9)` after `,`
-    return inner if _idlike(inner) else ""
+    if not inner or _numbered(inner) or not _idlike(inner):
+        return "", ""  # a number in brackets `_unbracketed` did not read is no number
+    glued = word[end + 1 :]
+    return inner, "" if marks_end(word, end + 1) == len(word) else glued
 
 
 def _linked_id(word: str) -> tuple[str, str]:
@@ -274,8 +280,9 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     elif run_on := _link_run_on(head):  # `<link>，只是改名`: the link, then what runs on
         head = " ".join(run_on)  # one word, as typed; no typed word holds a space
-    elif bracketed := _bracketed_id(head):  # `【vllm-0436d44c】`: the id, as `pick_note` reads it
-        head = bracketed
+    elif (enclosed := _enclosed_id(head))[0] and not enclosed[1]:  # `【vllm-0436d44c】`: the
+        head = enclosed[0]  # id, as `pick_note` reads it; with a reason glued on, as typed
+        # (`「vllm-0436d44c」只是改名`: with one note shown, a note not known is all the reason)
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
@@ -308,8 +315,9 @@ def _no_number(said: list[str], quoted: bool) -> tuple[str, ...]:
     reads as one: the first word the key keeps (it drops words of marks alone) is keyed as
     after a separator (`-1`) when it reads as a number once the quotes around all of it are
     off (`「1」`, `"1"`) or after marks alone (`. 【1】`): which note? or, with one note
-    shown, all of it the reason. So a note's id or link (`_idlike`) once the quotes are off
-    (`quoted`: `「vllm-0436d44c」`) or after marks alone; bare, it names its note."""
+    shown, all of it the reason. So a note's id or link (`_idlike`) once quotes around more
+    than it are off (`quoted`: `「vllm-0436d44c 只是改名」`) or after marks alone; bare, or in
+    quotes of its own (`_enclosed_id`), it names its note."""
     first = next((i for i, w in enumerate(said) if marks_end(w, 0) < len(w)), len(said))
     if first == len(said):
         return tuple(said)
@@ -518,6 +526,10 @@ _CLOSING = {
     o.translate(FULL_WIDTH): c.translate(FULL_WIDTH)
     for o, c in (BRACKET_PAIRS | {"【": QUOTE_PAIRS["【"]}).items()
 }
+# What a note's id may be put in (`_enclosed_id`), as ASCII: those, and every quote
+_ENCLOSING = _CLOSING | {
+    o.translate(FULL_WIDTH): c.translate(FULL_WIDTH) for o, c in QUOTE_PAIRS.items()
+}
 _BRACKETED = re.compile(
     rf"(?P<open>[{re.escape(''.join(_CLOSING))}])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)"
     rf"(?P<close>[{re.escape(''.join(_CLOSING.values()))}])"
@@ -669,15 +681,15 @@ def _selects(word: str) -> bool:
 
 def _idlike(word: str) -> bool:
     """Whether a word may name a note by its id (`vllm-0436d44c`, a curator's `2-bit-awq`)
-    or its link, in brackets too (`_bracketed_id`: `【vllm-0436d44c】`): an id's shape with a
-    digit in it (`only` may be an id, but is a reason's word far more often; keyed as an id,
-    an edit between `, only` and `only`, answered alike, would be answered twice), or a
-    link to a note's page or file."""
+    or its link, in brackets or quotes too (`_enclosed_id`: `【vllm-0436d44c】`): an id's
+    shape with a digit in it (`only` may be an id, but is a reason's word far more often;
+    keyed as an id, an edit between `, only` and `only`, answered alike, would be answered
+    twice), or a link to a note's page or file."""
     read = _as_ascii(word.strip())
     selector = read.lstrip("#").rstrip(".:,)").casefold()
     shaped = re.match(ID_PATTERN, selector) is not None and any(c.isdigit() for c in selector)
     linked = bool(_linked_id(word.strip())[0])  # as `pick_note` reads a link
-    return shaped or linked or bool(_bracketed_id(word.strip()))  # and one in brackets
+    return shaped or linked or bool(_enclosed_id(word.strip())[0])  # and one in brackets
 
 
 def _numbered(word: str) -> bool:

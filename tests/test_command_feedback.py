@@ -152,6 +152,27 @@ def test_wrong_with_one_note_shown_names_only_that_one(live, said, asked):
     assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
 
 
+# kills: bot/feedback.py:pick_note (hand) a note's id in quotes or inline code read as the
+#   reviewer's words: with one note shown, naming another note hid the one shown
+@pytest.mark.parametrize("typed", ['"{}"', "「{}」只是改名", "`{}`"])
+def test_wrong_with_one_note_shown_and_another_named_in_quotes_hides_nothing(live, typed):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (shown,) = state(rt).notes
+    other = next(i for i in rt.ctx.library.by_id if i != shown)
+    before = sticky(fake).body
+    c = say(client, rt, fake, f"/notes wrong {typed.format(other)}", login=AUTHOR)
+    (reply,) = replies(fake)
+    assert f"The notes comment does not show `{other}`" in reply.body, reply.body
+    assert "nothing was hidden" in reply.body and reactions(fake, c) == {"eyes", "confused"}
+    assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
+    # the one shown, named so, is hidden, with the words glued on for its reason
+    say(client, rt, fake, f"/notes wrong {typed.format(shown)}", login=AUTHOR)
+    (mark,) = rt.ctx.feedback.marks()
+    assert (mark.note_id, mark.reason) == (shown, "只是改名" if "只是改名" in typed else "")
+    assert state(rt).dismissed == (shown,) and len(replies(fake)) == 1
+
+
 # kills: bot/feedback.py:_ordinal (hand) English's `2nd` and `second` not read: answered
 #   "Say which note does not fit" to a reviewer who had said which, and with one note shown
 #   (above) they hid note 1 with the reason `2nd`; and so `the second one` (`_ORDINAL`'s `the`)

@@ -2531,26 +2531,6 @@ def test_an_edit_dropping_a_separator_before_a_note_id_is_a_new_wrong(old):
     _is_a_new_wrong(old, new)
 
 
-# A note's id or link in quotes (`「vllm-…」`) `pick_note` reads as no id, as `「1」` as no
-# number (which note?); the key took them off, keying it as the id alone, which hides that
-# note: an edit taking them off ran nothing
-@pytest.mark.parametrize(
-    "old",
-    [
-        "「vllm-0000000b」",
-        '"vllm-0000000b"',
-        "「https://notes.example/notes/vllm-0000000b」",
-        "「2-bit-awq」",
-    ],
-)
-def test_an_edit_to_a_note_id_from_one_in_quotes_is_a_new_wrong(old):
-    shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
-    new = old.strip('「」"')
-    picks = _picked(old, new, shown)
-    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id is not None
-    _is_a_new_wrong(old, new)
-
-
 # A word of marks alone (`～`, `.`), which the key drops, before a reason in quotes or set
 # off by a dash kept the key from reading past it: `2 ～ 「只是改名」` was keyed with the
 # quotes, `2「只是改名」` without, so an edit between them, answered alike, ran again
@@ -2591,10 +2571,10 @@ def test_an_edit_between_a_note_link_glued_by_ascii_and_by_full_width_is_a_new_w
     _is_a_new_wrong(old, new)
 
 
-# A note's id or link in brackets (`【vllm-…】`, `[vllm-…]`, `（<its link>）`) names that note,
-# as `【2】` names note 2: read as no id, it asked which note, and with one note shown hid
-# that one, whichever the reviewer named; keyed as the id alone, an edit taking the
-# brackets off runs nothing
+# A note's id or link in brackets (`【vllm-…】`, `[vllm-…]`, `（<its link>）`) or quotes
+# (`「vllm-…」`, `"vllm-…"`, inline code) names that note, as `【2】` names note 2: read as no
+# id, it asked which note, and with one note shown hid that one, whichever the reviewer
+# named; keyed as the id alone, an edit taking the brackets or quotes off runs nothing
 @pytest.mark.parametrize(
     "typed",
     [
@@ -2602,16 +2582,21 @@ def test_an_edit_between_a_note_link_glued_by_ascii_and_by_full_width_is_a_new_w
         "[vllm-0000000b]: only renames",
         "（https://notes.example/notes/vllm-0000000b）",
         "【2-bit-awq】。",
+        "「vllm-0000000b」",
+        '"vllm-0000000b" only renames',
+        "`vllm-0000000b`",
+        "「https://notes.example/notes/vllm-0000000b」",
+        "「2-bit-awq」",
     ],
 )
-def test_a_note_id_in_brackets_names_that_note(typed):
+def test_a_note_id_in_brackets_or_quotes_names_that_note(typed):
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
     (command,) = parse_commands(f"/notes wrong {typed}")
     named = "2-bit-awq" if "awq" in typed else "vllm-0000000b"
     assert feedback.pick_note(command.args, shown).note_id == named
     pick = feedback.pick_note(command.args, shown[:1], known=shown)
     assert (pick.note_id, pick.problem) == (None, feedback.PickProblem.NOT_SHOWN)
-    bare = re.sub(r"^[【\[（](.*?)[】\]）]", r"\1", typed)
+    bare = re.sub(r"^[【\[（「\"`](.*?)[】\]）」\"`]", r"\1", typed)
     assert changed_commands(f"/notes wrong {typed}", f"/notes wrong {bare}") == []
 
 

@@ -948,6 +948,49 @@ def test_a_link_naming_no_note_is_the_reason(reason):
     assert pick_note(command.args, SHOWN, known=set(SHOWN)).problem is PickProblem.WHICH
 
 
+# kills: bot/feedback.py:pick_note (hand) a note's id in quotes or inline code read as the
+#   reviewer's words, no id: with one note shown, `"<another note's id>"` hid the one
+#   shown, with the id for its reason; with several, naming the note by id asked which
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ('"vllm-bbbb2222"', ""),
+        ("「vllm-bbbb2222」", ""),
+        ("『VLLM-BBBB2222』。", ""),  # its case, and a full stop after the quote
+        ("“vllm-bbbb2222” only renames", "only renames"),
+        ("`vllm-bbbb2222`: only renames", "only renames"),  # in inline code
+        ("'vllm-bbbb2222'", ""),
+        ("《vllm-bbbb2222》", ""),
+        ("「vllm-bbbb2222」只是改名", "只是改名"),  # a reason glued on, as Chinese writes it
+        ("【vllm-bbbb2222】只是改名", "只是改名"),
+        ('"https://review-notes.example.org/notes/vllm-bbbb2222"', ""),
+    ],
+)
+def test_a_note_id_in_quotes_names_that_note(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN, known=set(SHOWN))
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
+    # the one note shown, named by its id: hidden
+    pick = pick_note(command.args, SHOWN[1:2], known=set(SHOWN))
+    assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 1, reason)
+    # another note, or one deleted since: not shown, and the one shown stays
+    pick = pick_note(command.args, SHOWN[:1], known=set(SHOWN))
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+    shape = re.compile(r"vllm-[0-9a-f]{8}")
+    pick = pick_note(command.args, SHOWN[:1], id_shape=shape)
+    assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
+
+
+def test_words_in_quotes_that_name_no_note_are_the_reason():
+    # a quoted word of an id's shape that names no note is the reviewer's, as bare
+    for typed in ('"fp8" only', "「flaky-test1」", "`torch.compile2`"):
+        (command,) = parse_commands(f"/notes wrong {typed}")
+        shape = re.compile(r"vllm-[0-9a-f]{8}")
+        pick = pick_note(command.args, SHOWN[:1], known=set(SHOWN), id_shape=shape)
+        assert (pick.note_id, pick.reason) == (SHOWN[0], typed), typed
+        assert pick_note(command.args, SHOWN, known=set(SHOWN)).problem is PickProblem.WHICH
+
+
 def test_a_former_id_of_a_renamed_note_names_it():
     # `renamed`: former id -> id now; either id names the note, whichever was numbered
     renamed = {"vllm-0ld00001": SHOWN[1]}
