@@ -1,15 +1,16 @@
 """Whether `/notes wrong` spellings keyed alike are answered alike, and the reverse; prints figures.
 
-    python bench/bench_wrong_keys.py [--count N] [--seed S] [--show N]
+    python bench/bench_wrong_keys.py [--count N] [--seed S ...] [--show N]
 
 An edited command keyed as the command it replaces (`Command.key`) is not run again: two
 spellings keyed alike must mean the same. This generates `wrong` spellings (a note's
 number in digits, full-width, Chinese and English ordinals, brackets; its id or link;
 lists; separators glued or typed apart; reasons glued or apart, quoted; stray punctuation
-and emoji before and after; 40,000 drawn with a seed from some 17 million, all with
-`--count 0`), reads each as the bot does (`parse_commands`, then `pick_note` with one note
-shown and with three) and groups them by key. It prints how many groups hold spellings
-answered differently, and the biggest such groups with a spelling of each answer.
+and emoji before and after; 40,000 drawn with a seed from some 19 million, as many with
+each of several seeds, all with `--count 0`), reads each as the bot does (`parse_commands`,
+then `pick_note` with one note shown and with three) and groups them by key. It prints how
+many groups hold spellings answered differently, and the biggest such groups with a
+spelling of each answer.
 
 An answer is what the reviewer gets: the note hidden, or the problem (`PickProblem`) and
 the number it names (its reply without the spelling it quotes back), and the reason kept.
@@ -123,13 +124,15 @@ ORDINALS = {1: "first", 2: "second", 9: "ninth"}
 SUFFIXED = {1: "1st", 2: "2nd", 9: "9th"}
 
 
-def spellings(count: int | None, seed: int) -> list[str]:
-    """Every spelling (`count` None), or `count` of them drawn with `seed`."""
+def spellings(count: int | None, seeds: Iterable[int] = (0,)) -> list[str]:
+    """Every spelling (`count` None), or `count` of them drawn with each of `seeds` (a
+    spelling two draw is read once)."""
     parts = (tuple(NUMBERS.values()), (1, 2, 9), SEPARATORS, REASONS, BEFORE, AFTER)
     total = math.prod(map(len, parts))
     combos: Iterable[tuple] = itertools.product(*parts)
     if count is not None and count < total:  # drawn by index: millions, never listed
-        combos = (_nth(parts, i) for i in random.Random(seed).sample(range(total), count))
+        drawn = (i for seed in seeds for i in random.Random(seed).sample(range(total), count))
+        combos = (_nth(parts, i) for i in drawn)
     typed: dict[str, None] = {}
     for shape, n, sep, reason, before, after in combos:
         wide = str(n).translate(WIDE)
@@ -188,8 +191,8 @@ def _key_words(reason: str) -> tuple[str, ...]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--count", type=int, default=40_000, help="spellings drawn (0: all)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--count", type=int, default=40_000, help="spellings drawn a seed (0: all)")
+    ap.add_argument("--seed", type=int, nargs="+", default=[0], help="one draw each")
     ap.add_argument("--show", type=int, default=12, help="groups to print")
     args = ap.parse_args()
     done: Groups = defaultdict(lambda: defaultdict(list))
@@ -205,7 +208,8 @@ def main() -> None:
         done[key][did].append(text)
         said[key][(did, reasons)].append(text)
         keys[meaning(found[0].args)][key].append(text)
-    print(f"wrong spellings: {len(typed):,}; keys: {len(done):,}")
+    drawn = f"drawn with seeds {' '.join(map(str, args.seed))}" if args.count else "all"
+    print(f"wrong spellings: {len(typed):,} ({drawn}); keys: {len(done):,}")
     show("hide different notes or get different problems", done, args.show)
     show("differ in the reason's words only", said, args.show, past=done)
     show_apart(keys, args.show)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -38,19 +39,29 @@ def test_benchmark_runs_and_prints_its_figures(script, args, printed):
     assert printed in run.stdout
 
 
+# One fixed draw of 6,000 read the same 0.03% of the 19 million spellings every run: a key
+# gone wrong elsewhere passed unseen for good. Eight draws of 750 take the same time: seed
+# 0, the docs' figures' draw, and seven that move on each day, so that the runs over time
+# read the rest. A failure names its seeds: the bench with them prints the groups.
+_SEEDS = ["0", *(str(date.today().toordinal() * 8 + i) for i in range(1, 8))]
+
+
 def test_wrong_spellings_keyed_alike_are_answered_alike():
     """bench_wrong_keys.py's figure, on a sample: an edit between two `/notes wrong`
     spellings keyed alike is not run again, so they must hide the same note or get the same
     problem (with one note shown and with three). 14 groups of 6,000 spellings differed
     before `. ，2`, `「1」` and `1 3-3` were keyed as read."""
+    bench = str(ROOT / "bench" / "bench_wrong_keys.py")
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_wrong_keys.py"), "--count", "6000"],
+        [sys.executable, bench, "--count", "750", "--seed", *_SEEDS],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "answered differently: 0 groups hide different notes" in run.stdout, run.stdout
+    assert f"drawn with seeds {' '.join(_SEEDS)}" in run.stdout, run.stdout
+    said = f"bench/bench_wrong_keys.py --count 750 --seed {' '.join(_SEEDS)}:\n{run.stdout}"
+    assert "answered differently: 0 groups hide different notes" in run.stdout, said
     # and the reverse, counted and printed: spellings that mean alike, keyed apart
     assert re.search(r"answered alike, keyed apart: [0-9,]+ meanings", run.stdout), run.stdout
