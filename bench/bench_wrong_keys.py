@@ -24,10 +24,10 @@ included (`. ，. only renames`), and the key drops them: the same words to a cu
 
 The reverse: what reviewers said (`meaning`: with one note shown, three and nine, the note
 hidden or the problem, and the reason's words as a key compares them) in spellings keyed
-apart, for which an edit between two gets a second identical reply. Most are lists with
-different reasons (the reply, which note?, reads none; keyed apart as their words differ)
-and a note's id or link beside its number (the key knows no ids; alike here only because
-that note is shown).
+apart, for which an edit between two runs again. Most are lists by their numbers after
+the first (`meaning` reads the first; an answer out of range quotes them all) and a note's
+id or link beside its number (the key knows no ids; alike here only because that note is
+shown): a `wrong` run again on the note it hid changes nothing a reviewer sees.
 """
 
 from __future__ import annotations

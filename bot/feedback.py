@@ -271,10 +271,10 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     if a_list and (numbers := _list_numbers(head)) is not None:
         # a list is answered by its first number alone, whatever separates them (`1. 2`,
         # `#1-2`, `2、3`) and however they are counted (`2,二`, `第2、3条`): keyed by its
-        # numbers, `1,2`; a reason glued on (`2,3，只是改名`) set apart, as after a space
-        head, glued = numbers
-        rest = [glued, *rest] if glued else rest
-    elif number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
+        # numbers, `1,2`, which the answer quotes, and by no word after them, glued on or
+        # not (`2,3，只是改名`, `1 2 both off`): its answer, which note?, reads none
+        return (numbers[0],)
+    if number is not None:  # a reason glued on (`2，只是改名`) is set apart, as after a space
         glued = _glued_reason(head, number)[1]
         rest = [glued, *rest] if glued else rest
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it

@@ -173,6 +173,20 @@ def test_wrong_with_one_note_shown_and_another_named_in_quotes_hides_nothing(liv
     assert state(rt).dismissed == (shown,) and len(replies(fake)) == 1
 
 
+# kills: bot/feedback.py:as_said (hand) a list keyed with the words after it, which its
+#   answer does not read: an edit adding a reason got the same answer in a second reply
+def test_an_edit_adding_a_reason_to_a_list_gets_no_second_reply(live):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    c = say(client, rt, fake, "/notes wrong 2,3", login=AUTHOR)
+    (reply,) = replies(fake)
+    assert "There is no note `2,3` in the notes comment" in reply.body
+    fake.clear_requests()
+    edit(client, rt, fake, c, "/notes wrong 2,3 only renames")
+    assert replies(fake) == [reply] and content_writes(fake) == []
+    assert rt.ctx.feedback.marks() == [] and state(rt).dismissed == ()
+
+
 # kills: bot/feedback.py:_ordinal (hand) English's `2nd` and `second` not read: answered
 #   "Say which note does not fit" to a reviewer who had said which, and with one note shown
 #   (above) they hid note 1 with the reason `2nd`; and so `the second one` (`_ORDINAL`'s `the`)

@@ -2392,10 +2392,34 @@ def _is_a_new_wrong(old: str, new: str) -> None:
 
 @pytest.mark.parametrize(
     ("old", "new"),
-    [("1 2 both off", "1 - 2 both off"), ("1,2", "1,3"), ("1 , 2", "1 , 2 both off")],
+    [("1 2 both off", "1 - 2 both off"), ("1,2", "1,3"), ("1,2 both off", "1 both off")],
 )
 def test_an_edit_making_a_list_a_note_and_its_reason_is_a_new_wrong(old, new):
     _is_a_new_wrong(old, new)
+
+
+# A list's answer (which note? or no note N) reads no word after its numbers: keyed with
+# them, an edit adding, changing or dropping a reason after a list got a second reply, the
+# same answer, one more notification to everyone watching the PR
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("1,2", "1,2 both off"),
+        ("1 , 2", "1 , 2 both off"),
+        ("9,3 only renames", "9,3 只是改名"),
+        ("2 3", "2 3，只是改名"),
+        ("第2、3条", "第2、3条 — 只是改名"),
+        ("(1)(2) x", "(1)(2)"),
+        ("1 3-3", "1 3-3 “only renames”"),
+        ("2 2，只是改名", "2 2，只是重命名"),
+        ("2,3，x", "2,3"),
+    ],
+)
+def test_an_edit_to_the_words_after_a_list_is_no_new_wrong(old, new):
+    for shown in (("a",), ("a", "b", "c")):
+        answers = [(p.note_id, p.rank, p.problem) for p in _picked(old, new, shown)]
+        assert answers[0] == answers[1] and answers[0][2] is not None, (old, new, shown)
+    assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
 # kills: bot/commands.py:Command.key a `wrong`'s reading of its words given to other kinds
@@ -2708,12 +2732,10 @@ def test_a_list_is_keyed_by_its_numbers_as_digits_and_its_glued_reason_apart(old
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
-# The same notes with another reason, or other notes, are a new `wrong`
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [("2 2，只是改名", "2 2，只是重命名"), ("2、3", "2、4"), ("2,二", "2,三"), ("2,3，x", "2,3")],
-)
-def test_a_list_with_other_notes_or_another_reason_is_a_new_wrong(old, new):
+# Other notes are a new `wrong` (its answer quotes them: no note `2,4`); another reason
+# after them is not (`test_an_edit_to_the_words_after_a_list_is_no_new_wrong`)
+@pytest.mark.parametrize(("old", "new"), [("2、3", "2、4"), ("2,二", "2,三"), ("2,3，x", "3,3，x")])
+def test_a_list_with_other_notes_is_a_new_wrong(old, new):
     _is_a_new_wrong(old, new)
 
 
