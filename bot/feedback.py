@@ -152,7 +152,7 @@ def pick_note(
         rank = int(listed["rank"])
         if 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.WHICH)
-        return Pick(None, rank, problem=PickProblem.RANGE, asked=asked)
+        return Pick(None, rank, problem=PickProblem.RANGE, asked=_list_typed(asked, typed))
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
@@ -239,6 +239,19 @@ def _number_typed(asked: str, typed: str, number: re.Match[str]) -> str:
     reason = typed[number.start("rest") :]
     head = asked[: len(asked) - len(reason)] if asked.endswith(reason) else asked
     return head.rstrip(typed[number.end("rank") : number.start("rest")]) or asked
+
+
+def _list_typed(asked: str, typed: str) -> str:
+    """A list's numbers as typed (`asked`), without the reason glued on after them (`typed`,
+    as read: `2,3，只是改名` and `(2,3)只是改名` ask for `2,3`) nor what set it off, as for one
+    number (`_number_typed`); as typed when none is glued on. The key reads no word after a
+    list's numbers: an edit adding one is answered by the reply given, which names them."""
+    numbers = _list_numbers(typed)
+    glued = numbers[1] if numbers else ""
+    if not glued or not asked.endswith(glued):
+        return asked
+    head = asked[: len(asked) - len(glued)]
+    return head[: len(_as_ascii(head).rstrip("-.:,)"))] or asked  # one character for one
 
 
 def as_said(args: Iterable[str]) -> tuple[str, ...]:

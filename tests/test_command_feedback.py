@@ -135,6 +135,8 @@ def test_wrong_with_no_notes_comment_says_there_is_none(live):
         ("2,3", "`2,3`"),
         ("第2、3条", "2 (`第2、3条`)"),
         ("2，3 只是改名", "`2，3`"),
+        ("2,3，只是改名", "`2,3`"),  # a reason glued on is not quoted, as after `9，`
+        ("(2,3)只是改名", "`2,3`"),
         ("2nd", "2 (`2nd`)"),
         ("second", "2 (`second`)"),
     ],

@@ -1821,7 +1821,7 @@ def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
         ("第二、三条", "第二、三条"),
         ("2、三", "2、三"),
         ("二，三号", "二，三号"),
-        ("第二、三条，只是改名", "第二、三条，只是改名"),
+        ("第二、三条，只是改名", "第二、三条"),  # quoted without the reason glued on
     ],
 )
 def test_a_list_of_chinese_numerals_names_no_note(first, one):
