@@ -602,7 +602,7 @@ def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict
     nothing was written."""
     owe_write_back(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
     try:
-        wrote = write_back_owed(ctx, ref, keep=True)
+        done = write_back_owed(ctx, ref, keep=True)
     except ConversationLocked as locked:
         log.warning(
             "%s PR %s: the text a person's rewrite put on comment %s, which a late edit of"
@@ -617,7 +617,9 @@ def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict
             "; their text, which our late edit wrote over, owed: the conversation is locked"
             " (written back at the unlock)"
         )
-    return "; their text, which our late edit wrote over, written back" if wrote else ""
+    if done is None or not done.wrote:
+        return ""
+    return "; their text, which our late edit wrote over, written back"
 
 
 def _edited_at(comment: dict[str, Any]) -> str | None:

@@ -217,6 +217,11 @@ class RestoreOutcome(StrEnum):
     THEIRS = "theirs"  # a person's text shows (their words, or others): nothing written
     GONE = "gone"  # deleted, or not on this PR: nothing written
 
+    @property
+    def wrote(self) -> bool:
+        """Their words show now, by a write of ours."""
+        return self in (RestoreOutcome.WRITTEN, RestoreOutcome.LANDED)
+
 
 @dataclass(frozen=True)
 class RestoreResult:
@@ -224,11 +229,6 @@ class RestoreResult:
     # GitHub's time of the write (WRITTEN, LANDED; as GitHub writes times): a person's
     # edit after it is theirs. None: nothing written, or GitHub gave no time
     at: str | None = None
-
-    @property
-    def wrote(self) -> bool:
-        """Their words show now, by a write of ours."""
-        return self.outcome in (RestoreOutcome.WRITTEN, RestoreOutcome.LANDED)
 
 
 class CallStats(Protocol):

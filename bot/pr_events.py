@@ -95,10 +95,12 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     Nothing owed: nothing written (the lock changed nothing the comment shows)."""
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
-    back = write_back_owed(ctx, ref) and "a rewrite's words written back over our late edit"
+    owed = write_back_owed(ctx, ref)
+    wrote = owed is not None and owed.wrote
+    back = "a rewrite's words written back over our late edit" if wrote else None
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
-        done: list[str | bool | None] = [back, _handle_pull_request(ctx, delivery)]
+        done: list[str | None] = [back, _handle_pull_request(ctx, delivery)]
     else:
         said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
         done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]

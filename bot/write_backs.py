@@ -48,6 +48,7 @@ from bot.db import utcnow
 from bot.github_port import (
     GitHubError,
     PRRef,
+    RestoreOutcome,
     RestoreResult,
     counting_writes,
     never_sent,
@@ -124,21 +125,32 @@ def edited_again(
     ctx.prs.update(ref.repo, ref.number, write_back=newest)
     if not owed.history.ours_may_show:
         return "their newest words are owed back onto it instead"
-    if write_back_owed(ctx, ref, keep=True):
+    return _looked(write_back_owed(ctx, ref, keep=True))
+
+
+def _looked(done: RestoreOutcome | None) -> str:
+    """What `edited_again`'s write-back found (`write_back_owed`), as its line says."""
+    if done is not None and done.wrote:
         return "their newest words written back over those we wrote back"
-    # (a person's text: their newest words, or older ones of theirs put back or
-    # dated past our failed call's window; the port does not say which)
-    return "their text shows (or the comment is gone): nothing written back"
+    if done is RestoreOutcome.THEIRS:
+        # (their newest words, or older ones of theirs put back or dated past our failed
+        # call's window: the port does not say which)
+        return "their text shows: nothing written back"
+    if done is RestoreOutcome.GONE:
+        return "the comment is gone: nothing written back"
+    # owed onto the comment the PR's state keeps (a rollback's write took it): not asked
+    return "the PR's state keeps it as the notes comment: nothing written back"
 
 
-def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool | None:
-    """Write the words owed back onto their comment if an edit of ours shows there: True
-    when they show by a write of ours (`RestoreOutcome` WRITTEN, or LANDED: an earlier
-    call's, its answer lost), False when nothing was written (THEIRS, GONE), None when
-    nothing is owed. Then no longer owed, but for `keep` (the rewrite's own look, or a
-    later edit's: an edit of ours may land after it; and what we wrote may have landed
-    over a later edit of theirs, `edited_again`). Raises what the call raises
-    (ConversationLocked for a lock): it stays owed."""
+def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> RestoreOutcome | None:
+    """Write the words owed back onto their comment if an edit of ours shows there: what
+    the look found (`RestoreOutcome`: WRITTEN, or LANDED, an earlier call's words, its
+    answer lost, when theirs show by a write of ours; THEIRS or GONE when nothing was
+    written); None when GitHub was not asked: nothing is owed, or it is owed onto the
+    comment the PR's state keeps as the notes comment. Then no longer owed, but for
+    `keep` (the rewrite's own look, or a later edit's: an edit of ours may land after it;
+    and what we wrote may have landed over a later edit of theirs, `edited_again`).
+    Raises what the call raises (ConversationLocked for a lock): it stays owed."""
     state = ctx.prs.get(ref.repo, ref.number)
     owed = state.write_back
     if owed is None:
@@ -149,10 +161,10 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
         restored = None
     else:
         restored = _restore(ctx, ref, owed)
-    if restored is None or not restored.wrote:  # THEIRS, GONE or not asked: none written
+    if restored is None or not restored.outcome.wrote:  # THEIRS, GONE or not asked
         if not keep:
             ctx.prs.update(ref.repo, ref.number, write_back=None)
-        return False
+        return None if restored is None else restored.outcome
     log.info(
         "%s PR %s: wrote back onto comment %s the text a person's rewrite had put there,"
         " which a late edit of ours wrote over",
@@ -165,7 +177,7 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> bool 
     written = WriteBackHistory(over=owed.text, over_at=restored.at)
     kept = replace(owed, history=written) if keep else None
     ctx.prs.update(ref.repo, ref.number, write_back=kept)
-    return True
+    return restored.outcome
 
 
 def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> RestoreResult:

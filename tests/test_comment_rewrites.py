@@ -15,12 +15,12 @@ from bot.deletion_events import _edited_at, _said, claims_rewrite, rewrote_notes
 from bot.dispatch import Dispatcher, MalformedPayload, Route, Us, _us
 from bot.dryrun import DryRunGitHub
 from bot.github_client import CLOCK_SLACK
-from bot.github_port import GitHubError, Outcome, PRRef, write_asked
+from bot.github_port import GitHubError, Outcome, PRRef, RestoreOutcome, write_asked
 from bot.markers import MARKER
 from bot.prstate import EARLIER_TRIES, PRState, WriteBack
 from bot.queue import Delivery
 from bot.server import build_dispatcher
-from bot.write_backs import charged, write_back_owed
+from bot.write_backs import charged, edited_again, write_back_owed
 from tests.command_kit import (
     AUTHOR,
     OWING,
@@ -427,14 +427,15 @@ def test_a_write_back_that_sent_no_write_costs_nothing(served):  # noqa: F811
     owed = WriteBack(c.id, THEIRS, None)
     rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=None, write_back=owed)  # a rewrite's
     with charged(rt.ctx, ref):  # their text shows: looked at, nothing written
-        assert write_back_owed(rt.ctx, ref) is False
+        assert write_back_owed(rt.ctx, ref) is RestoreOutcome.THEIRS
     rt.ctx.prs.update(DEFAULT_REPO, N, write_back=owed)
     paused = SimpleNamespace(prs=rt.ctx.prs, github=_HeldBack(), flood=rt.ctx.flood)
     with pytest.raises(GitHubError), charged(paused, ref):
         write_back_owed(paused, ref)
     assert budget.left(INSTALLATION) == before and state(rt).write_back == owed  # none tried
     fake.set_body(c.id, notes)  # our late edit lands; a PR event's write writes them back
-    assert write_back_owed(rt.ctx, ref) is True and fake.comment(c.id).body == THEIRS
+    assert write_back_owed(rt.ctx, ref) is RestoreOutcome.WRITTEN
+    assert fake.comment(c.id).body == THEIRS
     assert budget.left(INSTALLATION) == before
 
 
@@ -1425,7 +1426,7 @@ def test_a_second_edit_our_late_edit_wrote_over_gets_its_words_back_not_the_firs
     third = "Reading list: in the description."
     patches = len(fake.calls("PATCH"))
     answer = sent(client, rt, rewrite(fake, fake.comment(c.id), third))
-    assert ran(caplog, answer) == "their text shows (or the comment is gone): nothing written back"
+    assert ran(caplog, answer) == "their text shows: nothing written back"
     assert fake.comment(c.id).body == third and len(fake.calls("PATCH")) == patches
     # the next write of the notes comment forgets the words: theirs stand
     say_after(client, rt, fake, "/notes on")
@@ -1570,7 +1571,7 @@ def test_their_words_pasted_back_after_our_failed_write_back_gave_up_are_never_w
     )
     pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-(CLOCK_SLACK.total_seconds() + 2))
     answer = sent(client, rt, made[1])
-    assert ran(caplog, answer) == "their text shows (or the comment is gone): nothing written back"
+    assert ran(caplog, answer) == "their text shows: nothing written back"
     assert fake.comment(c.id).body == THEIRS
     sent(client, rt, pasted)
     assert fake.comment(c.id).body == THEIRS
@@ -1621,7 +1622,7 @@ def test_a_write_back_landed_under_5xx_answers_is_not_ours_when_github_dates_it_
     fake.clock_offset = CLOCK_SLACK.total_seconds() + 60
     c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
     answer = sent(client, rt, made[1])
-    assert ran(caplog, answer) == "their text shows (or the comment is gone): nothing written back"
+    assert ran(caplog, answer) == "their text shows: nothing written back"
     assert fake.comment(c.id).body == THEIRS
     _retried(rt)
     assert fake.comment(c.id).body == THEIRS
@@ -1680,3 +1681,33 @@ def test_a_second_write_back_failing_keeps_the_first_landed_one_ours(
     assert fake.comment(c.id).body == AGAIN and rt.queue.counts()["failed"] == 0
     say_after(client, rt, fake, "/notes on")
     assert state(rt).write_back is None and fake.comment(c.id).body == AGAIN
+
+
+# kills: bot/write_backs.py:edited_again the log saying their text shows where the comment is
+#        gone, or where the PR's state keeps it as the notes comment (nothing asked)
+def test_a_second_edit_whose_comment_is_gone_says_so_not_their_text(
+    served,  # noqa: F811
+    caplog,
+):
+    """The race of the tests above: the rewrite's event wrote their first words back;
+    the maintainer's second edit's event runs after the comment was deleted (its
+    deletion's event still to come). Its log line says the comment is gone, not that
+    their text shows; nothing is written."""
+    client, rt, fake = served
+    caplog.set_level("INFO", logger="review_notes")
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
+    sent(client, rt, made[0])
+    assert fake.comment(c.id).body == THEIRS and state(rt).write_back.history.over == THEIRS
+    patches = len(fake.calls("PATCH"))
+    fake.inject("GET", f"/repos/*/issues/comments/{c.id}", Fault.not_found())  # deleted
+    answer = sent(client, rt, made[1])
+    assert fake.pending_faults() == 0  # the write-back's look met the deletion
+    assert ran(caplog, answer) == "the comment is gone: nothing written back"
+    assert len(fake.calls("PATCH")) == patches
+    # owed onto the comment the PR's state keeps (a rollback's write took it back): the
+    # port is not asked, and the line says why nothing was written
+    ref = PRRef(DEFAULT_REPO, N, INSTALLATION)
+    rt.ctx.prs.update(DEFAULT_REPO, N, comment_id=c.id)
+    done = edited_again(rt.ctx, ref, c.id, "Their third words.", None)
+    assert done == "the PR's state keeps it as the notes comment: nothing written back"
+    assert len(fake.calls("PATCH")) == patches

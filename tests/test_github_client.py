@@ -3338,7 +3338,7 @@ def _deleted(client, ref, comment_id):
 
 
 def _their_text_back(client, ref, comment_id):
-    return client.restore_text(ref, comment_id, THEIRS, MARKER).wrote
+    return client.restore_text(ref, comment_id, THEIRS, MARKER).outcome.wrote
 
 
 # kills: bot/github_client.py:GitHubClient.delete_sticky a comment deleted by its id unchecked
@@ -3445,7 +3445,7 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
     assert done == RestoreResult(RestoreOutcome.THEIRS)
     assert fake_github.comment(ours).body == THEIRS and fake_github.calls("PATCH") == []
     shown.updated_at = time.time() - 11 * 60  # before the first gave up: its write, landed
-    assert client.restore_text(PR, ours, newest, MARKER, history=tries).wrote
+    assert client.restore_text(PR, ours, newest, MARKER, history=tries).outcome.wrote
     assert fake_github.comment(ours).body == newest
 
 
