@@ -3488,7 +3488,7 @@ def test_a_write_back_whose_answer_a_401_lost_is_still_told_as_written(
 
 # kills: bot/github_client.py:GitHubClient.restore_text a comment gone (deleted before the
 #        look or before the write, or on another PR) told as a person's text shown, or their
-#        text told as the comment gone
+#        text told as the comment gone; a call beyond its one look and one write
 def test_a_write_back_tells_the_comment_gone_from_a_persons_text_shown(
     fake_github, make_github_client
 ):
@@ -3498,13 +3498,22 @@ def test_a_write_back_tells_the_comment_gone_from_a_persons_text_shown(
     other = client.upsert_sticky(elsewhere, _sticky("PR 8's"), MARKER, create=True).comment_id
     assert ours is not None and other is not None
     gone = RestoreResult(RestoreOutcome.GONE)
-    assert client.restore_text(PR, other, THEIRS, MARKER) == gone  # not on this PR
+
+    def asked(comment_id: int) -> tuple[RestoreResult, list[str]]:
+        # the outcome, and the calls it took: one look (GET), then the write (PATCH)
+        fake_github.clear_requests()
+        done = client.restore_text(PR, comment_id, THEIRS, MARKER)
+        return done, [r.method for r in fake_github.requests]
+
+    assert asked(other) == (gone, ["GET"])  # not on this PR
     fake_github.set_body(ours, "their first words")  # a maintainer's now
-    assert client.restore_text(PR, ours, THEIRS, MARKER) == RestoreResult(RestoreOutcome.THEIRS)
+    assert asked(ours) == (RestoreResult(RestoreOutcome.THEIRS), ["GET"])
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
     path = f"/repos/*/issues/comments/{ours}"
     fake_github.inject("PATCH", path, Fault.not_found())  # deleted after the look
-    assert client.restore_text(PR, ours, THEIRS, MARKER) == gone
+    assert asked(ours) == (gone, ["GET", "PATCH"])
     fake_github.inject("GET", path, Fault.not_found())  # deleted before it
-    assert client.restore_text(PR, ours, THEIRS, MARKER) == gone
+    assert asked(ours) == (gone, ["GET"])
     assert fake_github.comment(ours).body == _sticky("v1")  # (faults: nothing written)
+    done, calls = asked(ours)
+    assert done.outcome is RestoreOutcome.WRITTEN and calls == ["GET", "PATCH"]
