@@ -44,7 +44,9 @@ from github.Requester import Requester
 
 from bot.db import as_github_time
 from bot.github_errors import (
+    NOT_THE_API,
     TRANSPORT_ERRORS,
+    NotTheAPI,
     detail,
     may_have_applied,
     rate_limited,
@@ -551,8 +553,9 @@ class GitHubClient:
     def check_app(self) -> None:
         """Ask GitHub once for the App (GET /app, signed with the JWT), not retried: a
         start must not wait out an outage. Raises GitHubError: `transient` unless GitHub
-        refused the credentials (401, 403 not a rate limit, 404: no such App). Keeps
-        the App's login, which `bot_login` would ask for."""
+        refused the credentials (401, 403 not a rate limit, 404: no such App) or a web
+        page answered (`NotTheAPI`: GITHUB_API_URL is not the API's). Keeps the App's
+        login, which `bot_login` would ask for."""
         integration = self._sessions.integration
         if integration is None:
             return
@@ -563,7 +566,9 @@ class GitHubClient:
             raise GitHubError(f"GitHub get the App: {paused}", transient=True) from paused
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             status = exc.status if isinstance(exc, GithubException) else None
-            refused = status in (401, 403, 404) and not rate_limited(exc)
+            refused = isinstance(exc, NotTheAPI) or (
+                status in (401, 403, 404) and not rate_limited(exc)
+            )
             raise GitHubError(
                 f"GitHub get the App: {detail(exc)}", status=status, transient=not refused
             ) from exc
@@ -692,12 +697,10 @@ def _next_link(headers: dict[str, Any]) -> str | None:
 
 def _check_answer(what: str, data: Any, number: int) -> None:
     """GitHub's answer is the PR or issue asked for: a GITHUB_API_URL that is not the API
-    (a GitHub Enterprise host without /api/v3) answers every path with a 200 HTML page,
-    which PyGithub hands over as `{"data": "<html>..."}`."""
+    may answer with JSON that is no PR (a page is `NotTheAPI` before PyGithub reads it)."""
     if not isinstance(data, dict) or data.get("number") != number:
         raise GitHubError(
-            f"GitHub {what}: the answer is not that pull request or issue (is GITHUB_API_URL"
-            " the API's address, https://HOST/api/v3 for GitHub Enterprise?)"
+            f"GitHub {what}: the answer is not that pull request or issue ({NOT_THE_API})"
         )
 
 

@@ -23,15 +23,33 @@ from bot.github_port import ConversationLocked, GitHubError
 
 
 class UnreadableAnswer(Exception):
-    """A success (200, 201) whose body is no JSON: cut short, empty, or a page
-    (`bot.github_http` raises it before PyGithub reads the body, which it would take for
-    an object with no fields, or fail on with a raw ValueError). What GitHub did cannot be
-    read from it, as when the connection drops before the answer."""
+    """A success (200, 201) whose body is no JSON, nor a page (`NotTheAPI`): cut short or
+    empty (`bot.github_http` raises it before PyGithub reads the body, which it would take
+    for an object with no fields, or fail on with a raw ValueError). What GitHub did
+    cannot be read from it, as when the connection drops before the answer."""
 
-    def __init__(self, status: int, page: bool):
+    def __init__(self, status: int):
         super().__init__(f"{status} with a body that is no JSON")
         self.status = status
-        self.page = page  # text, not cut JSON: an HTML page, as a web site's
+
+
+# What a page where GitHub's JSON should be means (`_check_answer` says it too)
+NOT_THE_API = (
+    "is GITHUB_API_URL the API's address, https://HOST/api/v3 for GitHub Enterprise,"
+    " https://api.github.com for github.com?"
+)
+
+
+class NotTheAPI(GithubException):
+    """A success (2xx) that is a web page (HTML), not GitHub's JSON: GITHUB_API_URL names
+    a web site (github.com's, a GitHub Enterprise host without /api/v3) or a proxy answers
+    with its login page. Every call would get one: a setting to fix, not an outage to wait
+    out, so it is no transport error (not retried, a create not looked for: nothing
+    reached GitHub). A GithubException with the answer's status, as the client's other
+    refusals are."""
+
+    def __init__(self, status: int):
+        super().__init__(status, {"message": f"a web page, not GitHub's JSON ({NOT_THE_API})"})
 
 
 # Errors after which a request may or may not have been carried out by GitHub.
@@ -200,12 +218,7 @@ def detail(exc: BaseException) -> str:
     if isinstance(exc, requests.exceptions.Timeout):
         return "timed out"
     if isinstance(exc, UnreadableAnswer):
-        if exc.page:
-            return (
-                f"{exc} but a page (is GITHUB_API_URL the API's address, https://HOST/api/v3"
-                " for GitHub Enterprise?)"
-            )
-        return f"{exc} (cut short or empty)"
+        return f"{exc} (cut short, empty or garbled)"
     return f"connection failed ({type(exc).__name__})"
 
 

@@ -1,7 +1,7 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
 the answer before PyGithub reads it, an error's body that is no JSON read as text, a
-success's that is none raised as a lost answer, a lone surrogate read as U+FFFD, and a
-301 handed to the caller to follow.
+success's that is none raised as a lost answer (a web page's as a wrong GITHUB_API_URL),
+a lone surrogate read as U+FFFD, and a 301 handed to the caller to follow.
 
 PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
 `Requester.requestJson`, before any wrapper of the client sees the answer: words, an
@@ -13,9 +13,11 @@ PyGithub reads an answer's body as JSON, any text that does not open with `{` or
 `{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
 or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
 once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
-body that is no JSON at all (cut short, empty, or a page: PyGithub would make an object
-of no fields of it, a comment created with no id) raises `UnreadableAnswer`, which the
-client takes as a dropped connection: retried, and a create looked for first. A lone
+body that is no JSON at all (cut short, empty: PyGithub would make an object of no
+fields of it, a comment created with no id) raises `UnreadableAnswer`, which the client
+takes as a dropped connection: retried, and a create looked for first. A success that
+is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a web site or a
+proxy's login page, which every call would get, so it fails at once. A lone
 surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the
 webhook's text is: the one place GitHub's API text enters the bot.
 
@@ -50,7 +52,7 @@ from github.Requester import (
     RequestsResponse,
 )
 
-from bot.github_errors import UnreadableAnswer, rate_header
+from bot.github_errors import NotTheAPI, UnreadableAnswer, rate_header
 from bot.queue import escapes_a_surrogate, valid_unicode
 
 log = logging.getLogger(__name__)
@@ -119,18 +121,30 @@ def text_unicode(response: RequestsResponse) -> RequestsResponse:
 
 
 def success_readable(response: RequestsResponse) -> RequestsResponse:
-    """`response`; raises UnreadableAnswer for a 200 or 201 whose body is no JSON (every
-    one of GitHub's is; 202 and 204 may have none)."""
-    if response.status not in (200, 201):
+    """`response`; for a success raises NotTheAPI when it is a web page (`a_page`), and
+    UnreadableAnswer for a 200 or 201 whose body is no JSON (every one of GitHub's is;
+    202 and 204 may have none)."""
+    if not 200 <= response.status < 300:
         return response
     text = response.read()
+    if a_page(response, text):
+        log.info("answered %s with a web page, not GitHub's JSON", response.status)
+        raise NotTheAPI(response.status)
+    if response.status not in (200, 201):
+        return response
     try:
         json.loads(text)
     except ValueError:
-        page = bool(text) and not text.startswith(("{", "["))
         log.info("GitHub answered %s with a body that is no JSON", response.status)
-        raise UnreadableAnswer(response.status, page) from None
+        raise UnreadableAnswer(response.status) from None
     return response
+
+
+def a_page(response: RequestsResponse, text: str) -> bool:
+    """HTML by its content type, or by its first character whatever the type says (no JSON
+    opens with `<`): a web site's or a proxy's page, never GitHub's API."""
+    kind = str(response.headers.get("content-type") or "").lower()
+    return "html" in kind or text.lstrip().startswith("<")
 
 
 def move_handed_back(response: RequestsResponse) -> RequestsResponse:

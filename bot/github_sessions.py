@@ -47,6 +47,7 @@ from github.Requester import Requester
 from bot.db import utcnow
 from bot.github_errors import (
     TRANSPORT_ERRORS,
+    NotTheAPI,
     UnreadableAnswer,
     rate_limit_answer,
     secondary_limit,
@@ -591,7 +592,7 @@ class GitHubSessions:
             except requests.exceptions.Timeout:
                 self._calls.record(verb, route, "timeout")
                 raise
-            except UnreadableAnswer as exc:  # answered, though what it did is unclear
+            except (UnreadableAnswer, NotTheAPI) as exc:  # answered, though not readably
                 self._calls.record(verb, route, str(exc.status))
                 raise
             except TRANSPORT_ERRORS:

@@ -613,8 +613,10 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
     installation's id in GITHUB_APP_ID, another App's key) stop the start, where the
     server would otherwise look healthy until the first PR event failed. GitHub down
     or out of reach only warns: a restart during an outage must still start. A JWT whose
-    times GitHub refused is this machine's clock, said so."""
-    from bot.github_errors import jwt_clock_problem  # PyGithub's: live mode only
+    times GitHub refused is this machine's clock, said so; a web page for the App is
+    GITHUB_API_URL (a web site's address, a proxy's login page), which every call would
+    meet, so it stops the start too."""
+    from bot.github_errors import NotTheAPI, jwt_clock_problem  # PyGithub's: live mode only
 
     try:
         github.check_app()
@@ -623,6 +625,8 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
         clock = jwt_clock_problem(exc.__cause__, time.time())
         if clock is not None:  # not the credentials' fault: no setting to change
             raise StartupError(f"{exc}: {clock}") from None
+        if isinstance(exc.__cause__, NotTheAPI):  # GitHub never saw the credentials
+            raise SettingsError(f"GITHUB_API_URL: {exc}") from None
         if not exc.transient:
             raise SettingsError(
                 f"GITHUB_APP_ID: GitHub refused the App's credentials ({exc}): is"

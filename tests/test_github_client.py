@@ -831,14 +831,14 @@ def test_a_5xx_without_a_json_body_is_retried_and_a_create_not_doubled(
     assert (answer.status_code, answer.content) == (502, raw)  # as it is
 
 
-# A 200 or 201 whose body is no JSON (cut short, empty, a proxy's page) tells nothing of what
-# GitHub did: PyGithub raised its raw ValueError on cut JSON (no retry; a create not looked
-# for) and made an object of no fields of the rest (a comment created with no id, a file
-# list of one None). Each is now taken as a dropped answer (bot.github_http)
+# A 200 or 201 whose body is no JSON (cut short, empty) tells nothing of what GitHub did:
+# PyGithub raised its raw ValueError on cut JSON (no retry; a create not looked for) and
+# made an object of no fields of the rest (a comment created with no id, a file list of one
+# None). Each is now taken as a dropped answer (bot.github_http); a page is not (below)
 @pytest.mark.parametrize(
     "raw",
-    [b"", b"<html><body>Sign in</body></html>", b'{"id": 1, "body": "a rep', b'[{"sha"'],
-    ids=["none", "page", "cut-object", "cut-list"],
+    [b"", b"Sign in", b'{"id": 1, "body": "a rep', b'[{"sha"'],
+    ids=["none", "words", "cut-object", "cut-list"],
 )
 def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
     fake_github, make_github_client, raw
@@ -878,6 +878,41 @@ def test_a_lone_surrogate_in_github_s_answers_is_read_as_unicode(fake_github, ma
     assert client.get_pull(PR).title == "a \ufffd b"
     assert list(client.list_files(PR)) == ["a\ufffd.py"]
     assert client.comment_text(PR, said.id) == "words \ufffd\U0001f600"  # a pair stays
+
+
+# A web page on a success (GITHUB_API_URL at github.com's web site, a GitHub Enterprise host
+# without /api/v3, a proxy's login page) is no outage: every call would get it. It was
+# retried as a dropped answer, so a misconfigured server paused its queue for an hour as
+# in an outage; it now fails the call at once, naming GITHUB_API_URL. By its content type,
+# or a body opening with "<" whatever the type says
+@pytest.mark.parametrize(
+    ("raw", "headers"),
+    [
+        (b"<!DOCTYPE html><html><body>Sign in</body></html>", {}),
+        (b"\n  <html><body>Sign in</body></html>", {"Content-Type": "application/json"}),
+        (b"Sign in to continue", {"Content-Type": "text/html; charset=utf-8"}),
+    ],
+    ids=["html", "opens-with-<", "html-type"],
+)
+def test_a_page_for_github_s_json_fails_at_once_naming_github_api_url(
+    fake_github, make_github_client, raw, headers
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    page = Fault(status=200, raw=raw, headers=headers)
+    calls = [
+        ("GET", "/repos/*/pulls/7", lambda: client.get_pull(PR)),
+        ("GET", "/repos/*/pulls/7/files", lambda: client.list_files(PR)),
+        ("POST", "/repos/*/issues/7/comments", lambda: client.create_comment(PR, "a reply")),
+    ]
+    for method, path, call in calls:
+        fake_github.inject(method, path, page)
+        with pytest.raises(GitHubError) as failed:
+            call()
+        assert not failed.value.transient, (path, failed.value)
+        assert "is GITHUB_API_URL the API's address" in str(failed.value), failed.value
+        assert len(fake_github.calls(method, path)) == 1, path  # asked once, not retried
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
 
 
 def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):

@@ -2353,6 +2353,24 @@ def test_a_404_for_the_app_at_an_api_url_set_by_hand_names_github_api_url_too(
     assert _api_url_hint(settings, GitHubError("401 Bad credentials", status=401)) == ""
 
 
+def test_a_page_for_the_app_at_start_refuses_it_naming_github_api_url(
+    tmp_path, fake_github, app_key, caplog
+):
+    # GITHUB_API_URL at a web site (github.com's, a proxy's login page): GET /app answered
+    # 200 with a page was taken as GitHub out of reach, "starting anyway", and each
+    # delivery then waited an hour as in an outage. It names GITHUB_API_URL, not the App's
+    # credentials, which GitHub never saw
+    fake_github.inject("GET", "/app", Fault(status=200, raw=b"<html><body>Sign in</body></html>"))
+    settings = app_settings(tmp_path, fake_github, app_key)
+    with pytest.raises(SettingsError) as refused, caplog.at_level(logging.WARNING):
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith("GITHUB_API_URL: GitHub get the App: 200 "), text
+    assert "https://HOST/api/v3" in text and "GITHUB_APP_ID" not in text, text
+    assert fake_github.base_url not in text  # it may carry a user and password
+    assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
+
+
 # kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
 #   wrong credentials
 @pytest.mark.parametrize(("github_off", "said"), [(-400, "ahead of"), (400, "behind")])
