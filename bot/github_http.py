@@ -53,7 +53,7 @@ from github.Requester import (
 )
 
 from bot.github_errors import NotTheAPI, UnreadableAnswer, rate_header
-from bot.queue import escapes_a_surrogate, valid_unicode
+from bot.json_unicode import escapes_a_surrogate, valid_unicode
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +106,9 @@ def error_text_readable(response: RequestsResponse) -> RequestsResponse:
 
 
 def text_unicode(response: RequestsResponse) -> RequestsResponse:
-    """`response`, each lone surrogate of its JSON's strings read as U+FFFD, as the
-    webhook's text is (`bot.queue.valid_unicode`): JSON may escape one (`\\ud800`),
-    which is no Unicode, and a file name, title or comment body holding it failed the
+    """`response`, each lone surrogate of its JSON's strings read as U+FFFD
+    (`valid_unicode`), as the webhook's text is: JSON may escape one (`\\ud800`), which
+    is no Unicode, and a file name, title or comment body holding it failed the
     delivery at each retry (SQLite stores no such text, GitHub refuses it in a write)."""
     text = response.read()
     if not escapes_a_surrogate(text):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
@@ -41,6 +40,7 @@ from bot.db import (
     utcnow,
 )
 from bot.github_port import repository_id
+from bot.json_unicode import escapes_a_surrogate, valid_unicode
 from bot.redelivery import CLOCK_SLACK, KEPT_HOURS
 
 log = logging.getLogger(__name__)
@@ -1081,56 +1081,14 @@ def _payload(text: str) -> Any:
     """The stored payload. json.loads keeps integers past 64 bits exact; the webhook
     accepted the body with orjson, which also reads nesting of 1000 to 1024, where
     json.loads gives up: such a payload must be read too, or it stays `processing`.
-    Its text is Unicode (`valid_unicode`)."""
+    Its text is Unicode (`valid_unicode`): the one place webhook text enters the
+    handlers."""
     try:
         payload = json.loads(text)
     except RecursionError:
         payload = orjson.loads(text)
     # stored text is GitHub's UTF-8 or json.dumps' ASCII: a surrogate is only an escape
     return valid_unicode(payload) if escapes_a_surrogate(text) else payload
-
-
-# JSON's escape of a UTF-16 surrogate (a pair's half, or one alone)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# in a str, one stands alone: json.loads joins an escaped pair into its character
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def escapes_a_surrogate(text: str) -> bool:
-    """Whether JSON text may read as a lone surrogate (`valid_unicode` is then needed):
-    UTF-8 text holds none, only JSON's escape does."""
-    return _SURROGATE_ESCAPE.search(text) is not None
-
-
-def valid_unicode(payload: Any) -> Any:
-    """`payload` (JSON as read: changed in place) with each lone surrogate of its
-    strings replaced by U+FFFD, as a UTF-8 decoder reads a bad byte.
-
-    The one place webhook text enters the handlers. JSON allows the escape `\\ud800`
-    alone, which is no Unicode: no UTF-8 encodes it, so a PR title, path or command
-    holding one failed its delivery at each retry (hashing our comment, storing a
-    command in SQLite), and GitHub refuses such text in a write. Iterative: a payload
-    may nest 1024 deep (orjson), past Python's recursion limit."""
-    if isinstance(payload, str):
-        return _LONE_SURROGATE.sub("\ufffd", payload)
-    stack = [payload]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for key in [k for k in node if _LONE_SURROGATE.search(k)]:
-                node[_LONE_SURROGATE.sub("\ufffd", key)] = node.pop(key)
-            slots: Any = node.items()
-        elif isinstance(node, list):
-            slots = enumerate(node)
-        else:
-            continue
-        for slot, value in list(slots):
-            if isinstance(value, str):
-                if _LONE_SURROGATE.search(value):
-                    node[slot] = _LONE_SURROGATE.sub("\ufffd", value)
-            elif isinstance(value, (dict, list)):
-                stack.append(value)
-    return payload
 
 
 def _delivery(row: Any, probe: bool = False) -> Delivery:

@@ -870,7 +870,7 @@ def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
 def test_a_lone_surrogate_in_github_s_answers_is_read_as_unicode(fake_github, make_github_client):
     # JSON escapes one (`\ud800`); SQLite stores no such text and GitHub refuses it in a
     # write, so text read back (a title, a file name, a comment's words) is made valid
-    # where it enters, as the webhook's is (bot.queue.valid_unicode)
+    # where it enters, as the webhook's is (bot.json_unicode.valid_unicode)
     lone = "\ud800"
     fake_github.add_pull(DEFAULT_REPO, 7, title=f"a {lone} b", files=[f"a{lone}.py"])
     said = fake_github.add_comment(DEFAULT_REPO, 7, f"words {lone}\U0001f600")
@@ -925,7 +925,8 @@ def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_gi
 
 def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_github_client):
     # PyGithub sends it as JSON's `\ud800` escape; GitHub stores only Unicode text. The
-    # bot makes a payload's text valid where the handlers read it (bot.queue.valid_unicode)
+    # bot makes a payload's text valid where the handlers read it
+    # (bot.json_unicode.valid_unicode)
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
     with pytest.raises(GitHubError) as caught:
