@@ -122,7 +122,9 @@ class MalformedPayload(ValueError):
 def _shown(value: object) -> str:
     """A payload's value as an error message may carry it: short, its type named, a
     container only by its type (its repr could be as long as the body, or nested
-    deeper than repr can go)."""
+    deeper than repr can go). Not `terminal.shown`, which shows text and names any other
+    value by its type alone: why an id is refused needs the number too (`int -4`,
+    `float 1.5`), and JSON's name for None; repr keeps the text inert as shown does."""
     if value is None:
         return "null"
     if isinstance(value, str):
