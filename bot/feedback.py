@@ -186,20 +186,19 @@ def _enclosed_id(word: str) -> tuple[str, str]:
     """The id or link `word` holds in a pair of brackets or quotes (`_ENCLOSING`:
     `【vllm-0436d44c】`, `[vllm-0436d44c]`, `（<its link>）`, `「vllm-0436d44c」`, `"…"`, inline
     code's backticks), and the reason glued on after them (`「vllm-0436d44c」只是改名`: Chinese
-    puts no space there), marks after them aside (`【vllm-0436d44c】。`): a writer tags or
-    quotes the note they mean so, as `【2】` holds note 2. ("", "") when it holds none: a
-    word without a digit (`(see)`, `[only]`) is a reason's, as `_idlike` reads it, and a
-    number is `_unbracketed`'s (`_numbered`: one it did not read is no number; in quotes,
-    `「1」`, it is the reviewer's words). Read, an id names its note: as no id, a quoted id
-    of another note hid the one note shown, all of it the reason, where the id alone is
-    answered that its note is not shown."""
+    puts no space there), marks after them aside (`【vllm-0436d44c】。`, `「…」。只是改名`, as
+    after a number): a writer tags or quotes the note they mean so, as `【2】` holds note 2.
+    ("", "") when it holds none: a word without a digit (`(see)`, `[only]`) is a reason's,
+    as `_idlike` reads it, and a number is `_unbracketed`'s (`_numbered`: one it did not
+    read is no number; in quotes, `「1」`, it is the reviewer's words). Read, an id names its
+    note: as no id, a quoted id of another note hid the one note shown, all of it the
+    reason, where the id alone is answered that its note is not shown."""
     close = _ENCLOSING.get(_as_ascii(word[:1]))
     end = _as_ascii(word).find(close, 1) if close else -1
     inner = word[1:end] if end > 1 else ""
     if not inner or _numbered(inner) or not _idlike(inner):
         return "", ""  # a number in brackets `_unbracketed` did not read is no number
-    glued = word[end + 1 :]
-    return inner, "" if marks_end(word, end + 1) == len(word) else glued
+    return inner, word[marks_end(word, end + 1) :]
 
 
 def _linked_id(word: str) -> tuple[str, str]:

@@ -963,6 +963,11 @@ def test_a_link_naming_no_note_is_the_reason(reason):
         ("《vllm-bbbb2222》", ""),
         ("「vllm-bbbb2222」只是改名", "只是改名"),  # a reason glued on, as Chinese writes it
         ("【vllm-bbbb2222】只是改名", "只是改名"),
+        # what ends a sentence or a word glued on between them is no word of it, as after
+        # a number (`2。只是改名`, `2🙏只是改名`)
+        ("「vllm-bbbb2222」。只是改名", "只是改名"),
+        ("【vllm-bbbb2222】！只是改名", "只是改名"),
+        ("「vllm-bbbb2222」🙏只是改名", "只是改名"),
         ('"https://review-notes.example.org/notes/vllm-bbbb2222"', ""),
     ],
 )
