@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.library import DEFAULT_TOPICS_FILE as TOPICS
-from bot.library import load_library
-from bot.markdown_safety import ZWSP
+from bot.library import Library, load_library
+from bot.markdown_safety import ZWSP, link_target
 from bot.markers import MARKER, reply_key, written_by_review_notes
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
@@ -1018,3 +1018,59 @@ def test_the_notes_a_comment_shows_read_back_from_its_text(links, verbose):
     assert notes_read_back(body, LIB, moved) is None
     swapped = body.replace("**1. ", "**9. ", 1)
     assert notes_read_back(swapped, LIB, links) is None
+
+
+# Every layout the renderer makes, read back: why mode, paused, hidden notes, notes dropped
+# for the budget, retired notes, links with spaces and parentheses in their URL, and titles,
+# summaries and reasons that look like a note's number or guidance link.
+_READ_BACK_LINKS = [
+    NoteLinks(base_url="https://notes.example.org"),
+    NoteLinks(base_url=""),  # root-relative
+    NoteLinks(base_url="https://example.org/my notes (v2)/"),
+    NoteLinks(mode="github", repo="acme/notes", branch="a b", directory="seeds/my notes (x)"),
+]
+_LOOKALIKE = st.one_of(
+    HOSTILE_TEXT,
+    st.sampled_from(
+        ["", "**2. x**", "1. two", "\n**2. x", "[full guidance (Chinese)](/notes/test-0002)"]
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    picks=st.lists(st.integers(1, 8), max_size=5, unique=True),
+    texts=st.lists(_LOOKALIKE, min_size=8, max_size=8),
+    retired=st.sets(st.integers(1, 8)),
+    in_folder=st.sets(st.integers(1, 8)),
+    links=st.sampled_from(_READ_BACK_LINKS),
+    verbose=st.booleans(),
+    paused=st.sampled_from([None, *PauseCause]),
+    hidden=st.integers(0, 2),
+    budget=st.sampled_from([BUDGET, 2_500]),
+)
+def test_any_comment_reads_back_as_the_notes_it_shows(
+    picks, texts, retired, in_folder, links, verbose, paused, hidden, budget
+):
+    """notes_read_back agrees with render: the notes whose blocks the body holds, in order
+    (those the budget dropped not among them), and none on a paused body."""
+    notes = {
+        i: note(i, title_en=t, summary_en=t, title_zh=t or "x", trusted=False)
+        for i, t in enumerate(texts, 1)
+    }
+    files = {n.id: f"sub dir/{n.id}.md" if i in in_folder else n.filename for i, n in notes.items()}
+    lib = Library(
+        tuple(n for i, n in notes.items() if i not in retired),
+        LIB.topics,
+        files,
+        {n.id: n for i, n in notes.items() if i in retired},  # shown before they were retired
+    )
+    links = replace(links, files=files)
+    opts = RenderOptions(links=links, verbose=verbose, paused=paused, hidden=hidden, budget=budget)
+    shown = [notes[i] for i in picks]
+    res = MatchResult(tuple(Match(n, 9.0 - k, (texts[0],)) for k, n in enumerate(shown)), ())
+    body = render(res, lib, opts=opts)
+    kept = [n.id for n in shown if f"({link_target(links.url(n))})" in body]
+    assert kept == [n.id for n in shown[: len(kept)]]  # (a prefix: the best ones)
+    assert notes_read_back(body, lib, links) == tuple(kept)
+    assert notes_read_back(render_paused(opts), lib, links) == ()
