@@ -292,9 +292,11 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         head = str(int(number["rank"]))  # `#2`, `2)`, `02`: note 2, as pick_note reads it
     elif run_on := _link_run_on(head):  # `<link>，只是改名`: the link, then what runs on
         head = " ".join(run_on)  # one word, as typed; no typed word holds a space
-    elif (enclosed := _enclosed_id(head))[0] and not enclosed[1]:  # `【vllm-0436d44c】`: the
-        head = enclosed[0]  # id, as `pick_note` reads it; with a reason glued on, as typed
-        # (`「vllm-0436d44c」只是改名`: with one note shown, a note not known is all the reason)
+    elif (enclosed := _enclosed_id(head))[0] and not enclosed[1]:
+        # `【vllm-0436d44c】`: the id, as `pick_note` reads it; with a reason glued on, as
+        # typed (`「vllm-0436d44c」只是改名`: with one note shown, a note not known is all the
+        # reason)
+        head = enclosed[0]
     elif _unquoted(text) != text:  # with one note shown, all of it the reason: `「只是改名」`
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
