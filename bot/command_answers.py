@@ -38,7 +38,7 @@ import logging
 from collections.abc import Callable
 from urllib.parse import urlencode
 
-from bot.command_feedback import notes_shown, take_feedback
+from bot.command_feedback import numbered, take_feedback
 from bot.command_policy import (
     DONE,
     REFUSED,
@@ -143,8 +143,10 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     if not commands:
         return "no new command"
     kept = False  # this delivery kept the comment's numbers (this run, or an earlier run)
+    numbers: tuple[str, ...] | None = None  # what its `wrong`s number, read once a run
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
-        notes = notes_shown(ctx, ref, ctx.prs.get(ref.repo, ref.number)) or ()
+        numbers = numbered(ctx, ref, source.origin)
+        notes = numbers or ()
         kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes, delivery.id)
     judged = list(zip(commands, _judge(ctx, ref, source, delivery, commands), strict=True))
     if kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):
@@ -187,7 +189,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
     spent = Spent()
     try:
         with charged(ctx, ref):  # a rewrite's words its update writes back first
-            said, unanswered = _run_judged(ctx, ref, source, delivery, judged, spent)
+            said, unanswered = _run_judged(ctx, ref, source, delivery, judged, spent, numbers)
         if source.comment_id is not None and not (source.said_unlocked or source.on_diff):
             # an edit said locked, run after the unlock before its event: the kept
             # commands it answered are not the release's to answer again; one the reply
@@ -291,9 +293,11 @@ def _run_judged(
     delivery: Delivery,
     judged: list[tuple[Command, Decision]],
     spent: Spent,
+    numbers: tuple[str, ...] | None,
 ) -> tuple[str, set[Key]]:
-    """React, run and answer the comment's commands; `spent` counts the writes. What was
-    done, and the keys of the commands a reply budget left unanswered (😕, no reply)."""
+    """React, run and answer the comment's commands; `spent` counts the writes, `numbers`
+    is what its `wrong`s number (`numbered`). What was done, and the keys of the commands
+    a reply budget left unanswered (😕, no reply)."""
     reactions = Reactions(ctx, ref, spent)
     for c, d in judged:
         first = first_reaction(c, d)
@@ -310,7 +314,9 @@ def _run_judged(
     for i, (c, d) in enumerate(judged):
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
         order = command_key(source.said_at, i)
-        problem = take_feedback(ctx, ref, c, source, order) if d is Decision.ALLOW else None
+        problem = (
+            take_feedback(ctx, ref, c, source, order, numbers) if d is Decision.ALLOW else None
+        )
         if d is Decision.ALLOW and c.kind in SWITCHES and newer:
             said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")
             answered += 1  # acknowledged: it was heard, and outranked

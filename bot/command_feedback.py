@@ -26,14 +26,19 @@ log = logging.getLogger(__name__)
 
 
 def take_feedback(
-    ctx: BotContext, ref: PRRef, command: Command, source: Source, key: str | None
+    ctx: BotContext,
+    ref: PRRef,
+    command: Command,
+    source: Source,
+    key: str | None,
+    numbering: tuple[str, ...] | None,
 ) -> str | None:
     """Apply `wrong` / `restore` to the PR's state (the comment update follows).
 
     Returns a reply when `wrong` names none of the notes the comment shows. The number
-    in `wrong N` is the note's place in the comment the reviewer read: as last posted,
-    or, for a comment that has marked a note before, as it was then. `key`: the
-    command's order key (`order_keys.command_key` of its comment's `said_at`).
+    in `wrong N` is the note's place in `numbering`, the comment's `numbered` as its run
+    read them once (None: not known). `key`: the command's order key
+    (`order_keys.command_key` of its comment's `said_at`).
     """
     if command.kind is Kind.RESTORE:
         restore(ctx, ref, key)
@@ -41,12 +46,6 @@ def take_feedback(
     if command.kind is not Kind.WRONG:
         return None
     state = ctx.prs.get(ref.repo, ref.number)
-    # What this comment numbered when it first marked a note, else when the bot first read
-    # a `wrong` in it, else the comment as posted now: an edit that adds a reason, or a
-    # resumed or retried delivery, must not hide the next note.
-    numbering = ctx.feedback.numbering(ref.repo, ref.number, source.origin)
-    if numbering is None:
-        numbering = notes_shown(ctx, ref, state)
     if numbering is None:  # not known: say so, and how to get them listed again
         return render_notes_unread(command, ctx.command_word)
     lib = ctx.library
@@ -91,6 +90,15 @@ def take_feedback(
     if (dismissed, newest) != (state.dismissed, state.dismissed_at):
         ctx.prs.update(ref.repo, ref.number, dismissed=dismissed, dismissed_at=newest)
     return None
+
+
+def numbered(ctx: BotContext, ref: PRRef, origin: str) -> tuple[str, ...] | None:
+    """The notes a comment's `wrong N` numbers: what it numbered when it first marked a
+    note, else when the bot first read a `wrong` in it, else the notes comment as posted
+    now (`notes_shown`): an edit that adds a reason, or a resumed or retried delivery,
+    must not hide the next note. Read once a run (the latter may be a GET), not a `wrong`."""
+    kept = ctx.feedback.numbering(ref.repo, ref.number, origin)
+    return kept if kept is not None else notes_shown(ctx, ref, ctx.prs.get(ref.repo, ref.number))
 
 
 def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] | None:

@@ -15,7 +15,7 @@ from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
-from tests.command_kit import AUTHOR, N, replies, say, sticky
+from tests.command_kit import AUTHOR, N, edit, replies, say, sticky
 from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
@@ -539,6 +539,40 @@ def test_wrong_on_a_comment_whose_notes_neither_read_nor_read_back_says_so(
     say(client, rt, fake, "/notes", login=AUTHOR)
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == (shown[0],)
+
+
+# kills: bot/command_answers.py:run_commands the notes comment read again by each `wrong` of a
+#        comment, and by a run of a comment whose numbers are kept
+def test_a_comments_wrongs_read_the_notes_comment_once_and_not_when_its_numbers_are_kept(
+    served,  # noqa: F811
+):
+    """The read-back is one GET a comment: each `wrong` read GitHub's text again when it
+    did not tell (four GETs for a comment of three), and an edit of a comment whose numbers
+    are kept (its mark's) read it though they decide."""
+    client, rt, fake = served
+    shown = _paused_showing_two_notes(client, rt, fake)
+    c = sticky(fake)
+    written, c.body = c.body, c.body.replace("/notes/", "/old-notes/")
+    fake.clear_requests()
+    say(
+        client,
+        rt,
+        fake,
+        "/notes wrong 1\n/notes wrong 2 off topic\n/notes wrong 1 old",
+        login=AUTHOR,
+    )
+    assert len(fake.calls("GET", "/repos/*/issues/comments/*")) == 1
+    [reply] = replies(fake)
+    assert "The notes the notes comment shows could not be read" in reply.body
+    c.body = written
+    said = say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == (shown[1],)
+    rt.ctx.prs.db.execute("UPDATE pr_state SET notes = '[x'")
+    fake.clear_requests()
+    edit(client, rt, fake, said, "/notes wrong 2 not about this")
+    assert fake.calls("GET", "/repos/*/issues/comments/*") == []
+    [mark] = rt.ctx.feedback.marks()
+    assert (mark.note_id, mark.reason) == (shown[1], "not about this")
 
 
 # kills: bot/command_feedback.py:notes_shown notes taken as none from reasons that did not
