@@ -72,6 +72,7 @@ from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import NO_HISTORY, WriteBackHistory
 from bot.redelivery import delivered_at
+from bot.terminal import shown
 
 log = logging.getLogger(__name__)
 
@@ -501,7 +502,7 @@ class GitHubClient:
         def op(gh: Github) -> dict[str, Any]:
             url = f"{self._path_of(ref)}/collaborators/{quote(login, safe='')}/permission"
             _, data = self._retry.call(
-                f"permission of {login} on {ref.repo}",
+                f"permission of {shown(login)} on {ref.repo}",  # (a sender's: data)
                 lambda: gh.requester.requestJsonAndCheck("GET", url),
             )
             return data

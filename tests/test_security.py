@@ -374,3 +374,25 @@ def test_a_senders_text_cannot_start_a_log_line_in_either_format(tmp_path, caplo
         for record in said:
             line = formatter.format(record)
             assert len(line.splitlines()) == 1 and ESC not in line, line
+
+
+# kills: bot/github_client.py:permission the login asked for named as sent in the call's
+#        retry line and failure
+def test_a_senders_login_whose_permission_check_fails_cannot_start_a_log_line(live, caplog):
+    # `off` by someone other than the PR's author asks GitHub for their permission; the
+    # call, named by the signed body's login, went into the retry's warning as sent (and
+    # into the failure a delivery records when every try fails)
+    import logging
+
+    from bot.logs import JsonFormatter, PlainFormatter, Redactor
+    from tests.fake_github import Fault
+
+    client, rt, fake = live
+    caplog.set_level(logging.INFO)
+    fake.inject("GET", "/repos/*/collaborators/*/permission", Fault.error(502))
+    say(client, rt, fake, "/notes off", login=f"maint{FORGED}")
+    said = [r for r in caplog.records if "forged" in r.getMessage()]
+    assert [r.name for r in said] == ["bot.github_retry"], [r.getMessage() for r in said]
+    for formatter in (PlainFormatter(Redactor()), JsonFormatter(Redactor())):
+        line = formatter.format(said[0])
+        assert len(line.splitlines()) == 1 and ESC not in line, line
