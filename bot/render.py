@@ -339,9 +339,10 @@ def _topics_lines(result: MatchResult, library: Library, shown: list[Match]) -> 
 
 
 def _topic_name(library: Library, topic_id: str) -> str:
+    """A topic in English, as a note's "Topics:" line names it: its Chinese name in
+    brackets said it twice ("Model runner (V1 / V2) (Model Runner)")."""
     topic = library.topics.get(topic_id)
-    name = f"{topic.name_en} ({topic.bracketed_zh})" if topic else topic_id
-    return safe_text(name)
+    return safe_text(topic.name_en if topic else topic_id)
 
 
 def _paused_by(cause: PauseCause, opts: RenderOptions) -> str:

@@ -328,7 +328,8 @@ def test_verbose_shows_all_evidence_and_topics_without_notes():
     assert "reason 29" in why and "reason 29" not in short  # short view caps the list
     assert "Why (score 42.5):" in why and "<details>" not in why
     assert "Topics hit that have no note yet:\n- not-a-real-topic" in why
-    assert "Speculative decoding (投机解码)" in why
+    # named in English, as each note's "Topics:" line and the pages name them
+    assert "first: Speculative decoding, not-a-real-topic." in why and "投机解码" not in why
     assert_inert(why)
 
 
@@ -939,13 +940,19 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
     assert not LIVE_MENTION.search(outside_code(body)) and not ISSUE_REF.search(outside_code(body))
 
 
-def test_a_topic_hit_with_no_note_is_named_without_brackets_in_brackets():
-    """Found by review 'r40g': why mode named a topic with no note "Model runner (V1 / V2)
-    (Model Runner（V1 / V2）)", its Chinese name's brackets inside the brackets holding it."""
+def test_why_mode_names_the_topics_in_english_alone():
+    """Why mode named each topic the PR touches with its Chinese name in brackets after
+    the English one: "Model runner (V1 / V2) (Model Runner)", "Distributed execution
+    (TP/PP/DP, collectives) (分布式执行)", a name said twice for a reader of English
+    and two brackets in a row, where each note's "Topics:" line and the notes pages
+    (the Chinese name as a tooltip) give the English alone. (Found by review 'r40g'
+    before: the Chinese name's own brackets inside the brackets holding it.)"""
     res = matched(1, "[Model Runner V2] Fix input batch", "vllm/v1/worker/gpu_model_runner.py")
     assert [t.topic.id for t in res.topics_without_notes] == ["model-runner"]
     body = render(res, LIB, opts=RenderOptions(verbose=True))
-    assert "\n- Model runner (V1 / V2) (Model Runner): changes " in body, body
+    assert "\n- Model runner (V1 / V2): changes " in body, body
+    assert "first: Model runner (V1 / V2)." in body, body
+    assert "(Model Runner)" not in body, body
 
 
 def test_a_topics_short_name_holds_no_brackets():
