@@ -121,7 +121,7 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
     what = "is left to show on" if opts.hidden else "matches"
     parts = [
         MARKER,
-        "### 📚 Review notes",
+        _heading(opts),
         "",
         f"No review note {what} this pull request{'' if opts.hidden else any_more}.",
     ]
@@ -181,7 +181,7 @@ def _compose(
 ) -> str:
     parts = [
         MARKER,
-        "### 📚 Review notes" + (" (why mode)" if opts.verbose else ""),
+        _heading(opts),
         "",
         f"Reviewers' reading guidance on {_guided(result.matches)}.",
     ]
@@ -200,6 +200,11 @@ def _compose(
         parts += ["", *(_topics_section(result, library, shown) if topics else [_TOPICS_CUT])]
     parts += ["", _footer(opts)]
     return "\n".join(parts) + "\n"
+
+
+def _heading(opts: RenderOptions) -> str:
+    """Why mode says so, with notes or none: its footer offers the short comment back."""
+    return "### 📚 Review notes" + (" (why mode)" if opts.verbose else "")
 
 
 def _guided(matches: tuple[Match, ...]) -> str:

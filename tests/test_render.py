@@ -338,6 +338,12 @@ def test_verbose_no_match_lists_the_topics_considered():
     body = render(res, LIB, opts=RenderOptions(verbose=True))
     assert "ROCm" in body
     assert_inert(body)
+    # headed as why mode, as a comment with notes is: its footer offers the short comment
+    # back (`/notes`), which a heading of the short comment left unexplained
+    assert body.startswith(f"{MARKER}\n### 📚 Review notes (why mode)\n"), body
+    assert "for the short comment" in body
+    plain = render(res, LIB, opts=OPTS)
+    assert plain.startswith(f"{MARKER}\n### 📚 Review notes\n"), plain
 
 
 def test_why_mode_names_the_files_not_counted_as_evidence():
