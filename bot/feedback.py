@@ -61,12 +61,13 @@ _NUMBER = re.compile(
 # is "two items", no number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
-# In English, as the comment's footer says it ("`/notes wrong N` if note N does not fit"):
-# `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`); and as English counts items,
-# `2nd`, `second` (`(?P<s>)`, `(?P<w>)`: any suffix after digits, `2th` is no other
-# number), with `note` or `one` after it as a counting word (`(?P<k>)`: `2nd note`,
-# `second one`), and `the` before it (`(?P<the>)`: `the second one`, `the 2nd`). A word it
-# starts is no number (`secondly`, `first-time`: `_ordinal` keeps them as typed).
+# In English, as the footer of a comment of several notes says it ("`/notes wrong N` if
+# note N does not fit"): `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`); and as
+# English counts items, `2nd`, `second` (`(?P<s>)`, `(?P<w>)`: any suffix after digits,
+# `2th` is no other number), with `note` or `one` after it as a counting word (`(?P<k>)`:
+# `2nd note`, `second one`), and `the` before it (`(?P<the>)`: `the second one`, `the
+# 2nd`). A word it starts is no number (`secondly`, `first-time`: `_ordinal` keeps them as
+# typed).
 _ENGLISH_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(

@@ -132,11 +132,11 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
     head = list(parts)
     if opts.verbose and result is not None:
         parts = [*head, "", *_topics_section(result, library, ())]
-        body = "\n".join([*parts, "", _footer(opts, notes_shown=False)]) + "\n"
+        body = "\n".join([*parts, "", _footer(opts, shown=0)]) + "\n"
         if len(body) <= opts.budget:
             return body
         parts = [*head, "", _TOPICS_CUT]
-    parts += ["", _footer(opts, notes_shown=False)]
+    parts += ["", _footer(opts, shown=0)]
     return "\n".join(parts) + "\n"
 
 
@@ -198,7 +198,7 @@ def _compose(
         parts += ["", _hidden_line(opts)]
     if opts.verbose:
         parts += ["", *(_topics_section(result, library, shown) if topics else [_TOPICS_CUT])]
-    parts += ["", _footer(opts)]
+    parts += ["", _footer(opts, shown=len(blocks))]
     return "\n".join(parts) + "\n"
 
 
@@ -378,14 +378,20 @@ def _hidden_line(opts: RenderOptions) -> str:
     return f"_{what} marked not relevant here and hidden; {code(c + ' restore')} shows {them}._"
 
 
-def _footer(opts: RenderOptions, *, notes_shown: bool = True) -> str:
+def _footer(opts: RenderOptions, *, shown: int) -> str:
     """The commands a reader of this comment needs, `help` for the rest (topic, search,
     on: the paused line says how to resume); `wrong N` only under numbered notes (none to
-    name otherwise), `off` only while the updates run (paused, it offered to stop them,
-    the label too when the label paused them)."""
+    name otherwise; under one, `wrong` alone names it: no number to work out), `off` only
+    while the updates run (paused, it offered to stop them, the label too when the label
+    paused them). `shown`: how many notes the comment shows."""
     c = opts.command
+    notes_shown = shown > 0
     label = f" (or the label {code(opts.opt_out_label)})" if opts.opt_out_label else ""
-    wrong = f" {code(c + ' wrong N')} if note N does not fit," if notes_shown else ""
+    wrong = ""
+    if shown == 1:
+        wrong = f" {code(c + ' wrong')} if this note does not fit,"
+    elif notes_shown:
+        wrong = f" {code(c + ' wrong N')} if note N does not fit,"
     off = "" if opts.paused else f" {code(c + ' off')}{label} to stop its updates here,"
     # why mode stays until a plain `/notes`: its footer offers that, not `why` again; with
     # no note shown, why mode shows the topics the PR touches: no evidence of any note

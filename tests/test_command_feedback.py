@@ -718,3 +718,21 @@ def test_a_comment_with_no_wrong_keeps_no_numbers_for_a_later_edit(live):
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR, title=title)  # now 1 is the second
     edit(client, rt, fake, c, "/notes off\n/notes wrong 1", title=title)
     assert state(rt).dismissed == (first, second)
+
+
+def test_the_wrong_the_footer_offers_under_one_note_hides_it(live):
+    # under one note the footer offers `/notes wrong` with no number: said as it is
+    # written there, it hides that note (tests/test_render.py: the footer's words)
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    say(client, rt, fake, "/notes")
+    (shown,) = state(rt).notes
+    footer = sticky(fake).body.rstrip("\n").rsplit("\n", 1)[1]
+    offered = "`/notes wrong` if this note does not fit"
+    assert offered in footer, footer
+    c = say(client, rt, fake, "/notes wrong", login=AUTHOR)
+    assert reactions(fake, c) == {"eyes", "+1"} and replies(fake) == []
+    assert state(rt).notes == () and state(rt).dismissed == (shown,)
+    assert "marked not relevant here" in sticky(fake).body
+    (kept,) = rt.ctx.feedback.marks()
+    assert (kept.note_id, kept.rank, kept.reason) == (shown, 1, "")

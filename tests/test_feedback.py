@@ -446,7 +446,7 @@ def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
 @pytest.mark.parametrize(
     ("line", "reason", "plain"),
     [
-        # as the comment's footer says it: "`/notes wrong N` if note N does not fit"
+        # as the footer of several notes says it: "`/notes wrong N` if note N does not fit"
         ("/notes wrong note 2", "", "2"),
         ("/notes wrong Note 2", "", "2"),
         ("/notes wrong note #2 only renames", "only renames", "2 only renames"),

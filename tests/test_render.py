@@ -160,7 +160,7 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     # no commit SHA, though the facts carry one: a push that keeps the same notes must
     # leave the body unchanged (docs/commands.md)
     assert "0123456" not in body and "commit" not in body
-    for word in ("/notes why", "/notes wrong N", "/notes off", "/notes help"):
+    for word in ("/notes why", "/notes wrong", "/notes off", "/notes help"):
         assert f"`{word}`" in body
     assert_inert(body)
     # the note on this very PR is not guidance "on a past pull request related to this one"
@@ -315,9 +315,27 @@ def test_no_match_body_is_short_and_keeps_the_marker():
     assert_inert(body)
     # no numbered note to name: `wrong N` is not offered (found by review 'r15b')
     assert "wrong N" not in body and "`/notes why` to see the topics" in body
-    assert "`/notes wrong N` if note N" in render(
+    assert "`/notes wrong` if this note does not fit" in render(
         MatchResult((Match(note(), 9.0, ()),), ()), LIB, opts=OPTS
     )
+
+
+def test_the_footer_offers_wrong_without_a_number_under_one_note():
+    """Nearly every comment shows one note, and its footer said "`/notes wrong N` if note N
+    does not fit": a number to work out, and an `N` a reviewer copying the command kept
+    (taken as the reason). With one note shown the number may be left out (a bare `wrong`
+    hides note 1): the footer says so; under two it names N."""
+    from bot.feedback import pick_note
+
+    one = render(result(note(1)), LIB, opts=OPTS)
+    assert "`/notes wrong` if this note does not fit," in one and "wrong N" not in one
+    two = render(result(note(1), note(2)), LIB, opts=OPTS)
+    assert "`/notes wrong N` if note N does not fit," in two
+    why = render(result(note(1)), LIB, opts=replace(OPTS, verbose=True))
+    assert "`/notes wrong` if this note does not fit," in why
+    # what the footer offers does what it says: the one note shown, no reason
+    pick = pick_note((), ("test-0001",))
+    assert (pick.note_id, pick.rank, pick.reason, pick.problem) == ("test-0001", 1, "", None)
 
 
 def test_verbose_shows_all_evidence_and_topics_without_notes():
@@ -682,7 +700,7 @@ def test_the_footer_names_only_the_commands_a_reader_of_the_comment_needs():
     footer = body.rstrip("\n").rsplit("\n", 1)[1]
     assert footer.startswith("<sub>") and footer.endswith("</sub>")
     commands = re.findall(r"`(/notes[^`]*)`", footer)
-    assert commands == ["/notes why", "/notes wrong N", "/notes off", "/notes help"], footer
+    assert commands == ["/notes why", "/notes wrong", "/notes off", "/notes help"], footer
     assert "`no-review-notes`" in footer and len(footer) < 250
     paused = render(result(note()), LIB, opts=replace(OPTS, paused=PauseCause.COMMAND))
     assert "`/notes on` resumes them" in paused
