@@ -1604,6 +1604,19 @@ def test_a_topic_an_unlock_ran_stored_by_its_spelling_is_not_answered_again(live
     assert rt.queue.counts()["failed"] == 0 and len(replies(fake)) == n  # none again
 
 
+def _taken_out_and_put_back_while_locked(client, rt, c) -> None:
+    """Comment `c` edited to `/notes why` 10 s after it was said and back 20 s after, each
+    edit's payload saying the PR locked (sent before the unlock's event), each run."""
+    kept = c.body
+    for body, old_body, at in (("/notes why", kept, 10), (kept, "/notes why", 20)):
+        c.body = body
+        payload = comment_payload(c, action="edited", old_body=old_body)
+        payload["comment"].update(updated_at=iso_time(c.created_at + at))
+        payload["issue"].update(locked=True, active_lock_reason="too heated")  # said locked
+        assert post(client, "issue_comment", payload).status_code == 202
+        drain(rt)
+
+
 # kills: bot/locked_commands.py:release a kept comment whose kept commands an edit's run
 #        answered logged as edited since, when it shows the text kept
 def test_a_kept_comment_its_edits_answered_is_said_answered_at_the_unlock(live, caplog):
@@ -1617,14 +1630,7 @@ def test_a_kept_comment_its_edits_answered_is_said_answered_at_the_unlock(live, 
     fake.lock(DEFAULT_REPO, N)
     c = said_while_locked(client, rt, fake, "/notes help")
     fake.unlock(DEFAULT_REPO, N)  # (its event after the edits')
-    kept = c.body
-    for body, old_body, at in (("/notes why", kept, 10), (kept, "/notes why", 20)):
-        c.body = body
-        payload = comment_payload(c, action="edited", old_body=old_body)
-        payload["comment"].update(updated_at=iso_time(c.created_at + at))
-        payload["issue"].update(locked=True, active_lock_reason="too heated")  # said locked
-        assert post(client, "issue_comment", payload).status_code == 202
-        drain(rt)
+    _taken_out_and_put_back_while_locked(client, rt, c)
     assert len(replies(fake)) == 1  # the help's, by the second edit's run
     answer = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     said = f"kept commands dropped: comment {c.id} (its kept commands answered since)"
@@ -1659,14 +1665,7 @@ def test_a_kept_command_an_edits_run_left_over_the_reply_budget_is_answered_at_t
     fake.lock(DEFAULT_REPO, N)
     c = said_while_locked(client, rt, fake, command)
     fake.unlock(DEFAULT_REPO, N)  # (its event after the edits')
-    kept = c.body
-    for body, old_body, at in (("/notes why", kept, 10), (kept, "/notes why", 20)):
-        c.body = body
-        payload = comment_payload(c, action="edited", old_body=old_body)
-        payload["comment"].update(updated_at=iso_time(c.created_at + at))
-        payload["issue"].update(locked=True, active_lock_reason="too heated")  # said locked
-        assert post(client, "issue_comment", payload).status_code == 202
-        drain(rt)
+    _taken_out_and_put_back_while_locked(client, rt, c)
     assert len(replies(fake)) == 1 and "confused" in reactions(fake, c)  # over the budget
     now[0] += CommandConfig().reply_refill_s  # refilled by the unlock
     said = unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
