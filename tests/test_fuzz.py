@@ -487,6 +487,17 @@ def test_hostile_pr_text_renders_inert_end_to_end(tmp_path):
             assert "@everyone" not in body and "\u202e" not in body, name
 
 
+def _notes_made(tmp_path, fake_github, app_key, payload: dict) -> str:
+    """The notes comment's body the delivery of `payload` (a PR event) wrote, run to done."""
+    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
+        r = send(client, json.dumps(payload).encode())
+        assert r.status_code == 202, r.text
+        drain(rt)
+        assert rt.queue.get(r.json()["delivery"]).state == "done", rt.queue.failed()
+    (comment,) = ours(fake_github, payload["number"], REPO)
+    return comment.body
+
+
 def test_a_lone_surrogate_in_pr_text_reaches_github_as_unicode(tmp_path, fake_github, app_key):
     # JSON escapes carry a lone surrogate (a signed payload, however made); GitHub refuses
     # such text in a write (the fake too: 422), so the delivery failed at every retry
@@ -499,13 +510,8 @@ def test_a_lone_surrogate_in_pr_text_reaches_github_as_unicode(tmp_path, fake_gi
     payload = pr_payload(number=8301, title=title, body=f"x {lone}", files=files)
     payload["pull_request"]["labels"] = [{"name": f"bug{lone}", "id": 1, "color": "fff"}]
     payload["pull_request"]["user"]["login"] = f"octo{lone}"
-    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
-        r = send(client, json.dumps(payload).encode())
-        assert r.status_code == 202, r.text
-        drain(rt)
-        assert rt.queue.get(r.json()["delivery"]).state == "done", rt.queue.failed()
-    (comment,) = ours(fake_github, 8301, REPO)
-    assert lone not in comment.body and "deferred\ufffd.py" in comment.body
+    body = _notes_made(tmp_path, fake_github, app_key, payload)
+    assert lone not in body and "deferred\ufffd.py" in body
 
 
 def test_a_lone_surrogate_in_github_s_answers_reaches_github_and_sqlite_as_unicode(
@@ -516,13 +522,8 @@ def test_a_lone_surrogate_in_github_s_answers_reaches_github_and_sqlite_as_unico
     lone = "\ud800"
     fake_github.add_pull(REPO, 8302, files=[f"vllm/distributed/elastic_ep/deferred{lone}.py"])
     payload = pr_payload(number=8302, title="[ROCm] Fix the elastic EP scaling deadlock")
-    with serving(app_settings(tmp_path, fake_github, app_key)) as (client, rt):
-        r = send(client, json.dumps(payload).encode())
-        assert r.status_code == 202, r.text
-        drain(rt)
-        assert rt.queue.get(r.json()["delivery"]).state == "done", rt.queue.failed()
-    (comment,) = ours(fake_github, 8302, REPO)
-    assert lone not in comment.body and "deferred\ufffd.py" in comment.body
+    body = _notes_made(tmp_path, fake_github, app_key, payload)
+    assert lone not in body and "deferred\ufffd.py" in body
 
 
 def test_a_lone_surrogate_in_a_command_kept_for_a_locked_conversation_breaks_nothing(live):
