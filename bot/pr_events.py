@@ -100,7 +100,7 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     back = "a rewrite's words written back over our late edit" if wrote else None
     state = ctx.prs.get(ref.repo, ref.number)
     if state.pending is None and state.unconfirmed:
-        done: list[str | None] = [back, _handle_pull_request(ctx, delivery)]
+        done: list[str | None] = [back, _look_at_pr(ctx, delivery)]
     else:
         said = write_owed(ctx, ref, payload["pull_request"], repository_id(payload))
         done = [back, said, delete_owed(ctx, ref, ctx.prs.get(ref.repo, ref.number))]
@@ -153,11 +153,11 @@ def check_readable(payload: dict[str, Any]) -> None:
 
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
-    """The event's look, then the commands a lock kept, when the payload says the PR is
-    not locked and its unlock was not delivered (bot.locked_commands); not when the look
-    met the lock (the deletion owed, refused): the PR is locked now, whatever the payload
-    said when GitHub sent it, and they would meet the lock again."""
-    said = _handle_pull_request(ctx, delivery)
+    """The event's look (`_look_at_pr`), then the commands a lock kept, when the payload
+    says the PR is not locked and its unlock was not delivered (bot.locked_commands); not
+    when the look met the lock (the deletion owed, refused): the PR is locked now, whatever
+    the payload said when GitHub sent it, and they would meet the lock again."""
+    said = _look_at_pr(ctx, delivery)
     pull = delivery.payload["pull_request"]
     if delivery.payload.get("action") == "closed":  # (`_closed` forgot them)
         return said
@@ -168,7 +168,7 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     return f"{said}; {kept}" if kept else said
 
 
-def _handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
+def _look_at_pr(ctx: BotContext, delivery: Delivery) -> str:
     """One event's look at its PR, in order: `closed` only remembered (`_closed`); the PR
     as GitHub has it now on a tie of the same second (`_as_now`); the commands' update
     owed, made on this look (`write_owed`), else (none owed, it waits for its window, or
