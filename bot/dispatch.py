@@ -1,9 +1,10 @@
 """Event name -> handler, plus the filters every event passes first.
 
-Each feature module (`bot.pr_events`, `bot.command_events`, `bot.command_updates`)
-exposes `register(dispatcher)`; `server.build_dispatcher` calls each. `triage` runs
-twice: at intake (so ignored deliveries never reach the queue and get a 202 at once)
-and again before the work (settings may have changed since the delivery was queued).
+Each feature module (`bot.pr_events`, `bot.command_events`, `bot.command_updates`,
+`bot.files_recheck`, `bot.deletion_events`) exposes `register(dispatcher)`;
+`server.build_dispatcher` calls each. `triage` runs twice: at intake (so ignored
+deliveries never reach the queue and get a 202 at once) and again before the work
+(settings may have changed since the delivery was queued).
 
 Cross-cutting rules: only repositories on the allow-list, only pull requests,
 never events sent by the bot itself or about a comment or review it wrote (no
