@@ -139,17 +139,20 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
+    """Run and answer the new commands of one comment or review body (the module's
+    docstring says how); what was done, for the delivery's log line."""
     commands = _new_commands(ctx, ref, source)
     if not commands:
         return "no new command"
-    kept = False  # this delivery kept the comment's numbers (this run, or an earlier run)
-    numbers: tuple[str, ...] | None = None  # what its `wrong`s number, read once a run
+    numbering_kept = False  # this delivery kept its `wrong`s' numbering (this run or before)
+    numbering: tuple[str, ...] | None = None  # what its `wrong`s number, read once a run
     if any(c.kind is Kind.WRONG for c in commands):  # its numbers: the comment read now
-        numbers = numbered(ctx, ref, source.origin)
-        notes = numbers or ()
-        kept = ctx.feedback.keep_numbering(ref.repo, ref.number, source.origin, notes, delivery.id)
+        numbering = numbered(ctx, ref, source.origin)
+        numbering_kept = ctx.feedback.keep_numbering(
+            ref.repo, ref.number, source.origin, numbering or (), delivery.id
+        )
     judged = list(zip(commands, _judge(ctx, ref, source, delivery, commands), strict=True))
-    if kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):
+    if numbering_kept and not any(c.kind is Kind.WRONG and d is Decision.ALLOW for c, d in judged):
         ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
     judged = [(c, d) for c, d in judged if d is not Decision.IGNORE]
     if not judged:
@@ -182,14 +185,14 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
             ctx.metrics.commands_refused.labels("write").inc()
-            if kept:  # none of its commands runs: say them again, in a new comment
+            if numbering_kept:  # none of its commands runs: say them again, in a new comment
                 ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
             return _not_run(ctx, ref, source, judged, refused.first)
     ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
     spent = Spent()
     try:
         with charged(ctx, ref):  # a rewrite's words its update writes back first
-            said, unanswered = _run_judged(ctx, ref, source, delivery, judged, spent, numbers)
+            said, unanswered = _run_judged(ctx, ref, source, delivery, judged, spent, numbering)
         if source.comment_id is not None and not (source.said_unlocked or source.on_diff):
             # an edit said locked, run after the unlock before its event: the kept
             # commands it answered are not the release's to answer again; one the reply
@@ -293,9 +296,9 @@ def _run_judged(
     delivery: Delivery,
     judged: list[tuple[Command, Decision]],
     spent: Spent,
-    numbers: tuple[str, ...] | None,
+    numbering: tuple[str, ...] | None,
 ) -> tuple[str, set[Key]]:
-    """React, run and answer the comment's commands; `spent` counts the writes, `numbers`
+    """React, run and answer the comment's commands; `spent` counts the writes, `numbering`
     is what its `wrong`s number (`numbered`). What was done, and the keys of the commands
     a reply budget left unanswered (😕, no reply)."""
     reactions = Reactions(ctx, ref, spent)
@@ -315,7 +318,7 @@ def _run_judged(
         # `wrong` naming no note of the comment is answered by a reply saying which it can name
         order = command_key(source.said_at, i)
         problem = (
-            take_feedback(ctx, ref, c, source, order, numbers) if d is Decision.ALLOW else None
+            take_feedback(ctx, ref, c, source, order, numbering) if d is Decision.ALLOW else None
         )
         if d is Decision.ALLOW and c.kind in SWITCHES and newer:
             said.append(f"{c.kind}: changes nothing, an `off`/`on` said later stands ({newer})")

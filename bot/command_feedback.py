@@ -35,9 +35,11 @@ def take_feedback(
 ) -> str | None:
     """Apply `wrong` / `restore` to the PR's state (the comment update follows).
 
-    Returns a reply when `wrong` names none of the notes the comment shows. The number
-    in `wrong N` is the note's place in `numbering`, the comment's `numbered` as its run
-    read them once (None: not known). `key`: the command's order key
+    Returns its answer's text (for the one reply to what could not be done) when `wrong`
+    cannot mark a note: it names none of the notes the comment shows, or which notes those
+    are is not known (`numbering` None).
+    The number in `wrong N` is the note's place in `numbering`, the notes `numbered`
+    answered, read once a run. `key`: the command's order key
     (`order_keys.command_key` of its comment's `said_at`).
     """
     if command.kind is Kind.RESTORE:
@@ -97,8 +99,8 @@ def numbered(ctx: BotContext, ref: PRRef, origin: str) -> tuple[str, ...] | None
     note, else when the bot first read a `wrong` in it, else the notes comment as posted
     now (`notes_shown`): an edit that adds a reason, or a resumed or retried delivery,
     must not hide the next note. Read once a run (the latter may be a GET), not a `wrong`."""
-    kept = ctx.feedback.numbering(ref.repo, ref.number, origin)
-    return kept if kept is not None else notes_shown(ctx, ref, ctx.prs.get(ref.repo, ref.number))
+    first = ctx.feedback.numbering(ref.repo, ref.number, origin)
+    return first if first is not None else notes_shown(ctx, ref, ctx.prs.get(ref.repo, ref.number))
 
 
 def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] | None:
