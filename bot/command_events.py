@@ -270,11 +270,11 @@ def handle_review(ctx: BotContext, delivery: Delivery) -> str:
 
 
 def _then_kept(
-    ctx: BotContext, ref: PRRef, conversation: dict[str, Any], said: str, said_at: str | None
+    ctx: BotContext, ref: PRRef, conversation: dict[str, Any], said: str, written: str | None
 ) -> str:
     """After the comment's own commands (a lock refusing them raised past this), those a
     lock kept, queued when the payload says the PR is not locked: its unlock was not
-    delivered (bot.locked_commands). `said_at`: when it was written, the time of its
-    payload's word."""
-    kept = release_unlocked(ctx, ref, conversation, said_at)
+    delivered (bot.locked_commands). `written`: when it was written, the time of its
+    payload's word (not `said_at`, this module's order key)."""
+    kept = release_unlocked(ctx, ref, conversation, written)
     return f"{said}; {kept}" if kept else said
