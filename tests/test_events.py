@@ -742,7 +742,7 @@ def test_a_signed_payload_with_an_impossible_installation_is_refused_naming_it(
 # --- found by mutation run 'r20a' ---
 
 
-# kills: bot/pr_events.py:handle_pull_request a new base keeps the file list listed against the old
+# kills: bot/prstate.py:PRState.files_for a new base keeps the file list listed against the old
 # one
 def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live):
     client, rt, fake = live
