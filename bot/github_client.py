@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
 from github import Github, GithubException
@@ -75,6 +75,8 @@ from bot.redelivery import delivered_at
 from bot.terminal import shown
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 ROLES = ("admin", "maintain", "write", "triage", "read")
@@ -553,28 +555,38 @@ class GitHubClient:
 
     def check_app(self) -> None:
         """Ask GitHub once for the App (GET /app, signed with the JWT), not retried: a
-        start must not wait out an outage. Raises GitHubError: `transient` unless GitHub
-        refused the credentials (401, 403 not a rate limit, 404: no such App) or a web
-        page answered (`NotTheAPI`: GITHUB_API_URL is not the API's). Keeps the App's
-        login, which `bot_login` would ask for."""
+        start must not wait out an outage. Raises GitHubError (`_asked_at_start`): refused
+        are a 401, a 403 not a rate limit, a 404 (no such App). Keeps the App's login,
+        which `bot_login` would ask for."""
         integration = self._sessions.integration
         if integration is None:
             return
-        try:
+
+        def ask() -> str:
             with self._sessions.app_lock:
-                slug = integration.get_app().slug
-        except Paused as paused:
-            raise GitHubError(f"GitHub get the App: {paused}", transient=True) from paused
-        except (GithubException, *TRANSPORT_ERRORS) as exc:
-            status = exc.status if isinstance(exc, GithubException) else None
-            refused = isinstance(exc, NotTheAPI) or (
-                status in (401, 403, 404) and not rate_limited(exc)
-            )
-            raise GitHubError(
-                f"GitHub get the App: {detail(exc)}", status=status, transient=not refused
-            ) from exc
+                return integration.get_app().slug
+
+        slug = _asked_at_start("get the App", ask, refusals=(401, 403, 404))
         with self._lock:
             self._bot_login = self._bot_login or f"{slug}[bot]"
+
+    def check_token(self) -> None:
+        """Ask GitHub once for the token's rate limit (GET /rate_limit: it spends none of
+        it), not retried, as `check_app`. Raises GitHubError (`_asked_at_start`): refused
+        is a 401 (a token mistyped, expired or revoked). A GitHub Enterprise Server whose
+        rate limiting is off answers 404 saying so: the API's answer, taken."""
+        if self._sessions.integration is not None:
+            return
+        requester = self._sessions.token_github().requester
+
+        def ask() -> None:
+            try:
+                requester.requestJsonAndCheck("GET", "/rate_limit")
+            except GithubException as exc:
+                if not _limits_off(exc):
+                    raise
+
+        _asked_at_start("check the token", ask, refusals=(401,))
 
     # --- the App's webhook deliveries (JWT) ---------------------------------------
 
@@ -688,6 +700,29 @@ class GitHubClient:
 
 
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+def _asked_at_start(what: str, ask: Callable[[], T], refusals: tuple[int, ...]) -> T:
+    """`ask()`'s answer, asked once. Raises GitHubError: `transient` unless GitHub refused
+    the credentials (a status of `refusals` that is no rate limit) or a web page answered
+    (`NotTheAPI`: GITHUB_API_URL is not the API's; the error's cause, for the caller to
+    name)."""
+    try:
+        return ask()
+    except Paused as paused:
+        raise GitHubError(f"GitHub {what}: {paused}", transient=True) from paused
+    except (GithubException, *TRANSPORT_ERRORS) as exc:
+        status = exc.status if isinstance(exc, GithubException) else None
+        refused = isinstance(exc, NotTheAPI) or (status in refusals and not rate_limited(exc))
+        raise GitHubError(
+            f"GitHub {what}: {detail(exc)}", status=status, transient=not refused
+        ) from exc
+
+
+def _limits_off(exc: GithubException) -> bool:
+    """GitHub Enterprise Server's 404 to GET /rate_limit when its rate limiting is off
+    ("Rate limiting is not enabled.", once "No rate limit for white listed users")."""
+    return exc.status == 404 and "rate limit" in detail(exc).lower()
 
 
 def _next_link(headers: dict[str, Any]) -> str | None:

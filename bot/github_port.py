@@ -98,10 +98,11 @@ class GitHubError(Exception):
     client has already used its tries. Only a rate limit with a `retry_after`
     (`rate_limit_wait`) puts its delivery back in the queue; any other failure, a
     transient 5xx included, leaves the delivery `failed` until `review-notes retry` or
-    a redelivery. At start, `check_app_credentials` warns on a transient one instead
-    of refusing the credentials. `retry_after`: seconds GitHub asked us to wait, when
-    it said so. `sent`: False when the call never went out (a rate limit pause held
-    back its first try): GitHub saw nothing of it (`never_sent`).
+    a redelivery. At start, `check_app_credentials` (`check_token_credentials` with a
+    token) warns on a transient one instead of refusing the credentials. `retry_after`:
+    seconds GitHub asked us to wait, when it said so. `sent`: False when the call never
+    went out (a rate limit pause held back its first try): GitHub saw nothing of it
+    (`never_sent`).
     """
 
     def __init__(

@@ -433,7 +433,7 @@ def build_runtime(
         else:
             github = live_github(settings)
             try:
-                check_app_credentials(github, settings)
+                check_credentials(github, settings)
             except SettingsError:
                 github.close()
                 db.close()
@@ -606,6 +606,42 @@ def live_github(settings: Settings) -> GitHubClient:
 def _key_setting(settings: Settings) -> str:
     """The variable the App's private key came from, for an error to name."""
     return "GITHUB_PRIVATE_KEY_PATH" if settings.github_private_key_path else "GITHUB_PRIVATE_KEY"
+
+
+def check_credentials(github: GitHubClient, settings: Settings) -> None:
+    """Ask GitHub once at start whether it takes the credentials, App or token."""
+    if settings.github_token is not None:
+        check_token_credentials(github)
+    else:
+        check_app_credentials(github, settings)
+
+
+def check_token_credentials(github: GitHubClient) -> None:
+    """Ask GitHub for the token's rate limit once at start (token mode; GET /rate_limit
+    spends none of it): a token GitHub refuses (401) stops the start, and so does a web
+    page for it (GITHUB_API_URL at a web site, a proxy's login page), where the server
+    would otherwise look healthy until the first event failed. GitHub down or out of
+    reach, or any other answer, only warns, as in App mode: a restart during an outage
+    must still start."""
+    from bot.github_errors import NOT_THE_API, NotTheAPI  # PyGithub's: live mode only
+
+    try:
+        github.check_token()
+    except GitHubError as exc:
+        if isinstance(exc.__cause__, NotTheAPI):  # GitHub never saw the token
+            raise SettingsError(f"GITHUB_API_URL: {exc}") from None
+        if not exc.transient:
+            raise SettingsError(
+                f"GITHUB_TOKEN: GitHub refused the token ({exc}): is it mistyped, expired"
+                " or revoked?"
+            ) from None
+        hint = f" ({NOT_THE_API})" if exc.status == 404 else ""  # the API lacks /rate_limit
+        log.warning(
+            "could not check GITHUB_TOKEN with GitHub (%s)%s: starting anyway; it is first"
+            " used at the next event",
+            exc,
+            hint,
+        )
 
 
 def check_app_credentials(github: GitHubClient, settings: Settings) -> None:

@@ -16,7 +16,8 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 - Every request is recorded (method, path, query, status, arrival time).
 - Faults can be queued per route: an error status with headers/body, a dropped
   connection, or a slow answer.
-- Limits as GitHub's: each caller's primary rate limit (always on), and, opt-in, the
+- Limits as GitHub's: each caller's primary rate limit (always on; `GET /rate_limit`
+  tells it and spends none of it), and, opt-in, the
   secondary limit on content creation (`limit_content_creation`: writes past N a minute
   or M an hour refused 403 or 429, with or without Retry-After, until the window moves).
 - Webhooks: `send_webhook` POSTs a signed delivery to `webhook_url` (the server under
@@ -421,6 +422,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
         ("POST", r"/app/hook/deliveries/(?P<did>\d+)/attempts", "_redeliver", _JWT),
         ("GET", _OWNER_REPO + r"/installation", "_get_repo_installation", _JWT),
         ("GET", r"/user", "_get_user", _TOKEN),
+        ("GET", r"/rate_limit", "_get_rate_limit", _TOKEN),
         ("GET", _OWNER_REPO, "_get_repo", _TOKEN),
         ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)", "_get_pull", _TOKEN),
         ("GET", _OWNER_REPO + r"/pulls/(?P<number>\d+)/files", "_list_pull_files", _TOKEN),
@@ -440,6 +442,10 @@ _ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
         ("GET", _OWNER_REPO + r"/collaborators/(?P<login>[^/]+)/permission", "_permission", _TOKEN),
     ]
 ]
+
+# Routes no call is counted for, answered even once the caller's calls are spent: GitHub's
+# GET /rate_limit "does not count against your REST API rate limit" (github_facts §3.2)
+_FREE_PATHS = frozenset({"/rate_limit"})
 
 
 # GitHub's answers (401) refusing an App's JWT
@@ -960,7 +966,7 @@ class FakeGitHub:
             return
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
-        self._send(handler, reply, bucket)
+        self._send(handler, reply, bucket, spends=path not in _FREE_PATHS)
 
     def _by_name(self, path: str) -> tuple[str, bool]:
         """GitHub serves every /repos/{owner}/{repo}/... route under /repositories/{id}/...
@@ -1030,7 +1036,8 @@ class FakeGitHub:
                 who = self._authenticate(authz, auth)
                 login = "app" if who is None else who.login
                 bucket = _rate_bucket(who)
-                if self._calls_used(bucket) >= self.rate_limit:
+                spent = self._calls_used(bucket) >= self.rate_limit
+                if spent and path not in _FREE_PATHS:
                     # github_facts §3.2: 403 with x-ratelimit-remaining: 0 (see _rate_headers)
                     return self._over_rate_limit(who), login, bucket
                 # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
@@ -1139,7 +1146,9 @@ class FakeGitHub:
             return _UNDECODED
         return None
 
-    def _send(self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None) -> None:
+    def _send(
+        self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None, spends: bool
+    ) -> None:
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
         kind = "application/json"
         if reply.raw is not None:
@@ -1148,7 +1157,7 @@ class FakeGitHub:
             "Content-Type": f"{kind}; charset=utf-8",
             "Content-Length": str(len(data)),
             "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
-            **self._rate_headers(bucket),
+            **self._rate_headers(bucket, spends),
             **reply.headers,
         }
         try:
@@ -1161,11 +1170,12 @@ class FakeGitHub:
         except OSError:  # the client gave up (timeout) and closed its end
             handler.close_connection = True
 
-    def _rate_headers(self, bucket: str | None) -> dict[str, str]:
+    def _rate_headers(self, bucket: str | None, spends: bool = True) -> dict[str, str]:
         with self._lock:
             key = bucket or "anonymous"
             # a refused call is not counted: used stays at the limit, remaining at 0
-            used = self._used[key] = min(self._calls_used(key) + 1, max(self.rate_limit, 0))
+            used = self._calls_used(key) + spends
+            used = self._used[key] = min(used, max(self.rate_limit, 0))
         return {
             "x-ratelimit-limit": str(self.rate_limit),
             "x-ratelimit-remaining": str(max(self.rate_limit - used, 0)),
@@ -1525,6 +1535,20 @@ class FakeGitHub:
         if who.installation_id is not None:
             raise _HTTPError(403, "Resource not accessible by integration")
         return _Reply(200, self._user_json(who))
+
+    def _get_rate_limit(self, who: Identity, params, query, body) -> _Reply:
+        """The caller's primary limit as `core` (and `rate`, its older name), and a search
+        limit GitHub always lists; no call of it is counted (_FREE_PATHS). GitHub answers
+        a caller with no token too (60 an hour); the bot always sends one."""
+        used = self._calls_used(_rate_bucket(who))
+        core = {
+            "limit": self.rate_limit,
+            "remaining": max(self.rate_limit - used, 0),
+            "reset": self._window_reset,
+            "used": used,
+        }
+        search = {"limit": 30, "remaining": 30, "reset": int(time.time()) + 60, "used": 0}
+        return _Reply(200, {"resources": {"core": core, "search": search}, "rate": core})
 
     def _get_repo(self, who, params, query, body) -> _Reply:
         return _Reply(200, self._repo_json(self._repo_for(who, params)))

@@ -63,7 +63,8 @@ MARKER = "<!-- review-notes:v1 -->"
 # it has pull_request; of a comment, id, body, created_at, user.login and .type,
 # performed_via_github_app.id and .client_id; of a token, token and expires_at; of an
 # installation, id; of the App, slug; of a permission, role_name and permission (not
-# its user's); of the token's user (GET /user), login.
+# its user's); of the token's user (GET /user), login; of the rate limit, nothing (answered is
+# enough: the start's check).
 _USER_URLS = (  # API links of a user account
     "events_url",
     "followers_url",
@@ -512,6 +513,7 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
     fake.add_pat("ghp_conformance", "a-maintainer")
     token = _client(fake, token="ghp_conformance")
     try:
+        token.check_token()  # as the server's start asks
         assert token.bot_login() == "a-maintainer"
     finally:
         token.close()

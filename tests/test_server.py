@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import sqlite3
 import time
 import uuid
@@ -2369,6 +2370,85 @@ def test_a_page_for_the_app_at_start_refuses_it_naming_github_api_url(
     assert "https://HOST/api/v3" in text and "GITHUB_APP_ID" not in text, text
     assert fake_github.base_url not in text  # it may carry a user and password
     assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
+
+
+def token_start_settings(tmp_path, fake, token="ghp_start", **values):
+    """Token mode against the fake GitHub, which knows the token `ghp_start`."""
+    fake.add_pat("ghp_start", "notes-bot")
+    values.setdefault("github_api_url", fake.base_url)
+    return make_settings(
+        tmp_path, github_token=token, public_url="https://notes.example.org", **values
+    )
+
+
+# With a token the start asked GitHub nothing: a mistyped or revoked token, or a
+# GITHUB_API_URL at a web site, showed only when the first delivery failed, maybe hours
+# later. It now asks once for the token's rate limit (GET /rate_limit: it spends none)
+def test_a_token_github_refuses_at_start_refuses_it_naming_github_token(tmp_path, fake_github):
+    settings = token_start_settings(tmp_path, fake_github, token="ghp_revoked")
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith("GITHUB_TOKEN: GitHub refused the token (GitHub check the"), text
+    assert "401 Bad credentials" in text and "ghp_revoked" not in text, text
+    assert [r.status for r in fake_github.calls("GET", "/rate_limit")] == [401]
+
+
+def test_a_page_for_the_token_at_start_refuses_it_naming_github_api_url(tmp_path, fake_github):
+    page = Fault(status=200, raw=b"<html><body>Sign in</body></html>")
+    fake_github.inject("GET", "/rate_limit", page)
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(token_start_settings(tmp_path, fake_github))
+    text = str(refused.value)
+    assert text.startswith("GITHUB_API_URL: GitHub check the token: 200 a web page"), text
+    assert "https://HOST/api/v3" in text and "GITHUB_TOKEN" not in text, text
+    assert fake_github.base_url not in text  # it may carry a user and password
+
+
+def test_a_token_start_check_spends_no_call_and_a_dry_run_asks_nothing(
+    tmp_path, fake_github, caplog
+):
+    # GitHub answers GET /rate_limit with every call of the hour spent, and counts it not
+    fake_github.spend_rate_limit(leave=0)
+    with caplog.at_level(logging.WARNING, logger="bot.server"):
+        build_runtime(token_start_settings(tmp_path / "token", fake_github)).db.close()
+    assert [r.status for r in fake_github.calls()] == [200]
+    assert not [r for r in caplog.records if r.name == "bot.server"]
+    # a GitHub Enterprise Server whose rate limiting is off answers it 404: the API's answer
+    fake_github.inject("GET", "/rate_limit", Fault.error(404, "Rate limiting is not enabled."))
+    with caplog.at_level(logging.WARNING, logger="bot.server"):
+        build_runtime(token_start_settings(tmp_path / "ghes", fake_github)).db.close()
+    assert not [r for r in caplog.records if r.name == "bot.server"]
+    fake_github.clear_requests()
+    dry = make_settings(tmp_path / "dry", github_api_url=fake_github.base_url)
+    assert dry.is_dry_run
+    build_runtime(dry).db.close()
+    assert fake_github.requests == []
+
+
+@pytest.mark.parametrize("down", ["502", "refused", "404"])
+def test_github_failing_when_the_token_is_checked_at_start_warns_and_starts(
+    tmp_path, fake_github, caplog, down
+):
+    # a restart during GitHub's outage must still start (the deliveries wait in the queue);
+    # so must one at an API answering the check 404 (not the rate limit's words): warned
+    settings = token_start_settings(tmp_path, fake_github)
+    if down == "refused":
+        with socket.socket() as free:  # a port nothing listens on
+            free.bind(("127.0.0.1", 0))
+            port = free.getsockname()[1]
+        settings = token_start_settings(
+            tmp_path, fake_github, github_api_url=f"http://127.0.0.1:{port}"
+        )
+    else:
+        fake_github.inject("GET", "/rate_limit", Fault.error(int(down), "Not Found"))
+    with caplog.at_level(logging.WARNING):
+        build_runtime(settings).db.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warned = [m for m in said if m.startswith("could not check GITHUB_TOKEN with GitHub (")]
+    assert len(warned) == 1 and "starting anyway" in warned[0], said
+    assert ("connection failed" if down == "refused" else down) in warned[0], warned
+    assert ("is GITHUB_API_URL the API's address" in warned[0]) == (down == "404"), warned
 
 
 # kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
