@@ -704,9 +704,9 @@ _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 def _asked_at_start(what: str, ask: Callable[[], T], refusals: tuple[int, ...]) -> T:
     """`ask()`'s answer, asked once. Raises GitHubError: `transient` unless GitHub refused
-    the credentials (a status of `refusals` that is no rate limit) or a web page answered
-    (`NotTheAPI`: GITHUB_API_URL is not the API's; the error's cause, for the caller to
-    name)."""
+    the credentials (a status of `refusals` that is no rate limit) or a web page or a
+    redirect out of the API answered (`NotTheAPI`: GITHUB_API_URL is not the API's; the
+    error's cause, for the caller to name)."""
     try:
         return ask()
     except Paused as paused:

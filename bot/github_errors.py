@@ -41,15 +41,16 @@ NOT_THE_API = (
 
 
 class NotTheAPI(GithubException):
-    """A success (2xx) that is a web page (HTML), not GitHub's JSON: GITHUB_API_URL names
-    a web site (github.com's, a GitHub Enterprise host without /api/v3) or a proxy answers
-    with its login page. Every call would get one: a setting to fix, not an outage to wait
-    out, so it is no transport error (not retried, a create not looked for: nothing
-    reached GitHub). A GithubException with the answer's status, as the client's other
-    refusals are."""
+    """A success (2xx) that is a web page (HTML), not GitHub's JSON, or a redirect GitHub's
+    API does not make (`bot.github_sessions.within_api`): GITHUB_API_URL names a web site
+    (github.com's, a GitHub Enterprise host without /api/v3) or a proxy answers with its
+    login page. Every call would get one: a setting to fix, not an outage to wait out, so
+    it is no transport error (not retried, a create not looked for: nothing reached
+    GitHub). A GithubException with the answer's status, as the client's other refusals
+    are. `what` says what answered."""
 
-    def __init__(self, status: int):
-        super().__init__(status, {"message": f"a web page, not GitHub's JSON ({NOT_THE_API})"})
+    def __init__(self, status: int, what: str = "a web page, not GitHub's JSON"):
+        super().__init__(status, {"message": f"{what} ({NOT_THE_API})"})
 
 
 # Errors after which a request may or may not have been carried out by GitHub.

@@ -22,7 +22,8 @@ sending (counted, paced, paused on a rate limit, sent again where GitHub moved i
 - Every HTTP call is counted by (method, route template, status) in `client.calls`.
 - Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
   which take a rate limit header that is no number off the answer (PyGithub raises on it)
-  and hand a 301 back, followed here as a 307 (`_follow_moves`).
+  and hand a 301 back, followed here as a 302, 307 or 308 is, within the API only: any
+  other redirect is a wrong GITHUB_API_URL or a proxy's login page (`_follow_moves`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urljoin, urlsplit
 
 import requests
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -163,7 +164,7 @@ class GitHubSessions:
         self._retry = retry
         self._by_id = address_by_id  # REVIEW_NOTES_ADDRESS_REPOS_BY=id: the lookup too
         base_url = base_url.rstrip("/")
-        self._prefix = urlsplit(base_url).path
+        self._base_url, self._prefix = base_url, urlsplit(base_url).path
         self._options = dict(
             base_url=base_url,
             timeout=int(timeout),  # PyGithub asserts an int
@@ -209,7 +210,7 @@ class GitHubSessions:
             # the JWT calls are the App's own: paused apart from any installation's;
             # GithubIntegration spaces them itself
             self._pace(self.integration.requester, "app", self._pacer("app", (0.0, 0.0)))
-            _follow_moves(self.integration.requester)  # `made_cleaning` hands a 301 back
+            _follow_moves(self.integration.requester, base_url)  # `made_cleaning` hands a 301 back
 
     def token_github(self) -> Github:
         """This thread's Github for the token (token mode)."""
@@ -233,7 +234,7 @@ class GitHubSessions:
         gh = made_cleaning(lambda: Github(auth=auth, per_page=100, lazy=True, **options))  # type: ignore[arg-type]
         self._count(gh.requester, "token" if key == "token" else "installation")
         self._pace(gh.requester, key, pacer)
-        _follow_moves(gh.requester)  # outermost: each hop is paced and counted
+        _follow_moves(gh.requester, self._base_url)  # outermost: each hop is paced and counted
         return gh
 
     def _pacer(self, key: int | str, between: tuple[float, float]) -> Pacer:
@@ -671,7 +672,10 @@ def _identity(key: int | str) -> str:
 # other method). PyGithub takes a 307's body for the answer (a comment "created" with no
 # id, nothing posted), and follows a 301 to the Location's path alone, the query lost
 # (per_page=100: 30 a page), so `github_http` hands it back. Each hop is a counted call.
-MOVES = (301, 307, 308)
+# 302 and 308 are followed too: GitHub's best practices ask a client to repeat a request
+# answered 301, 302 or 307 at the Location (github_facts 3.4). Not 303 (GET the Location
+# instead): GitHub's API sends none.
+MOVES = (301, 302, 307, 308)
 MAX_MOVES = 3
 
 
@@ -684,22 +688,67 @@ def _installation_id(integration: GithubIntegration, path: str, what: str) -> in
     return found
 
 
-def _follow_moves(requester: Requester) -> None:
-    """Repeat a request GitHub answered 301, 307 or 308 at the Location, as GitHub asks,
-    with the request's parameters: a list's first page keeps per_page=100 (its next
-    pages are at the Link's URLs, which name where the list is now)."""
+def _follow_moves(requester: Requester, base_url: str) -> None:
+    """Repeat a request GitHub answered 301, 302, 307 or 308 at the Location, as GitHub
+    asks, with the request's parameters: a list's first page keeps per_page=100 (its next
+    pages are at the Link's URLs, which name where the list is now). Any other redirect,
+    or one out of the API (`within_api`: a proxy's login page), raises NotTheAPI: PyGithub
+    would take its body for the answer, or send the request to the API's host at the
+    Location's path."""
     inner = requester.requestJson
 
     def following(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, dict, str]:
         for _ in range(1 + MAX_MOVES):  # the request, then each move
             status, headers, output = inner(verb, url, *args, **kwargs)
-            if status not in MOVES:
+            if not 300 <= status < 400:
                 return status, headers, output
             location = headers.get("location") or headers.get(MOVED_TO)
-            if not location:  # nowhere to repeat it, and no answer (PyGithub would take it for one)
+            if not location and status in MOVES:  # nowhere to repeat it, and no answer
                 raise GithubException(status, output, headers, f"{verb} moved, no Location")
-            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, location)
-            url = location
+            there = within_api(base_url, url, location) if status in MOVES else None
+            if there is None:
+                raise NotTheAPI(status, _redirect(base_url, url, location))
+            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, there)
+            url = there
         raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
 
     requester.requestJson = following  # type: ignore[method-assign]
+
+
+def within_api(base_url: str, url: str, location: str) -> str | None:
+    """`location` (a request to `url` was redirected to it) as an absolute URL when it is
+    the API's: GitHub's redirects stay under `base_url` (its scheme, host, port and path),
+    and PyGithub sends any URL to the API's host, keeping only its path. None elsewhere."""
+    base = urlsplit(base_url)
+    there = urlsplit(urljoin(_absolute(base_url, url), location))
+    try:
+        same_origin = _origin(there) == _origin(base)
+    except ValueError:  # a port that is no number: nowhere to send it
+        return None
+    prefix = base.path.rstrip("/")
+    under = there.path == prefix or there.path.startswith(prefix + "/")
+    return there.geturl() if same_origin and under else None
+
+
+def _redirect(base_url: str, url: str, location: str | None) -> str:
+    """A redirect GitHub's API does not make, in words: where it led, without its query
+    or fragment (a login page's may carry a ticket) or user and password."""
+    if not location:
+        return "a redirect GitHub's API does not make, to nowhere"
+    there = urlsplit(urljoin(_absolute(base_url, url), location))
+    host = there.hostname or ""
+    try:
+        host += f":{there.port}" if there.port is not None else ""
+    except ValueError:
+        host += ":?"
+    return f"a redirect GitHub's API does not make, to {there.scheme}://{host}{there.path}"
+
+
+def _absolute(base_url: str, url: str) -> str:
+    """A request's URL: PyGithub takes a path as under `base_url`."""
+    return base_url.rstrip("/") + url if url.startswith("/") else url
+
+
+def _origin(url: SplitResult) -> tuple[str, str | None, int | None]:
+    """Scheme, host and port (the scheme's own when none is named)."""
+    return url.scheme, url.hostname, url.port or {"http": 80, "https": 443}.get(url.scheme)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urljoin
 
 import httpx
 import jwt
@@ -2929,6 +2930,103 @@ def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
     assert caught.value.status == 307 and "no Location" in str(caught.value)
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [307]
     assert fake_github.comments(DEFAULT_REPO, 7) == []
+
+
+# A proxy in front of GitHub Enterprise answers with a redirect to its login page. PyGithub
+# follows none but a 301 and reads any status under 400 as the answer: a 302 or 303 became
+# a PR "not that pull request", a file list of one file named None, a comment "created"
+# with no id, nothing posted; a 307 was followed to the login page's path on the API's
+# host (PyGithub keeps only a Location's path), its 404 taken for GitHub's. GitHub's API
+# redirects within itself alone: any other redirect fails the call at once, naming
+# GITHUB_API_URL and where it led (its query left out: a login page's may carry a ticket)
+LOGIN = "https://sso.example.com/login?return_to=https%3A%2F%2Fghe.example.com%2F"
+
+
+@pytest.mark.parametrize(
+    ("status", "location"),
+    [
+        (302, LOGIN),
+        (303, LOGIN),
+        (307, LOGIN),
+        (308, LOGIN),
+        (301, LOGIN),
+        (302, "https://127.0.0.1:{port}/login"),  # another scheme: not the API's
+        (303, "{base}/repos/vllm-project/vllm/pulls/7"),  # GitHub's API sends no 303
+    ],
+)
+def test_a_redirect_out_of_the_api_fails_at_once_naming_github_api_url(
+    fake_github, make_github_client, status, location
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    there = location.format(port=fake_github.port, base=fake_github.base_url)
+    redirect = Fault(
+        status=status,
+        raw=b"<html><body>You are being redirected.</body></html>",
+        headers={"Location": there},
+    )
+    calls = [
+        ("GET", "/repos/*/pulls/7", lambda: client.get_pull(PR)),
+        ("GET", "/repos/*/pulls/7/files", lambda: client.list_files(PR)),
+        ("POST", "/repos/*/issues/7/comments", lambda: client.create_comment(PR, "a reply")),
+    ]
+    for method, path, call in calls:
+        fake_github.clear_requests()
+        fake_github.inject(method, path, redirect)
+        with pytest.raises(GitHubError) as failed:
+            call()
+        said = str(failed.value)
+        assert failed.value.status == status and not failed.value.transient, (path, said)
+        assert "is GITHUB_API_URL the API's address" in said, said
+        assert there.partition("?")[0] in said and "return_to" not in said, said
+        asked = fake_github.calls(path="/repos/*")  # the PR's calls, not the token's mint
+        assert [(r.method, r.status) for r in asked] == [(method, status)]
+    assert fake_github.comments(DEFAULT_REPO, 7) == []
+
+
+# GitHub's best practices: "A 302 or 307 status code indicates temporary redirection. You
+# should repeat your request with the URL specified by the location header" (github_facts
+# 3.4); within the API a 302 is followed as a 307 is, the method kept
+def test_a_302_within_the_api_is_followed_as_a_temporary_redirect(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    for method, path in [("GET", "pulls/7/files"), ("POST", "issues/7/comments")]:
+        there = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/{path}"
+        moved = Fault(status=302, body={"message": "Found"}, headers={"Location": there})
+        fake_github.inject(method, f"/repos/*/{path}", moved)
+    assert list(client.list_files(PR)) == ["a.py"]
+    made = client.create_comment(PR, "hello")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hello")]
+    assert [(r.method, r.status) for r in fake_github.calls(path="/repos/*")] == [
+        ("GET", 302),
+        ("GET", 200),
+        ("POST", 302),
+        ("POST", 201),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("location", "inside"),
+    [
+        ("https://ghe.example.com/api/v3/repositories/1/pulls/7", True),
+        ("https://GHE.example.com:443/api/v3/x?per_page=100", True),
+        ("/api/v3/repositories/1", True),  # a path alone: the API's host
+        ("https://ghe.example.com/api/v3", True),
+        ("https://ghe.example.com/login?return_to=%2Fapi%2Fv3", False),
+        ("https://ghe.example.com/api/v30/x", False),
+        ("http://ghe.example.com/api/v3/x", False),
+        ("https://ghe.example.com:8443/api/v3/x", False),
+        ("https://sso.example.com/api/v3/x", False),
+        ("https://ghe.example.com:84a3/api/v3/x", False),  # no port: no place to send it
+    ],
+)
+def test_a_redirect_is_the_api_s_only_under_its_base(location, inside):
+    from bot.github_sessions import within_api
+
+    base = "https://ghe.example.com/api/v3"
+    assert within_api(base, f"{base}/repos/o/r/pulls/7", location) == (
+        urljoin(base + "/", location) if inside else None
+    )
 
 
 # kills: bot/github_sessions.py:387 a fourth move followed (MAX_MOVES is three)

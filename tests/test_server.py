@@ -2405,6 +2405,26 @@ def test_a_page_for_the_token_at_start_refuses_it_naming_github_api_url(tmp_path
     assert fake_github.base_url not in text  # it may carry a user and password
 
 
+# A proxy in front of GitHub Enterprise redirecting to its login page: GET /app's 302 was
+# read as an App with no fields, and the server started as "None[bot]"
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_a_redirect_to_a_login_page_at_start_refuses_it_naming_github_api_url(
+    tmp_path, fake_github, app_key, mode
+):
+    login = Fault(status=302, raw=b"", headers={"Location": "https://sso.example.com/in?t=s3"})
+    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", login)
+    if mode == "app":
+        settings = app_settings(tmp_path, fake_github, app_key)
+    else:
+        settings = token_start_settings(tmp_path, fake_github)
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith("GITHUB_API_URL: GitHub "), text
+    said = ": 302 a redirect GitHub's API does not make, to https://sso.example.com/in ("
+    assert said in text and "https://HOST/api/v3" in text and "s3" not in text, text
+
+
 def test_a_token_start_check_spends_no_call_and_a_dry_run_asks_nothing(
     tmp_path, fake_github, caplog
 ):
