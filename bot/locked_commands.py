@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import re
 import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from bot.command_source import Source
 from bot.commands import Reading
 from bot.db import Database, as_github_time, github_time, utcnow
 from bot.github_port import PRRef
+from bot.notes import ID_PATTERN
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
 
@@ -322,8 +324,8 @@ class LockedCommands:
         (`said_at`, its order key) before the unlock read the comment's text: one the
         edit puts back (a text between took it out) is answered once. Nothing for a later
         edit (said again), or one that does not say when. Keyed by `reading`, as the
-        edit's commands are (`_as_read`: a row stored before a topic was keyed by the
-        topic it names)."""
+        edit's commands are (`_as_read`: a row stored by a release that keyed a topic
+        by its spelling, or a `wrong`'s list with its reason)."""
         rows = self.db.execute(
             "SELECT keys, read_at FROM released_still WHERE repo = ? AND number = ?"
             " AND comment_id = ?",
@@ -331,7 +333,7 @@ class LockedCommands:
         )
         if not rows or not said_before(said_at, after_second(rows[0]["read_at"])):
             return set()
-        return {_as_read(key, reading) for key in _keys(rows[0]["keys"])}
+        return set(_all_as_read(_keys(rows[0]["keys"]), reading))
 
     def kept_before(
         self, ref: PRRef, comment_id: int, said_at: str | None, reading: Reading
@@ -478,7 +480,7 @@ def _still_keys(reading: Reading, kept: Kept, now: str) -> set[Key]:
     event's (whose `from` is the kept text), so those it left as they were are run at the
     unlock (`Source.still`), and no other: not one an edit's run answered since
     (`mark_answered`). Keyed as run (`reading`: the context's)."""
-    still = {c.key for c in reading.parse(now)} - kept.answered
+    still = {c.key for c in reading.parse(now)} - _all_as_read(kept.answered, reading)
     return {c.key for c in reading.changed(kept.old_body, kept.body)} & still
 
 
@@ -510,7 +512,7 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     blank line ends it (a quote, a list item), so the text below reads as before. Keyed
     as the run keys them (`reading`: its caps and topics): a topic the edit names
     otherwise is not taken out."""
-    now = {c.key for c in reading.parse(still)} - kept.answered  # (answered: not run again)
+    now = {c.key for c in reading.parse(still)} - _all_as_read(kept.answered, reading)
     out = {c.key for c in reading.changed(kept.old_body, kept.body)} - now
     if not out:  # (no line to look for: the usual case, each kept command still there)
         return kept.old_body
@@ -521,7 +523,8 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
 
 
 def _keys(stored: str | None) -> frozenset[Key]:
-    """Command keys stored as a JSON list (`answered`, `released_still`)."""
+    """Command keys stored as a JSON list (`answered`, `released_still`), as stored: an
+    older release's may key a command otherwise (`_all_as_read`)."""
     return frozenset((kind, tuple(args)) for kind, args in json.loads(stored or "[]"))
 
 
@@ -535,18 +538,33 @@ def _still_answered(
     None of them without `reading` (their keys cannot be told)."""
     if row is None or reading is None:
         return frozenset()
-    return _keys(row["answered"]) - {c.key for c in reading.changed(source.old_body, source.body)}
+    added = {c.key for c in reading.changed(source.old_body, source.body)}
+    return frozenset(k for k in _keys(row["answered"]) if not _as_read(k, reading) & added)
 
 
-def _as_read(key: Key, reading: Reading) -> Key:
-    """A stored command key as `reading` keys it now: a `topic`'s stored by a release
-    that keyed it by its spelling (`prefix`, `caching`) is the topic it names
-    (`prefix-caching`), read again from its words; the same key for one stored so."""
+def _as_read(key: Key, reading: Reading) -> frozenset[Key]:
+    """A stored command key and what `reading` keys its command as now: a `topic`'s stored
+    by a release that keyed it by its spelling (`prefix`, `caching`) is the topic it names
+    (`prefix-caching`), read again from its words; a `wrong`'s stored by a release that
+    keyed a list with the reason after it (`1,2`, `only`, `renames`) is the list alone
+    (`1,2`), and one that read a note's id in quotes as a reason (`-vllm-0436d44c`, for
+    `「vllm-0436d44c」`, and for `. vllm-0436d44c`, keyed so still) is that id too."""
     kind, args = key
-    if kind != "topic" or not args:
-        return key
-    commands = reading.parse(f"{reading.word} topic {' '.join(args)}")
-    return commands[0].key if len(commands) == 1 else key
+    if kind not in ("topic", "wrong") or not args:
+        return frozenset({key})
+    said = [f"{kind} {' '.join(args)}"]
+    if kind == "wrong" and len(args) == 1 and re.match(ID_PATTERN, args[0][1:]):
+        said.append(f"wrong 「{args[0][1:]}」")  # (ids are ASCII: the key's casefold is theirs)
+    read = {key}
+    for text in said:
+        commands = reading.parse(f"{reading.word} {text}")
+        read |= {commands[0].key} if len(commands) == 1 else set()
+    return frozenset(read)
+
+
+def _all_as_read(keys: frozenset[Key], reading: Reading) -> frozenset[Key]:
+    """Stored command keys (`answered`, `released_still`) with what each reads as now."""
+    return frozenset(k for key in keys for k in _as_read(key, reading))
 
 
 def _with_deferred(

@@ -221,14 +221,45 @@ def test_an_older_edit_kept_after_a_deferral_keeps_the_deferred_lines(tmp_path):
 
 # kills: bot/locked_commands.py:_as_read a key stored by the topic it names read again
 #        otherwise, or another command's key changed
+# kills: bot/locked_commands.py:_as_read a `wrong` list stored with its reason, or a quoted
+#        id stored as a reason, not read as this release keys them
 def test_a_stored_key_is_read_as_the_reading_keys_it():
-    """A `topic` key stored by its spelling is the topic it names; one stored by the
-    topic, an unknown topic's and another command's are as stored."""
+    """A `topic` key stored by its spelling is the topic it names; a `wrong` list stored
+    with its reason is the list alone, a quoted id stored as a reason (`-<id>`) the id
+    too; one stored as keyed now, an unknown topic's and another command's are as stored."""
     reading = _reading()
     topic = reading.parse("/notes topic prefix caching please")[0].key
     assert topic == reading.parse("/notes topic prefix-caching")[0].key  # (by its id)
-    assert _as_read(("topic", ("prefix", "caching", "please")), reading) == topic
-    assert _as_read(topic, reading) == topic
+    assert topic in _as_read(("topic", ("prefix", "caching", "please")), reading)
+    assert _as_read(topic, reading) == {topic}
+    listed = reading.parse("/notes wrong 1,2 only renames")[0].key
+    assert listed == ("wrong", ("1,2",))
+    assert listed in _as_read(("wrong", ("1,2", "only", "renames")), reading)
+    quoted = reading.parse("/notes wrong 「vllm-0436d44c」")[0].key
+    assert quoted == ("wrong", ("vllm-0436d44c",))
+    assert quoted in _as_read(("wrong", ("-vllm-0436d44c",)), reading)
     for said in ["topic no such topic", "search prefix cache", "help", "wrong 2 not here"]:
         key = reading.parse(f"/notes {said}")[0].key
-        assert _as_read(key, reading) == key
+        assert _as_read(key, reading) == {key}
+    for said in ["wrong 1,2", "wrong 「vllm-0436d44c 只是改名」", "wrong . vllm-0436d44c"]:
+        key = reading.parse(f"/notes {said}")[0].key
+        assert key in _as_read(key, reading)
+
+
+# kills: bot/locked_commands.py:_still_answered an older release's key of a kept command the
+#        edit kept over it says again left answered (the command never answered)
+def test_a_kept_command_said_again_is_owed_whatever_release_stored_its_answer(tmp_path):
+    """Kept `wrong 1,2 only renames`, answered by an edit's run of an older release, which
+    keyed it with its reason. A newer edit, met by a second lock, says it again (its
+    `from` lacks it): kept over the row, it is owed again, though stored keyed otherwise."""
+    store = LockedCommands(Database(tmp_path / "bot.sqlite3"))
+    reading, command = _reading(), "/notes wrong 1,2 only renames"
+    assert store.keep(REF, *_said(command, "2026-09-01T10:00:00Z"), reading=reading)
+    store.db.execute(  # as the older release stored it
+        "UPDATE locked_commands SET answered = ?",
+        ('[["wrong", ["1,2", "only", "renames"]]]',),
+    )
+    again = _said(f"/notes why\n{command}", "2026-09-01T10:05:00Z", "/notes why")
+    assert store.keep(REF, *again, reading=reading)
+    (kept,) = store.kept(REF.repo, REF.number)
+    assert kept.answered == frozenset()

@@ -825,3 +825,128 @@ def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_
     server = old_server(tmp_path, fake, app_key, settings, DEPLOYED)
     _run_on_the_older_release(server, [("pull_request", unlock)])
     assert len(replies(fake)) == 2  # the search's and the help's, once each
+
+
+# --- the release before lists were keyed by their numbers alone and quoted ids named notes
+
+KEYED_WITH_REASONS = "6d5e023"  # a list keyed with its reason; `「<id>」` read as a reason
+# `wrong`s that release keyed otherwise (`Command.key`): a list with a reason, and a note's id
+# in quotes (not one the test PR shows: named so now, it is answered that it is not shown)
+REKEYED_WRONGS = ["/notes wrong 1,2 only renames", "/notes wrong 「vllm-17f5148d」"]
+
+
+def _one_by_one(server: LiveServer, sends: list[tuple[str, dict]], tag: str) -> None:
+    """The older release, started on the file, handles each event sent in turn, and drains."""
+    with server.run():
+        for i, (event, payload) in enumerate(sends):
+            done = server.health()["done"]
+            assert send_signed(server.base, event, payload, f"{tag}-{i}") == 202
+            wait_until(lambda d=done: server.health()["done"] > d, what="the older release ran")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+        assert server.health()["failed"] == 0
+
+
+def _opened_then_said_locked(fake, command: str) -> tuple[object, list[tuple[str, dict]]]:
+    """The test PR's `opened` (its notes comment), then `command` said by a maintainer on
+    it locked (kept for the unlock, GitHub refusing its 👀): the comment and the events."""
+    from tests.command_kit import N, comment_payload
+
+    fake.lock(DEFAULT_REPO, N)
+    fake.set_permission(DEFAULT_REPO, "maintainer", "write")
+    c = fake.add_comment(DEFAULT_REPO, N, command, login="maintainer")
+    said = comment_payload(c)
+    said["issue"].update(locked=True, active_lock_reason="too heated")
+    opened = pr_payload(number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
+    return c, [("pull_request", opened), ("issue_comment", said)]
+
+
+def _taken_out_and_put_back_while_locked(c, command: str) -> list[tuple[str, dict]]:
+    """The kept comment `c` edited twice while locked, the command taken out for a `why`
+    and put back (in the web UI; the PR unlocked since, their events not run): the
+    events, in order. The second's run answers the kept command (`answered`)."""
+    from tests.command_kit import comment_payload
+    from tests.fake_github import iso_time
+
+    first, c.body = "/notes why", f"/notes why\n{command}"
+    sends = []
+    for body, old, at in [(first, command, 10), (c.body, first, 20)]:
+        payload = comment_payload(c, action="edited", old_body=old)
+        payload["comment"].update(body=body, updated_at=iso_time(c.created_at + at))
+        payload["issue"].update(locked=True, active_lock_reason="too heated")
+        sends.append(("issue_comment", payload))
+    return sends
+
+
+@pytest.mark.parametrize("command", REKEYED_WRONGS)
+def test_an_upgrade_answers_no_kept_wrong_an_older_releases_edit_answered_again(
+    tmp_path, fake_github, app_key, monkeypatch, command
+):
+    """The upgrade walked: kept `command` on a locked PR, edited while locked to take it
+    out and again to put it back; unlocked, the older release ran both edits' events (the
+    second answered it, its key in `answered` as that release keyed it). This release runs
+    the unlock's event: the kept `wrong`, keyed otherwise now, was not found answered and
+    was run again, a second reply notifying everyone."""
+    from tests.command_kit import N, replies
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    c, sends = _opened_then_said_locked(fake, command)
+    server = old_server(tmp_path, fake, app_key, settings, KEYED_WITH_REASONS)
+    _one_by_one(server, sends, "older-said")
+    fake.unlock(DEFAULT_REPO, N)  # its event after the edits'
+    _one_by_one(server, _taken_out_and_put_back_while_locked(c, command), "older-edit")
+    answered, hidden = len(replies(fake)), None
+    with serving(settings) as (client, rt):
+        tune(rt)
+        (kept,) = rt.ctx.locked.kept(DEFAULT_REPO, N)
+        assert kept.answered  # as the older release keyed it
+        hidden = state(rt, N).dismissed
+        deliver_pr(client, rt, action="unlocked", title=MATCHING_TITLE)
+        assert rt.queue.counts()["failed"] == 0
+        assert len(replies(fake)) == answered, "the kept `wrong` an edit answered, run again"
+        assert state(rt, N).dismissed == hidden and rt.ctx.locked.kept(DEFAULT_REPO, N) == []
+
+
+@pytest.mark.parametrize("command", REKEYED_WRONGS)
+def test_an_upgrade_runs_no_kept_wrong_an_older_releases_unlock_ran_again(
+    tmp_path, fake_github, app_key, monkeypatch, command
+):
+    """The upgrade walked: kept `command`, edited once unlocked, before the unlock's
+    event (taken out for a `why`, put back). The older release ran the unlock's event,
+    which ran the kept `wrong` and stored its key (`released_still`) as that release
+    keyed it. This release runs the second edit's event, said before that run read the
+    comment: its `wrong`, keyed otherwise now, was not found run, and was run again."""
+    import time
+
+    from tests.command_kit import N, replies
+    from tests.test_unlocks import _edited_unlocked
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    c, sends = _opened_then_said_locked(fake, command)
+    c.created_at = c.updated_at = time.time() - 120  # both edits before the unlock read it
+    server = old_server(tmp_path, fake, app_key, settings, KEYED_WITH_REASONS)
+    _one_by_one(server, sends, "older-said")
+    fake.unlock(DEFAULT_REPO, N)
+    first, c.body = "/notes why", f"/notes why\n{command}"  # both edits in the web UI
+    unlock = pr_payload("unlocked", number=N, title=MATCHING_TITLE)
+    _one_by_one(server, [("pull_request", unlock)], "older-unlock")
+    answered = len(replies(fake))
+    with serving(settings) as (client, rt):
+        tune(rt)
+        hidden = state(rt, N).dismissed
+        second = _edited_unlocked(c, c.body, first, c.created_at + 20)
+        assert post(client, "issue_comment", second).status_code == 202
+        from tests.webhook_kit import drain
+
+        drain(rt)
+        assert rt.queue.counts()["failed"] == 0
+        assert len(replies(fake)) == answered, "the kept `wrong` the unlock ran, run again"
+        assert state(rt, N).dismissed == hidden
