@@ -950,3 +950,62 @@ def test_an_upgrade_runs_no_kept_wrong_an_older_releases_unlock_ran_again(
         assert rt.queue.counts()["failed"] == 0
         assert len(replies(fake)) == answered, "the kept `wrong` the unlock ran, run again"
         assert state(rt, N).dismissed == hidden
+
+
+def test_a_rollback_past_lists_keyed_alone_runs_a_kept_wrong_again_as_documented(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that keys a list by its numbers
+    alone': the walks above the other way round. Kept `wrong 1,2 only renames`, taken out
+    and put back by two edits said locked, their events run by this release after the
+    unlock (the second answers it: `answered`, keyed by the list alone); rolled back, the
+    older release runs the unlock's event and, keying it with its reason, answers it
+    again. Kept again, edited once unlocked: this release's unlock runs it
+    (`released_still`); the older release runs the edit said before that run read it and
+    answers it again. A second reply each time, nothing failed."""
+    import time
+
+    from tests.command_kit import N, replies
+    from tests.test_unlocks import _edited_unlocked
+    from tests.webhook_kit import drain
+
+    clean_env(monkeypatch)
+    fake = fake_github
+    command = REKEYED_WRONGS[0]
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key)
+    c, sends = _opened_then_said_locked(fake, command)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        for event, payload in sends:
+            assert post(client, event, payload).status_code == 202
+            drain(rt)
+        fake.unlock(DEFAULT_REPO, N)
+        for event, payload in _taken_out_and_put_back_while_locked(c, command):
+            assert post(client, event, payload).status_code == 202
+            drain(rt)
+        assert len(replies(fake)) == 1
+    server = old_server(tmp_path, fake, app_key, settings, KEYED_WITH_REASONS)
+    unlock = pr_payload(
+        "unlocked", number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:01:00Z"
+    )
+    _one_by_one(server, [("pull_request", unlock)], "older-unlock")
+    assert len(replies(fake)) == 2  # answered again, as keyed by that release
+    # kept again, on the PR locked again; edited once unlocked, before the unlock's event
+    fake.lock(DEFAULT_REPO, N)
+    d, said = _opened_then_said_locked(fake, command)
+    d.created_at = d.updated_at = time.time() - 120  # both edits before the unlock read it
+    first = "/notes why"
+    with serving(settings) as (client, rt):
+        tune(rt)
+        assert post(client, "issue_comment", said[1][1]).status_code == 202
+        drain(rt)
+        fake.unlock(DEFAULT_REPO, N)
+        d.body = f"{first}\n{command}"  # both edits in the web UI
+        deliver_pr(
+            client, rt, action="unlocked", title=MATCHING_TITLE, updated_at="2026-09-01T10:02:00Z"
+        )
+        assert len(replies(fake)) == 3 and rt.queue.counts()["failed"] == 0
+    second = _edited_unlocked(d, d.body, first, d.created_at + 20)
+    _one_by_one(server, [("issue_comment", second)], "older-second")
+    assert len(replies(fake)) == 4  # the unlock's run's `wrong`, answered again
