@@ -449,6 +449,7 @@ def test_an_older_release_runs_no_kept_command_an_edit_took_out(
 # --- rolled back to the release deployed before today's, forward again ---
 
 DEPLOYED = "e4dcbb5"  # the release before `tried`, and `deferred`/`answered` on kept rows
+KEYED_WITH_REASONS = "6d5e023"  # a list keyed with its reason; `「<id>」` read as a reason
 
 
 def _run_on_the_older_release(
@@ -469,11 +470,13 @@ def _run_on_the_older_release(
         assert server.health()["failed"] == failed
 
 
-def _older_failing_at_once(tmp_path: Path, fake, app_key, settings) -> LiveServer:
-    """The deployed release on the file, a delivery GitHub fails with a 5xx failed at once
-    (no outage waits), for the operator's retry."""
+def _older_failing_at_once(
+    tmp_path: Path, fake, app_key, settings, rev: str = DEPLOYED
+) -> LiveServer:
+    """An older release (by default the deployed one) on the file, a delivery GitHub fails
+    with a 5xx failed at once (no outage waits), for the operator's retry."""
     env = app_env(tmp_path, fake, app_key, REVIEW_NOTES_OUTAGE_WAIT_TOTAL="0")
-    env["PYTHONPATH"] = str(old_release(tmp_path, DEPLOYED))
+    env["PYTHONPATH"] = str(old_release(tmp_path, rev))
     env["REVIEW_NOTES_DB_PATH"] = str(settings.db_path)
     return LiveServer(tmp_path, env)
 
@@ -569,14 +572,16 @@ def test_a_rollback_past_answered_answers_a_kept_command_again_as_documented(
         assert rt.queue.counts()["failed"] == 0 and len(replies(fake)) == 2
 
 
+@pytest.mark.parametrize("rev", [DEPLOYED, KEYED_WITH_REASONS])
 def test_an_upgrade_from_the_deployed_release_runs_what_it_kept_and_left_failed_once(
-    tmp_path, fake_github, app_key, monkeypatch
+    tmp_path, fake_github, app_key, monkeypatch, rev
 ):
     """The upgrade walked: the deployed release keeps `/notes help` said on a locked PR
     (its row without today's columns) and leaves another PR's delivery failed (GitHub
     down). This release on the same file: the unlock answers the help once, with its
     thumb; the operator's retry posts the other PR's notes; nothing failed or answered
-    twice, and the older release's rows read as 'no edit ran or left anything'."""
+    twice, and the older release's rows read as 'no edit ran or left anything'. The same
+    from the release before lists were keyed by their numbers alone."""
     from tests.command_kit import N, comment_payload, reactions, replies
     from tests.webhook_kit import drain
 
@@ -592,7 +597,7 @@ def test_an_upgrade_from_the_deployed_release_runs_what_it_kept_and_left_failed_
     locked = comment_payload(c)
     locked["issue"].update(locked=True, active_lock_reason="too heated")
     fake.inject("GET", f"/repos/{DEFAULT_REPO}/pulls/{m}/files", *[Fault.error(502)] * 40)
-    server = _older_failing_at_once(tmp_path, fake, app_key, settings)
+    server = _older_failing_at_once(tmp_path, fake, app_key, settings, rev)
     with server.run():
         assert send_signed(server.base, "issue_comment", locked, "older-kept") == 202
         opened = pr_payload(number=m, title=MATCHING_TITLE)
@@ -659,8 +664,9 @@ def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_rel
         assert rt.ctx.locked.kept(DEFAULT_REPO, N) == [] and rt.queue.counts()["failed"] == 0
 
 
+@pytest.mark.parametrize("rev", [DEPLOYED, KEYED_WITH_REASONS])
 def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
-    tmp_path, fake_github, app_key, monkeypatch
+    tmp_path, fake_github, app_key, monkeypatch, rev
 ):
     """The upgrade walked: under the deployed release a maintainer rewrites the notes
     comment twice while its late edit is in flight, which lands over both; the first
@@ -668,7 +674,8 @@ def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
     release on the same file: the retry writes their first words back, their second
     edit's event its own over them, and the PR's next event leaves the comment, given
     back, as it is (the rewrite counted as a deletion): their newest words shown, no
-    comment posted anew, nothing failed."""
+    comment posted anew, nothing failed. The same from the release before write-backs
+    answered a `RestoreOutcome`: the state one keeps is stored as it was."""
     from tests.command_kit import N
     from tests.test_comment_rewrites import AGAIN, THEIRS, rewrite, sent
     from tests.webhook_kit import HEAD, drain
@@ -680,7 +687,7 @@ def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
     ).head_sha = HEAD
     settings = live_settings(tmp_path, fake, app_key)
     made: list[dict] = []
-    server = _older_failing_at_once(tmp_path, fake, app_key, settings)
+    server = _older_failing_at_once(tmp_path, fake, app_key, settings, rev)
     with server.run():
         opened = pr_payload(number=N, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:01Z")
         _run_on_the_older_release(server, [("pull_request", opened)], "older-opened")
@@ -829,7 +836,6 @@ def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_
 
 # --- the release before lists were keyed by their numbers alone and quoted ids named notes
 
-KEYED_WITH_REASONS = "6d5e023"  # a list keyed with its reason; `「<id>」` read as a reason
 # `wrong`s that release keyed otherwise (`Command.key`): a list with a reason, and a note's id
 # in quotes (not one the test PR shows: named so now, it is answered that it is not shown)
 REKEYED_WRONGS = ["/notes wrong 1,2 only renames", "/notes wrong 「vllm-17f5148d」"]
