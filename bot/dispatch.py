@@ -1,45 +1,15 @@
 """Event name -> handler, plus the filters every event passes first.
 
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): which handler a
+delivery gets, or why it is ignored. It must never run an event the bot caused itself
+(no loops), nor one for a repository off the allow-list or not about a pull request.
 Each feature module (`bot.pr_events`, `bot.command_events`, `bot.command_updates`,
 `bot.files_recheck`, `bot.deletion_events`) exposes `register(dispatcher)`;
 `server.build_dispatcher` calls each. `triage` runs twice: at intake (so ignored
 deliveries never reach the queue and get a 202 at once) and again before the work
-(settings may have changed since the delivery was queued).
-
-Cross-cutting rules: only repositories on the allow-list, only pull requests,
-never events sent by the bot itself or about a comment or review it wrote (no
-loops), and events sent by other bots only on routes that ask for them
-(`Route.bots`): `pull_request` does, since vLLM's Mergify adds most labels; slash
-commands (comments, reviews) do not. What the bot wrote is known by who wrote it:
-a human may quote the bot's comment, markers and all. With a token the bot is a
-user account, whose comments look like anyone's and whose owner also acts on
-GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
-a comment written by that login AND carrying our marker (`written_by_review_notes`)
-is the bot's own, and who sent an event says nothing; a human quoting the bot's
-comment is still not the bot. An event about a comment the bot wrote, sent by whoever
-acted on it (its deletion, or an edit that drops its marker: `Route.by_sender`), is the
-App's own when the App's login sent it; a token's login sending it may be its owner,
-which its handler tells apart.
-
-The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
-know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
-GitHub client for the login (asked once, cached; it is needed for the comment
-anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
-App?), and with a token one about a comment carrying our marker. So too for one a
-route claimed (`Route.claims`) without knowing the login: routed again knowing it.
-
-A write GitHub refuses because the PR's conversation is locked (ConversationLocked)
-ends the delivery as done, logged: no retry can make it until someone unlocks it, and
-what the handler did before stays; the unlock makes what it left owed (bot.pr_events).
-
-Before its handler reads anything, a routed event's PR state follows the repository:
-kept under another name of the same repository (by `repository.id`: a rename or a
-transfer), it is moved to the name the event gives (`follow_repository`); not for our
-own deferred update (`Route.follows`), whose name may be the older one. A delivery
-whose name another repository has taken since it was sent is not run (`_taken_since`).
-Per PR: a PR's deliveries under one name run one at a time, while moving every PR of
-the repository at once could take another PR's state from under an event in flight
-under the other name (both names on the allow-list, a retry of an old delivery).
+(settings may have changed since the delivery was queued). The rules: which events pass
+and what is the bot's own, `Dispatcher.triage`; the bot's login and a locked
+conversation, `Dispatcher.dispatch`; a renamed repository, `follow_repository`.
 """
 
 from __future__ import annotations
@@ -248,7 +218,22 @@ class Dispatcher:
     ) -> Triage:
         """Route a delivery or say why it is ignored. `own_login`: the bot's login
         when known from GitHub (REVIEW_NOTES_BOT_LOGIN counts in any case); "": asked,
-        none (a dry run); None: not asked."""
+        none (a dry run); None: not asked.
+
+        Cross-cutting rules: only repositories on the allow-list, only pull requests,
+        never events sent by the bot itself or about a comment or review it wrote (no
+        loops), and events sent by other bots only on routes that ask for them
+        (`Route.bots`): `pull_request` does, since vLLM's Mergify adds most labels; slash
+        commands (comments, reviews) do not. What the bot wrote is known by who wrote it:
+        a human may quote the bot's comment, markers and all. With a token the bot is a
+        user account, whose comments look like anyone's and whose owner also acts on
+        GitHub as a person (opens PRs, labels them, says `/notes` on a fork): there only
+        a comment written by that login AND carrying our marker (`written_by_review_notes`)
+        is the bot's own, and who sent an event says nothing; a human quoting the bot's
+        comment is still not the bot. An event about a comment the bot wrote, sent by
+        whoever acted on it (its deletion, or an edit that drops its marker:
+        `Route.by_sender`), is the App's own when the App's login sent it; a token's
+        login sending it may be its owner, which its handler tells apart."""
         action = payload.get("action")
         if event in self._routes:  # (another event is ignored, whatever its shape)
             check_objects(payload)
@@ -279,6 +264,19 @@ class Dispatcher:
         return Triage(route, "", repo, number)
 
     def dispatch(self, ctx: BotContext, delivery: Delivery) -> str:
+        """Run a queued delivery's handler, triaged again; a one-line summary for the log.
+
+        The bot's own login is REVIEW_NOTES_BOT_LOGIN when set. Otherwise intake cannot
+        know it without a GitHub call, so such a delivery is queued and `dispatch` asks the
+        GitHub client for the login (asked once, cached; it is needed for the comment
+        anyway) and ignores the delivery if it is our own: one sent by a bot (is it our
+        App?), and with a token one about a comment carrying our marker. So too for one a
+        route claimed (`Route.claims`) without knowing the login: routed again knowing it.
+
+        A write GitHub refuses because the PR's conversation is locked (ConversationLocked)
+        ends the delivery as done, logged: no retry can make it until someone unlocks it,
+        and what the handler did before stays; the unlock makes what it left owed
+        (bot.pr_events)."""
         t = self.triage(delivery.event, delivery.payload, ctx.settings)
         claimed = t.route is not None and t.route.claims is not None
         if t.route is not None and (
@@ -318,7 +316,16 @@ def follow_repository(
     under another name of the payload's repository to `repo`, in one transaction, and
     mark its state with the repository's id; another repository's state kept under `repo`
     is set aside for it (`PRStore.follow`). Returns why the delivery must not run: it
-    names a name another repository has taken since (`_taken_since`)."""
+    names a name another repository has taken since (`_taken_since`).
+
+    Before its handler reads anything, a routed event's PR state follows the repository:
+    kept under another name of the same repository (by `repository.id`: a rename or a
+    transfer), it is moved to the name the event gives; not for our own deferred update
+    (`Route.follows`), whose name may be the older one. A delivery whose name another
+    repository has taken since it was sent is not run (`_taken_since`). Per PR: a PR's
+    deliveries under one name run one at a time, while moving every PR of the repository
+    at once could take another PR's state from under an event in flight under the other
+    name (both names on the allow-list, a retry of an old delivery)."""
     repo_id = repository_id(payload)
     if repo_id is None or not ctx.prs.must_follow(repo, number, repo_id):
         return None  # no id (a hand-made payload, an older release's deferred update): by name
