@@ -3,9 +3,10 @@
 `skip_reason`: why a refresh leaves the comment alone before anything is matched (a
 stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
 `plan_write`: once the PR is matched and the comment rendered, whether to post it,
-edit it, or leave it (the rules in bot.sticky's docstring). `deleted_by_maintainer`:
-what a write that finds no comment of ours means. `deletion_ignored`: whether GitHub's
-word that a notes comment of ours was deleted (bot.deletion_events) turns updates off.
+edit it, or leave it (the rules in `bot.sticky.refresh_sticky`'s docstring).
+`deleted_by_maintainer`: what a write that finds no comment of ours means.
+`deletion_ignored`: whether GitHub's word that a notes comment of ours was deleted
+(bot.deletion_events) turns updates off.
 
 A human asking (`force`: a slash command) passes every gate.
 """

@@ -1,37 +1,13 @@
 """Keep a PR's one sticky comment in step with its matches (the product's main job).
 
-Two entry points. `refresh_sticky` matches and writes: PR events call it, and slash
-commands with `force=True` (act now, even on a draft or an opted-out PR, even if the
-body looks unchanged); the mode shown (`/notes why` or plain `/notes`) is the PR
-state's `verbose`, which the command sets first (`verbose=` overrides it: tests).
-`/notes off` sets `opted_out` in the state; `pause_sticky` then edits the comment to
-say so, and a forced refresh of an opted-out PR carries a line saying updates are
-paused.
-
-Rules: create the comment when notes first match; edit it in place when they
-change; no write when the rendered body is what we last posted; when nothing
-matches any more, edit it to say so (never delete); no comment at all for a PR
-that never matched; a closed PR is left alone unless a human asks (`force`): triage
-keeps PR events off one, this keeps off `/notes on`, which updates as they would. A
-comment we posted that is gone was deleted by a maintainer, the plainest "go away": no
-PR event posts it anew (a new comment notifies everyone);
-the PR is opted out as by `/notes off` said when the deletion was noticed (so an
-`off`/`on` written before then and run late changes nothing), `/notes` still answers
-and `/notes on` resumes: until a write finds the comment again (`PRState.resumed`), a
-comment found gone is no new deletion (it may have gone while off) and a new one is
-posted once notes match (a draft still waits). The state
-kept per PR saves API calls: the last body hash, and the changed files for the current
-head SHA (a push or a new base branch changes them).
-
-That state changes only once GitHub confirms a write. A write it applied but never
-confirmed (the answers lost, or the new comment's id not saved) would leave it
-believing in no comment, or in an older text, and skip the call that fixes it: so a
-write is marked `unconfirmed` before it is made, and until one is confirmed the next
-refresh asks GitHub instead of trusting the state.
-
-Which rule applies is decided on plain data in `bot.comment_plan` (`skip_reason`,
-`plan_write`, `deleted_by_maintainer`); this module reads and saves the PR's state,
-matches, renders, and makes the calls.
+Where the core meets the shell in the flow (event -> PR facts -> matches -> comment ->
+GitHub): it reads the PR's state and changed files, hands the core the facts, and makes
+the write the core chose. Which rule applies is decided on plain data in
+`bot.comment_plan` (`skip_reason`, `plan_write`, `deleted_by_maintainer`); this module
+reads and saves the PR's state, matches, renders, and makes the calls. It never deletes
+the comment, never posts anew one a maintainer deleted, and changes the PR's state only
+once GitHub confirms a write. Entry points: `refresh_sticky` (the rules) and
+`pause_sticky` (`/notes off`); a write's unconfirmed mark: `_begin_write`.
 """
 
 from __future__ import annotations
@@ -94,6 +70,27 @@ def refresh_sticky(
     event_by: str | None = None,
 ) -> Refresh:
     """Match the PR, render, and create/edit/leave the sticky comment.
+
+    PR events call it, and slash commands with `force=True` (act now, even on a draft or
+    an opted-out PR, even if the body looks unchanged); the mode shown (`/notes why` or
+    plain `/notes`) is the PR state's `verbose`, which the command sets first
+    (`verbose=` overrides it: tests). A forced refresh of an opted-out PR carries a line
+    saying updates are paused.
+
+    Rules: create the comment when notes first match; edit it in place when they
+    change; no write when the rendered body is what we last posted; when nothing
+    matches any more, edit it to say so (never delete); no comment at all for a PR
+    that never matched; a closed PR is left alone unless a human asks (`force`): triage
+    keeps PR events off one, this keeps off `/notes on`, which updates as they would. A
+    comment we posted that is gone was deleted by a maintainer, the plainest "go away":
+    no PR event posts it anew (a new comment notifies everyone); the PR is opted out as
+    by `/notes off` said when the deletion was noticed (so an `off`/`on` written before
+    then and run late changes nothing), `/notes` still answers and `/notes on` resumes:
+    until a write finds the comment again (`PRState.resumed`), a comment found gone is
+    no new deletion (it may have gone while off) and a new one is posted once notes
+    match (a draft still waits). The state kept per PR saves API calls: the last body
+    hash, and the changed files for the current head SHA (a push or a new base branch
+    changes them).
 
     files: the changed files when the caller knows them (a payload that carries
     them); otherwise the cached list for this head SHA (unless GitHub listed it short
@@ -439,7 +436,8 @@ def pause_sticky(
     noticed_at: str | None = None,
 ) -> Refresh:
     """`/notes off`, the opt-out label or the description's marker: edit our comment, if
-    there is one, to say updates are paused. noticed_at: as for `_write`.
+    there is one, to say updates are paused. noticed_at: as for `_write`. (`/notes off`
+    sets `opted_out` in the state, then calls this.)
 
     Never creates a comment and never deletes one; costs nothing when there is no
     comment or it says so already, also when it shows notes under the paused line (a
@@ -620,7 +618,13 @@ def _draft_waits(ctx: BotContext, facts: PRFacts) -> bool:
 
 
 def _begin_write(ctx: BotContext, ref: PRRef, *, shows_notes: bool) -> None:
-    """Mark the PR's comment as being written, before the call: should GitHub apply the
+    """The PR's state changes only once GitHub confirms a write. A write it applied but
+    never confirmed (the answers lost, or the new comment's id not saved) would leave it
+    believing in no comment, or in an older text, and skip the call that fixes it: so a
+    write is marked `unconfirmed` before it is made, and until one is confirmed the next
+    refresh asks GitHub instead of trusting the state.
+
+    Mark the PR's comment as being written, before the call: should GitHub apply the
     write but its answer be lost (or saving it fail), the next refresh must look at
     GitHub rather than skip on a state that knows neither the comment nor its text.
     The hash goes too, so that even a release that does not know the mark (a rollback)
