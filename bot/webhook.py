@@ -1,35 +1,13 @@
 """POST /webhook: verify, triage, queue durably, answer; a plain ASGI endpoint.
 
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): a delivery's
+intake. It never queues one whose signature does not verify, and never answers 202
+before the delivery is stored; what it answers, status by status: `WebhookEndpoint`.
 The server's hottest path (GitHub may send bursts), so it skips FastAPI's
 request, dependency and response machinery, which cost about as much CPU per
 delivery as the delivery's own work (bench/bench_load.py). The app hands it POST
 /webhook ahead of its router (bot.server.WebhookFirst), inside its error
 middleware (a crash is a logged 500); other methods get the router's 405.
-
-  413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
-  408 body not all in within 10 s (GitHub gives up on a delivery by then): a sender
-      trickling bytes holds no memory longer than that
-  401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
-      a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
-      a mistyped secret refuses them all)
-  400 no X-GitHub-Event / X-GitHub-Delivery, an X-GitHub-Delivery over 100 characters
-      or not printable (GitHub's is a GUID), a body that is not a JSON object (one
-      not UTF-8, gzip-compressed or nested too deep said so), or a PR
-      number, comment or review id that is no integer from 1 to 2**53 - 1, or a
-      pull_request payload whose installation or PR fields its handler cannot read, or a
-      command's or a deletion's whose installation (a command's conversation's user or
-      head) it cannot read, or a handled event's object of another type (a WARNING
-      names each: GitHub does not send it again)
-  200 ping; 200 an installation, installation_repositories or installation_target event
-      (handled at once, bot.installations: never queued); 200 a delivery id already
-      seen (processed once; another body under it is a WARNING), or under another one a
-      comment's or review's body seen before, or a pull_request body equal to its PR's
-      latest (a replay; GitHub sends one twice only with another between)
-  202 queued (written to SQLite before answering), or ignored (with the reason)
-  500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
-      and /healthz fails until one is stored again (`failing`; a duplicate stores nothing);
-      or a redelivery of one whose stored row is damaged (set aside: /healthz's damaged)
-  404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
 """
 
 from __future__ import annotations
@@ -203,7 +181,33 @@ def _redelivered_by(settings: Settings) -> str:
 
 
 class WebhookEndpoint:
-    """The ASGI app behind POST /webhook."""
+    """The ASGI app behind POST /webhook. Its answers:
+
+    413 body over 25 MB (GitHub's own cap; Content-Length and counted while reading)
+    408 body not all in within 10 s (GitHub gives up on a delivery by then): a sender
+        trickling bytes holds no memory longer than that
+    401 missing or wrong X-Hub-Signature-256 (checked on the raw bytes, before parsing);
+        a WARNING says so, once a minute at most by default (seconds_between_unverified_logs;
+        a mistyped secret refuses them all)
+    400 no X-GitHub-Event / X-GitHub-Delivery, an X-GitHub-Delivery over 100 characters
+        or not printable (GitHub's is a GUID), a body that is not a JSON object (one
+        not UTF-8, gzip-compressed or nested too deep said so), or a PR
+        number, comment or review id that is no integer from 1 to 2**53 - 1, or a
+        pull_request payload whose installation or PR fields its handler cannot read, or a
+        command's or a deletion's whose installation (a command's conversation's user or
+        head) it cannot read, or a handled event's object of another type (a WARNING
+        names each: GitHub does not send it again)
+    200 ping; 200 an installation, installation_repositories or installation_target event
+        (handled at once, bot.installations: never queued); 200 a delivery id already
+        seen (processed once; another body under it is a WARNING), or under another one a
+        comment's or review's body seen before, or a pull_request body equal to its PR's
+        latest (a replay; GitHub sends one twice only with another between)
+    202 queued (written to SQLite before answering), or ignored (with the reason)
+    500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
+        and /healthz fails until one is stored again (`failing`; a duplicate stores nothing);
+        or a redelivery of one whose stored row is damaged (set aside: /healthz's damaged)
+    404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
+    """
 
     def __init__(
         self,
