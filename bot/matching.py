@@ -1,49 +1,9 @@
 """Which notes a PR should get, ranked, with the reasons (pure: no I/O, no global state).
 
-The way through, in `CompiledMatcher.match`: `_scan` finds what the PR's title, tags,
-description, files and labels hit; `_topic_hits` scores the topics; `_score_note` scores
-each candidate note (its topics' part, `_topic_part`, plus its own evidence,
-`_own_evidence`, plus what ties it to the PR, `_ties`); `bot.link_rules` links the best.
-Each piece of evidence carries its words for the reader; bot/said_once.py sees that a
-word the PR says once counts once and is named once (`_said_once` here for the
-similar-title line), bot/reasons.py words the lines, and bot/term_spans.py tells which
-mentions lie inside others.
-
-Evidence is gathered per topic of the taxonomy, then per note:
-- a topic is hit by its path globs (changed files, except those the PR only moves or
-  changes in their imports: `PRFacts.incidental`), its keywords (title tags, the
-  title, the cleaned description) and its GitHub labels. A label only counts when
-  neither a file nor the title already showed the topic: vLLM's mergify derives its
-  labels from those, so counting both would count one fact twice. A topic's score is
-  capped, so one subsystem cannot outweigh everything else. Files that are all docs or
-  examples (`aux_files`) weigh less: the PR discusses the topic, not its mechanism.
-- a note collects the scores of its topics, scaled by the share of its topics the PR
-  hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
-  keywords and paths, which are more specific than a topic's, and a code name of its
-  own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`), and a
-  title that says what the note's English title says in the same rare words
-  (`note_similar`, bot/similarity.py), and a word naming what the note teaches of its
-  first topic (`aspects`: `metrics` of KV connectors) when the PR shows that topic
-  (`note_aspect`). The same word counts once, at the stronger of its weights.
-- broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
-  weigh less in that share too, and they cannot carry a note: the part of its score
-  resting on its own keywords and paths, references to its PR and its other topics
-  must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
-  at full weight but cannot carry a note either: a note teaches one member or one
-  aspect of the family, which a PR on another member does not show; a note whose first
-  topic is a family or broad needs words or files of its own (with `main_topic_first`).
-- a PR that is a note's source PR always gets that note, first; a PR that refers to a
-  note's source PR, or that the note lists to read with it (`read_with`: PRs its text
-  names, and those its source PR fixes, reverts or builds on), or that refers to an issue
-  the note's PR fixes (`issues`: another fix of the same bug), gets strong evidence for it;
-  so does one whose description relates it to a PR the bot showed the note on
-  (`PRFacts.related_notes`, filled by the shell: "reverts PR 53155, which got this note").
-- a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
-  full, whatever the note's other topics; a broad topic does not single out one of the
-  notes its other topics fit.
-Which scored notes are linked, and why the others are held back (the threshold, the
-PR's kind of change, a note resting on its topics alone...): bot/link_rules.py. Weights
-and limits live in config/matching.toml.
+Step 3 of the flow (event -> PR facts -> matches -> comment -> GitHub): every note is
+scored against the PR's facts (title, tags, description, labels, changed files), and
+`bot.link_rules` links the best. The way through, and the evidence each note collects:
+`CompiledMatcher.match`.
 
 `CompiledMatcher(library, config)` builds the indexes: every keyword in one trie-shaped
 regex, every glob in a path index, topic -> notes. Whoever matches many PRs builds it once
@@ -453,7 +413,53 @@ class CompiledMatcher:
     # -- match --
 
     def match(self, facts: PRFacts) -> MatchResult:
-        """Scan the PR, score every note with any evidence, and link the ones that hold."""
+        """Scan the PR, score every note with any evidence, and link the ones that hold.
+
+        The way through, in `CompiledMatcher.match`: `_scan` finds what the PR's title, tags,
+        description, files and labels hit; `_topic_hits` scores the topics; `_score_note` scores
+        each candidate note (its topics' part, `_topic_part`, plus its own evidence,
+        `_own_evidence`, plus what ties it to the PR, `_ties`); `bot.link_rules` links the best.
+        Each piece of evidence carries its words for the reader; bot/said_once.py sees that a
+        word the PR says once counts once and is named once (`_said_once` here for the
+        similar-title line), bot/reasons.py words the lines, and bot/term_spans.py tells which
+        mentions lie inside others.
+
+        Evidence is gathered per topic of the taxonomy, then per note:
+        - a topic is hit by its path globs (changed files, except those the PR only moves or
+          changes in their imports: `PRFacts.incidental`), its keywords (title tags, the
+          title, the cleaned description) and its GitHub labels. A label only counts when
+          neither a file nor the title already showed the topic: vLLM's mergify derives its
+          labels from those, so counting both would count one fact twice. A topic's score is
+          capped, so one subsystem cannot outweigh everything else. Files that are all docs or
+          examples (`aux_files`) weigh less: the PR discusses the topic, not its mechanism.
+        - a note collects the scores of its topics, scaled by the share of its topics the PR
+          hits (a note about "elastic EP on ROCm" is not about every ROCm PR), plus its own
+          keywords and paths, which are more specific than a topic's, and a code name of its
+          own (`deep_gemm_warmup`) on the changed lines of the PR's diff (`note_diff`), and a
+          title that says what the note's English title says in the same rare words
+          (`note_similar`, bot/similarity.py), and a word naming what the note teaches of its
+          first topic (`aspects`: `metrics` of KV connectors) when the PR shows that topic
+          (`note_aspect`). The same word counts once, at the stronger of its weights.
+        - broad topics (a platform, CI, test plumbing: `topic_scale` below 1) are context. They
+          weigh less in that share too, and they cannot carry a note: the part of its score
+          resting on its own keywords and paths, references to its PR and its other topics
+          must reach `min_specific`. Family topics (every KV connector: `family_topics`) count
+          at full weight but cannot carry a note either: a note teaches one member or one
+          aspect of the family, which a PR on another member does not show; a note whose first
+          topic is a family or broad needs words or files of its own (with `main_topic_first`).
+        - a PR that is a note's source PR always gets that note, first; a PR that refers to a
+          note's source PR, or that the note lists to read with it (`read_with`: PRs its text
+          names, and those its source PR fixes, reverts or builds on), or that refers to an issue
+          the note's PR fixes (`issues`: another fix of the same bug), gets strong evidence for it;
+          so does one whose description relates it to a PR the bot showed the note on
+          (`PRFacts.related_notes`, filled by the shell: "reverts PR 53155, which got this note").
+        - a title tag naming a narrow first topic (`topic_scale` above 1: `[DCP]`) counts in
+          full, whatever the note's other topics; a broad topic does not single out one of the
+          notes its other topics fit.
+        Which scored notes are linked, and why the others are held back (the threshold, the
+        PR's kind of change, a note resting on its topics alone...): bot/link_rules.py. Weights
+        and limits live in config/matching.toml.
+        """
         repo = facts.repo.lower()
         scan = self._scan(facts)
         topic_hits = self._topic_hits(facts, scan, repo)
