@@ -6,39 +6,10 @@ whose id the PR's state knows: a create whose answer was lost, every look after 
 failed, leaves none known, and the next PR event would post the comment again, notifying
 everyone. GitHub's word of the deletion names the comment and who deleted it.
 
-Counted: a comment opening with our notes marker (checked at intake), written by our
-account (its login, or GitHub's word that our App wrote it: a renamed App's login
-changed) or the one the PR's state knows, and deleted by anyone but the bot. The bot
-deletes only second notes comments of its own, never the one it keeps: bot.dispatch
-drops what the App's login sent; a token's account is also its owner, acting as a
-person, and its deletion of the comment the state keeps (a write confirmed) is the
-owner's, counted; of another, or with none known, the bot's (`_by_our_account`). Not
-counted: another comment than the one the state knows (a second copy of ours), a
-person's comment (a reply of ours, or a copy of our text), and a deletion an `off`/`on`
-said after it outranks (run late). Its payload does not say when the comment was deleted
-(its times are the comment's, the issue's, the repository's): it is dated when GitHub
-first sent it (one the redelivery sweep had sent again: its delivery log's first
-attempt, kept with the queued delivery) or else when it reached us (a retry keeps that),
-and while `/notes off` stands no earlier than just after the `off` (`_said`). A dry
-run's comments are not on GitHub: nothing of a deletion is its. The comment a write
-after `/notes on` found gone and replaced (`PRState.replaced_id`) counts as the one
-kept: its deletion made after the `on` outranks it, and the bot deletes the comment
-that write posted. So does the one a person's write found gone (`PRState.found_gone_id`):
-its deletion, dated then by a guess, is dated by GitHub's word (`_dated_now`), and the
-comment they asked for stays.
-
-A rewrite (`issue_comment` `edited` of a comment our account wrote: the text before
-opened with our marker, the text now does not, `rewrote_notes`) is the comment's
-deletion for readers, counted as one by the same rules, but dated when it was made (its
-`comment.updated_at`, as an edited command is); the route takes it from the slash
-commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
-the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
-A later edit of a comment so rewritten comes by the same route (`claims_rewrite`): the
-words owed back onto it are then theirs (bot.write_backs.edited_again), as when they take
-off our notes text they pasted back onto it (a rewrite of their own comment, given
-back: no deletion of ours, `_given_back_now`). Its deletion
-(without our marks: not the notes comment's route's) comes by its own
-(`claims_given_back_gone`): gone, it is no longer kept as given back.
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): a handler
+`bot.dispatch` routes to, which runs no matching; it must never let a deleted notes
+comment be posted anew. What counts as a deletion: `handle_deleted`; a rewrite (an edit
+that drops our marker): `handle_rewritten`.
 """
 
 from __future__ import annotations
@@ -192,6 +163,29 @@ GIVEN_BACK_UNPASTED = (
 
 
 def handle_deleted(ctx: BotContext, delivery: Delivery) -> str:
+    """Our notes comment deleted: the PR's updates off, as `/notes off` does.
+
+    Counted: a comment opening with our notes marker (checked at intake), written by our
+    account (its login, or GitHub's word that our App wrote it: a renamed App's login
+    changed) or the one the PR's state knows, and deleted by anyone but the bot. The bot
+    deletes only second notes comments of its own, never the one it keeps: bot.dispatch
+    drops what the App's login sent; a token's account is also its owner, acting as a
+    person, and its deletion of the comment the state keeps (a write confirmed) is the
+    owner's, counted; of another, or with none known, the bot's (`_by_our_account`). Not
+    counted: another comment than the one the state knows (a second copy of ours), a
+    person's comment (a reply of ours, or a copy of our text), and a deletion an `off`/`on`
+    said after it outranks (run late). Its payload does not say when the comment was deleted
+    (its times are the comment's, the issue's, the repository's): it is dated when GitHub
+    first sent it (one the redelivery sweep had sent again: its delivery log's first
+    attempt, kept with the queued delivery) or else when it reached us (a retry keeps that),
+    and while `/notes off` stands no earlier than just after the `off` (`_said`). A dry
+    run's comments are not on GitHub: nothing of a deletion is its. The comment a write
+    after `/notes on` found gone and replaced (`PRState.replaced_id`) counts as the one
+    kept: its deletion made after the `on` outranks it, and the bot deletes the comment
+    that write posted. So does the one a person's write found gone (`PRState.found_gone_id`):
+    its deletion, dated then by a guess, is dated by GitHub's word (`_dated_now`), and the
+    comment they asked for stays.
+    """
     ref, comment_id = _named(delivery.payload)
     state = ctx.prs.get(ref.repo, ref.number)
     if _given_back_now(state, comment_id):
@@ -484,7 +478,21 @@ def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:
     of ours and post it again, notifying everyone; but dated when it was made
     (`_edited_at`), which its event says. The rewritten comment is the
     maintainer's now: forgotten, never edited again. (`handle_deleted` reads of the
-    comment its id, author and App, not its text.)"""
+    comment its id, author and App, not its text.)
+
+    A rewrite (`issue_comment` `edited` of a comment our account wrote: the text before
+    opened with our marker, the text now does not, `rewrote_notes`) is the comment's
+    deletion for readers, counted as one by the same rules, but dated when it was made (its
+    `comment.updated_at`, as an edited command is); the route takes it from the slash
+    commands' (`Route.claims`, `claims_rewrite`). One an `on` said after it outranks leaves
+    the updates on, but the comment is still theirs (`_kept_apart`): never the notes comment.
+    A later edit of a comment so rewritten comes by the same route (`claims_rewrite`): the
+    words owed back onto it are then theirs (bot.write_backs.edited_again), as when they take
+    off our notes text they pasted back onto it (a rewrite of their own comment, given
+    back: no deletion of ours, `_given_back_now`). Its deletion
+    (without our marks: not the notes comment's route's) comes by its own
+    (`claims_given_back_gone`): gone, it is no longer kept as given back.
+    """
     comment = delivery.payload["comment"]
     ref, comment_id = _named(delivery.payload)
     if not rewrote_notes(delivery.payload):  # rewritten before: their words edited again
