@@ -3,38 +3,11 @@ the answer before PyGithub reads it, an error's body that is no JSON read as tex
 success's that is none raised as a lost answer (a web page's as a wrong GITHUB_API_URL),
 a lone surrogate read as U+FFFD, and a 301 handed to the caller to follow.
 
-PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
-`Requester.requestJson`, before any wrapper of the client sees the answer: words, an
-empty value or NaN raise ValueError, an infinite one OverflowError, and an answer GitHub
-gave (a comment created) escapes the client as a raw exception. Such a header counts
-as not sent, as `github_errors.rate_header` reads it.
-
-PyGithub reads an answer's body as JSON, any text that does not open with `{` or `[` as
-`{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
-or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
-once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
-body that is no JSON at all (cut short, empty: PyGithub would make an object of no
-fields of it, a comment created with no id) raises `UnreadableAnswer`, which the client
-takes as a dropped connection: retried, and a create looked for first. A success that
-is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a web site or a
-proxy's login page, which every call would get, so it fails at once. A lone
-surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the
-webhook's text is: the one place GitHub's API text enters the bot.
-
-PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
-alone: the request's query is lost, per_page=100 with it (a renamed repository's list
-then came 30 to a page). The Location is moved to MOVED_TO, where PyGithub does not look:
-it hands the 301 back as its answer, and every Requester made here follows it as a 307,
-with the request's parameters (`bot.github_sessions._follow_moves`). Only PyGithub's
-JSON calls (`requestJson`, which the client alone makes) are followed so.
-
-The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
-That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
-one, TLS included, per call). A Requester takes its connection class when it is made,
-so `made_cleaning` switches ours in only while one is made, under a lock, and back at
-once: the one made keeps ours and its kept-open connection, other Requesters are left
-as they were. Not covered: a connection PyGithub opens for another host, port or scheme
-than base_url's (it takes PyGithub's class then); the client calls none.
+Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub), under
+`bot.github_client`: GitHub's answers as they come in, before PyGithub reads them, so
+that no answer of an odd shape escapes the client as a raw exception. How each is read:
+`without_bad_rate_headers`, `cleaned`, `move_handed_back`; how ours are switched in:
+`made_cleaning`.
 """
 
 from __future__ import annotations
@@ -68,7 +41,14 @@ MOVED_TO = "x-review-notes-moved-to"
 
 
 def without_bad_rate_headers(response: RequestsResponse) -> RequestsResponse:
-    """`response` less each rate limit header that is no finite number."""
+    """`response` less each rate limit header that is no finite number.
+
+    PyGithub reads x-ratelimit-limit, -remaining and -reset with int(float(...)) inside
+    `Requester.requestJson`, before any wrapper of the client sees the answer: words, an
+    empty value or NaN raise ValueError, an infinite one OverflowError, and an answer GitHub
+    gave (a comment created) escapes the client as a raw exception. Such a header counts
+    as not sent, as `github_errors.rate_header` reads it.
+    """
     for name in RATE_HEADERS:
         if name in response.headers and rate_header(response.headers, name) is None:
             log.info(
@@ -148,14 +128,35 @@ def a_page(response: RequestsResponse, text: str) -> bool:
 
 
 def move_handed_back(response: RequestsResponse) -> RequestsResponse:
-    """`response`, a 301's Location under MOVED_TO: PyGithub answers with the 301."""
+    """`response`, a 301's Location under MOVED_TO: PyGithub answers with the 301.
+
+    PyGithub follows a 301 itself, inside `Requester.__requestRaw`, to the Location's path
+    alone: the request's query is lost, per_page=100 with it (a renamed repository's list
+    then came 30 to a page). The Location is moved to MOVED_TO, where PyGithub does not look:
+    it hands the 301 back as its answer, and every Requester made here follows it as a 307,
+    with the request's parameters (`bot.github_sessions._follow_moves`). Only PyGithub's
+    JSON calls (`requestJson`, which the client alone makes) are followed so.
+    """
     if response.status == 301 and "location" in response.headers:
         response.headers[MOVED_TO] = response.headers.pop("location")
     return response
 
 
 def cleaned(response: RequestsResponse) -> RequestsResponse:
-    """`response` as PyGithub is to read it."""
+    """`response` as PyGithub is to read it.
+
+    PyGithub reads an answer's body as JSON, any text that does not open with `{` or `[` as
+    `{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
+    or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
+    once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
+    body that is no JSON at all (cut short, empty: PyGithub would make an object of no
+    fields of it, a comment created with no id) raises `UnreadableAnswer`, which the client
+    takes as a dropped connection: retried, and a create looked for first. A success that
+    is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a web site or a
+    proxy's login page, which every call would get, so it fails at once. A lone
+    surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the
+    webhook's text is: the one place GitHub's API text enters the bot.
+    """
     readable = error_text_readable(without_bad_rate_headers(response))
     return move_handed_back(success_readable(text_unicode(readable)))
 
@@ -176,7 +177,16 @@ _switch = threading.Lock()  # one Requester made with our classes at a time
 def made_cleaning(make: Callable[[], T]) -> T:
     """`make()` (a Github or GithubIntegration, which makes its Requester and sends
     nothing), its connections cleaning each answer (`cleaned`), a 301 handed back
-    (`move_handed_back`): the caller must follow it."""
+    (`move_handed_back`): the caller must follow it.
+
+    The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
+    That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
+    one, TLS included, per call). A Requester takes its connection class when it is made,
+    so `made_cleaning` switches ours in only while one is made, under a lock, and back at
+    once: the one made keeps ours and its kept-open connection, other Requesters are left
+    as they were. Not covered: a connection PyGithub opens for another host, port or scheme
+    than base_url's (it takes PyGithub's class then); the client calls none.
+    """
     with _switch:
         Requester.injectConnectionClasses(CleaningHTTP, CleaningHTTPS)
         try:
