@@ -5,34 +5,12 @@ A maintainer's rewrite of our notes comment into their own text makes it theirs,
 edited again (bot.deletion_events). But an edit of ours in flight then, which GitHub
 applied after theirs (its comment edit has no condition to refuse it), shows our text
 over theirs. The rewrite's event writes their words back (`restore_text`: only onto our
-comment showing our marker again, never a person's). Their words are kept in the PR's
-state (`PRState.write_back`) before that call, and stay owed until a write finds them
-shown, so that nothing loses them:
+comment showing our marker again, never a person's).
 
-- a locked conversation refuses the write-back: the unlock writes it (bot.pr_events);
-- the call fails: the delivery's retry writes it, or any write of ours before it;
-- an edit of ours whose answer GitHub lost may land after the rewrite's event looked
-  (answered late, or applied after the client gave up): kept owed past that look, the
-  next write looks again;
-- their second edit, made before our late edit landed, is under it too, and the words
-  written back are the rewrite's: those written are kept (`WriteBackHistory.over`) until
-  the next write, and that edit's event writes its words over them (`edited_again`), but
-  only while the comment is not edited since our write (GitHub's time of it,
-  `WriteBackHistory.over_at`): those very words put back by a person (an undo) are theirs.
-- a write-back GitHub carried out with its every answer lost is written too: the call
-  keeps what it sent and when it gave up (`WriteBackHistory.tried`, and the calls failed
-  before it, `tried_before`), and a look finding one's words shown, edited no later than
-  it gave up, takes them for ours; later, for a person's paste.
-
-Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
-theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
-rewrite's event run late does not owe its words over a later one's (`owe_write_back`).
-
-Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
-no comment looks for ours by its marker, and would take the rewritten comment showing our
-text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`). One
-made so inside a command's run is a content write of that run, taken from its
-installation's write budget (`charged`), as PR events' writes are not.
+Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub): paid before each
+write of the notes comment. It must never lose their words, nor write older words of
+theirs over newer ones. How they stay owed and who pays: `write_back_owed`; which words:
+`owe_write_back`, `edited_again`.
 """
 
 from __future__ import annotations
@@ -85,7 +63,12 @@ def owe_write_back(
 ) -> None:
     """Keep a rewrite's words, put there at order key `at`, as owed back onto comment
     `comment_id`, before any call; not over words a later edit of theirs put there, kept
-    already (its event ran first). Words we wrote back onto it stay known (a re-run)."""
+    already (its event ran first). Words we wrote back onto it stay known (a re-run).
+
+    Kept owed, perhaps for weeks, they must stay the person's newest words: a later edit of
+    theirs replaces them, or drops them when it puts our text back (`edited_again`), and a
+    rewrite's event run late does not owe its words over a later one's (`owe_write_back`).
+    """
     owed = ctx.prs.get(ref.repo, ref.number).write_back
     if owed is not None and owed.comment_id != comment_id:
         owed = None  # (another comment's: theirs is replaced, as ever)
@@ -150,7 +133,32 @@ def write_back_owed(ctx: BotContext, ref: PRRef, *, keep: bool = False) -> Resto
     comment the PR's state keeps as the notes comment. Then no longer owed, but for
     `keep` (the rewrite's own look, or a later edit's: an edit of ours may land after it;
     and what we wrote may have landed over a later edit of theirs, `edited_again`).
-    Raises what the call raises (ConversationLocked for a lock): it stays owed."""
+    Raises what the call raises (ConversationLocked for a lock): it stays owed.
+
+    Their words are kept in the PR's state (`PRState.write_back`) before that call, and
+    stay owed until a write finds them shown, so that nothing loses them:
+
+    - a locked conversation refuses the write-back: the unlock writes it (bot.pr_events);
+    - the call fails: the delivery's retry writes it, or any write of ours before it;
+    - an edit of ours whose answer GitHub lost may land after the rewrite's event looked
+      (answered late, or applied after the client gave up): kept owed past that look, the
+      next write looks again;
+    - their second edit, made before our late edit landed, is under it too, and the words
+      written back are the rewrite's: those written are kept (`WriteBackHistory.over`) until
+      the next write, and that edit's event writes its words over them (`edited_again`), but
+      only while the comment is not edited since our write (GitHub's time of it,
+      `WriteBackHistory.over_at`): those very words put back by a person (an undo) are theirs.
+    - a write-back GitHub carried out with its every answer lost is written too: the call
+      keeps what it sent and when it gave up (`WriteBackHistory.tried`, and the calls failed
+      before it, `tried_before`), and a look finding one's words shown, edited no later than
+      it gave up, takes them for ours; later, for a person's paste.
+
+    Every write of the notes comment pays it first (bot.sticky `_write`): a write that knows
+    no comment looks for ours by its marker, and would take the rewritten comment showing our
+    text for the notes comment, theirs then lost for good (`/notes on`, `/notes why`). One
+    made so inside a command's run is a content write of that run, taken from its
+    installation's write budget (`charged`), as PR events' writes are not.
+    """
     state = ctx.prs.get(ref.repo, ref.number)
     owed = state.write_back
     if owed is None:
