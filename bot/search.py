@@ -1,34 +1,11 @@
 """Finding notes by words (pure): one search, two ways of asking.
 
-The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
-semicolons or `、`; a phrase in double quotes is one, `"prefix cache"`, found as
-written, its parts joined any way, a space beside a Chinese character there or not,
-typed or not: `“前缀 缓存”` finds 前缀缓存, `前缀缓存` 前缀 缓存) must occur somewhere
-in a note, as a substring of any field (its id, paths, PR numbers (source, read with,
-issues) and its topics' ids and names included), so `n-rocm`, `<script>`, `kv_cache_coordinator.py`,
-`CUDA graphs` or half a Chinese phrase find what they name; hyphens, underscores and
-spaces between parts of two letters or more aside too, so `allreduce` finds
-`all-reduce` and `KV-cache` `KV cache`, but `isa` not `is a`, and a word of four
-letters two of two, or a letter alone, only joined by a hyphen or underscore (`noop`
-finds `no-op`, `topk` `top_k`, `isin` not `is in`). A number is a whole number, as in
-the reply: `5241` does not find PR 52419.
-
-The `/notes search` reply ranks: a query is split into words (runs of Chinese
-or Japanese characters are one term each, a space between its characters in the text
-there or not, as in the filter); a Latin word matches whole words only
-(`ROC` is not `ROCm`), its parts joined any way as in the filter (`allreduce` finds
-`all-reduce`, `kv_cache` `KV cache`; `all-reduce` is one word, as `all_reduce` is, and
-finds `allreduce`), a CJK term any part of the text; a note needs one term,
-and notes with more terms, and with them in heavier fields (titles, the source PR,
-keywords), come first.
-
-Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
-a link) as its number, when it is of the repository searched; brackets or punctuation
-around it (`(#52419)`, as a squash commit's title ends) and a term of punctuation alone
-ask for nothing, nor does a term's closing sentence mark (`deadlock.`, `rocm?`, `默认。`)
-or the quotes around it (`"deadlock"`, `“死锁”`, `「死锁」`, backticks).
-
-Text is compared after NFKC (full-width ＡＢＣ, the ideographic space) and case folding.
+The notes pages filter (`/notes?q=`: `FILTER`, every term must occur) and the `/notes
+search` reply ranks (`RANKED`, any term, notes with more first). Outside the flow from
+event to comment: it answers a reader, for the notes pages and the `/notes search`
+command. Pure: it never reads a file or the network. How each mode reads a query and
+what a hit is: `SearchMode`; a PR or issue reference and punctuation: `query_terms`;
+how text is compared: `fold`.
 """
 
 from __future__ import annotations
@@ -102,13 +79,38 @@ _FILTER_MARKS = frozenset("".join(_PHRASE_QUOTES) + _SEPARATORS)
 
 
 def fold(text: str) -> str:
-    """Normalise for search: NFKC and case folding."""
+    """Normalise for search: text is compared after NFKC (full-width ＡＢＣ, the
+    ideographic space) and case folding."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 
 @dataclass(frozen=True)
 class SearchMode:
-    """How a query is read and what a hit is."""
+    """How a query is read and what a hit is.
+
+    The notes pages filter (`/notes?q=`): every term (separated by whitespace, commas,
+    semicolons or `、`; a phrase in double quotes is one, `"prefix cache"`, found as
+    written, its parts joined any way, a space beside a Chinese character there or not,
+    typed or not: `“前缀 缓存”` finds 前缀缓存, `前缀缓存` 前缀 缓存) must occur somewhere
+    in a note, as a substring of any field (its id, paths, PR numbers (source, read with,
+    issues) and its topics' ids and names included), so `n-rocm`, `<script>`,
+    `kv_cache_coordinator.py`, `CUDA graphs` or half a Chinese phrase find what they name;
+    hyphens, underscores and
+    spaces between parts of two letters or more aside too, so `allreduce` finds
+    `all-reduce` and `KV-cache` `KV cache`, but `isa` not `is a`, and a word of four
+    letters two of two, or a letter alone, only joined by a hyphen or underscore (`noop`
+    finds `no-op`, `topk` `top_k`, `isin` not `is in`). A number is a whole number, as in
+    the reply: `5241` does not find PR 52419.
+
+    The `/notes search` reply ranks: a query is split into words (runs of Chinese
+    or Japanese characters are one term each, a space between its characters in the text
+    there or not, as in the filter); a Latin word matches whole words only
+    (`ROC` is not `ROCm`), its parts joined any way as in the filter (`allreduce` finds
+    `all-reduce`, `kv_cache` `KV cache`; `all-reduce` is one word, as `all_reduce` is, and
+    finds `allreduce`), a CJK term any part of the text; a note needs one term,
+    and notes with more terms, and with them in heavier fields (titles, the source PR,
+    keywords), come first.
+    """
 
     words: bool  # split into words and CJK runs, Latin words whole; else substrings, not numbers
     require_all: bool  # every term must occur (a filter); else any term (ranked by coverage)
@@ -162,7 +164,14 @@ def query_terms(
 ) -> list[str]:
     """The query's distinct terms, folded, in order. A PR or issue reference (`#N`,
     `GH-N`, a link) is its number; `repos` (lower case): whose references named with
-    their repository count so (None: any repository's)."""
+    their repository count so (None: any repository's).
+
+    Both read a PR or issue as GitHub writes it (`#52419`, `GH-52419`, `owner/name#52419`,
+    a link) as its number, when it is of the repository searched; brackets or punctuation
+    around it (`(#52419)`, as a squash commit's title ends) and a term of punctuation alone
+    ask for nothing, nor does a term's closing sentence mark (`deadlock.`, `rocm?`, `默认。`)
+    or the quotes around it (`"deadlock"`, `“死锁”`, `「死锁」`, backticks).
+    """
 
     def number(ref: re.Match[str]) -> str:
         repo, digits = ref.group(1) or ref.group(3), ref.group(2) or ref.group(4) or ref.group(5)
