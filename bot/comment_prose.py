@@ -9,26 +9,10 @@ elements all come out as GitHub shows them; both engines are C. Their work is li
 in the text once nesting and expansion are capped (`MAX_DEPTH`, `_too_costly`,
 `MAX_EXPANSION`).
 
-How a line is found: each line whose source starts with the command word (at most three
-spaces in; invisible format characters before and right after it show nothing, and are
-skipped; typed in full-width forms too, `／ｎｏｔｅｓ`: `FULL_WIDTH`), ended by a space,
-the line's end, sentence punctuation or an emoji (`/notes.`, `/notes🙏`, not `/notes.py`:
-`_word_ends`), gets a private-use character before the word, one the comment does not use.
-A command counts where that character lands in the HTML as text, at the start of a line,
-outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
-`> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
-with the word. A command on a quote's lazy line or on its own line under a list item
-runs: the author typed it there.
-
-A mark may change what it sits in: a full reference link's label (`[see][` newline
-`/notes off]`) is not shown, and with the mark in it, it matches no definition and no
-link forms. When the rendering with marks, marks taken out, differs from the rendering
-of the comment as typed, nothing is read (the safe side).
-
-What the engines leave to GitHub is modelled here: the page around the comment (no
-quirks mode), the sanitizer (the blocks it keeps, a collapsed `<details>`, `<rp>`),
-`$$` math blocks (from the source; cmark-gfm knows no math) and the layout of a line
-(where it breaks, what shows nothing). Each rule is a test in tests/test_commands.py.
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): what in a
+comment is a command; it must never run one a reader does not see as such. How a line
+is found, and what the engines leave to GitHub: `command_lines`. Each rule is a test in
+tests/test_commands.py.
 """
 
 from __future__ import annotations
@@ -374,7 +358,29 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     """The lines of a comment where GitHub shows `word` as prose at the line's start, from
     the word to the line's end as shown (inline code with its backticks, HTML comments
     left out). `word` is lower case; so are the `glued` words, which may follow it after
-    a colon with no space (`/notes:why`: `_colon_glued`)."""
+    a colon with no space (`/notes:why`: `_colon_glued`).
+
+    How a line is found: each line whose source starts with the command word (at most three
+    spaces in; invisible format characters before and right after it show nothing, and are
+    skipped; typed in full-width forms too, `／ｎｏｔｅｓ`: `FULL_WIDTH`), ended by a space,
+    the line's end, sentence punctuation or an emoji (`/notes.`, `/notes🙏`, not `/notes.py`:
+    `_word_ends`), gets a private-use character before the word, one the comment does not use.
+    A command counts where that character lands in the HTML as text, at the start of a line,
+    outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
+    `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
+    with the word. A command on a quote's lazy line or on its own line under a list item
+    runs: the author typed it there.
+
+    A mark may change what it sits in: a full reference link's label (`[see][` newline
+    `/notes off]`) is not shown, and with the mark in it, it matches no definition and no
+    link forms. When the rendering with marks, marks taken out, differs from the rendering
+    of the comment as typed, nothing is read (the safe side).
+
+    What the engines leave to GitHub is modelled here: the page around the comment (no
+    quirks mode), the sanitizer (the blocks it keeps, a collapsed `<details>`, `<rp>`),
+    `$$` math blocks (from the source; cmark-gfm knows no math) and the layout of a line
+    (where it breaks, what shows nothing).
+    """
     # as cmark-gfm reads it: a leading BOM is no text; a lone surrogate (a JSON escape)
     # cannot be rendered and is no character anyone typed
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
