@@ -1,34 +1,10 @@
 """Running and answering the slash commands of one comment or review body (its
 `command_source.Source`, read by bot.command_events).
 
-For each new command (on an edit: each command the edit added or changed):
-1. who may run it: `bot.command_policy`, judged once, at the delivery's first run (a
-   re-run reads the decisions it kept: `bot.decision_store`);
-2. a reaction on the comment: `eyes` taken, `confused` refused or unknown;
-3. the answer:
-   - `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
-     update of the notes comment, in its window: bot.command_updates;
-   - `wrong` and `restore` change the notes the comment hides, in the order they were
-     said on GitHub, whatever order they run in: bot.command_feedback;
-   - `topic`, `search` and `help` get a reply comment each;
-   - what could not be done (unknown sub-commands, refusals, `wrong` naming no note
-     shown) gets ONE reply for the whole comment.
-
-Budgets (bot.flood_control), so that no PR or installation is flooded:
-- Writes. Before the first, a comment's commands pay for the most they can write
-  (`most_writes`: reactions, replies, the notes comment's edit, now or deferred); what
-  was not written is paid back (`command_updates.handle_refresh` too). Over the
-  budget no command of the comment runs: the first refused gets `confused`, the next
-  nothing, and each is logged.
-- Replies, per PR and per installation. Over one, the first command refused gets
-  `confused` and no reply; the next that want only replies get no reaction at all
-  until a reply is allowed again.
-- A re-run of a delivery already admitted (put back for a rate limit, retried;
-  `FloodControl.admitted`) may follow an `eyes` or a PR state its commands set: it
-  takes its writes even past the budget (`FloodControl.take_writes`) and is answered
-  whole. Its replies still ask the reply budget, but one it posted before is found by
-  its key and not paid for again; one whose POST failed unsure GitHub took it stayed
-  paid (`FloodControl.hold_reply`), lest another command spend it meanwhile.
+A `/notes` command comes in as an event (step 1 of the flow: event -> PR facts ->
+matches -> comment -> GitHub); its reactions, replies and refreshed comment go out to
+GitHub as in step 5. It must never flood a PR or an installation: its writes and replies
+are paid from budgets (bot.flood_control). The steps and the budgets: `run_commands`.
 """
 
 from __future__ import annotations
@@ -139,8 +115,38 @@ def _reply_posted(ctx: BotContext, ref: PRRef, delivery: Delivery, index: int | 
 
 
 def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery) -> str:
-    """Run and answer the new commands of one comment or review body (the module's
-    docstring says how); what was done, for the delivery's log line."""
+    """Run and answer the new commands of one comment or review body; what was done,
+    for the delivery's log line.
+
+    For each new command (on an edit: each command the edit added or changed):
+    1. who may run it: `bot.command_policy`, judged once, at the delivery's first run (a
+       re-run reads the decisions it kept: `bot.decision_store`);
+    2. a reaction on the comment: `eyes` taken, `confused` refused or unknown;
+    3. the answer:
+       - `refresh`, `why`, `off` and `on` change the PR's state at once and ask for ONE
+         update of the notes comment, in its window: bot.command_updates;
+       - `wrong` and `restore` change the notes the comment hides, in the order they were
+         said on GitHub, whatever order they run in: bot.command_feedback;
+       - `topic`, `search` and `help` get a reply comment each;
+       - what could not be done (unknown sub-commands, refusals, `wrong` naming no note
+         shown) gets ONE reply for the whole comment.
+
+    Budgets (bot.flood_control), so that no PR or installation is flooded:
+    - Writes. Before the first, a comment's commands pay for the most they can write
+      (`most_writes`: reactions, replies, the notes comment's edit, now or deferred); what
+      was not written is paid back (`command_updates.handle_refresh` too). Over the
+      budget no command of the comment runs: the first refused gets `confused`, the next
+      nothing, and each is logged.
+    - Replies, per PR and per installation. Over one, the first command refused gets
+      `confused` and no reply; the next that want only replies get no reaction at all
+      until a reply is allowed again.
+    - A re-run of a delivery already admitted (put back for a rate limit, retried;
+      `FloodControl.admitted`) may follow an `eyes` or a PR state its commands set: it
+      takes its writes even past the budget (`FloodControl.take_writes`) and is answered
+      whole. Its replies still ask the reply budget, but one it posted before is found by
+      its key and not paid for again; one whose POST failed unsure GitHub took it stayed
+      paid (`FloodControl.hold_reply`), lest another command spend it meanwhile.
+    """
     commands = _new_commands(ctx, ref, source)
     if not commands:
         return "no new command"
