@@ -2,30 +2,12 @@
 
 On a locked PR only collaborators may comment, and GitHub refuses the App every write
 there, reactions too: a maintainer's command said there, or said just before a lock that
-came ahead of its 👀, could be neither answered nor acknowledged, and was dropped. A PR
-comment's commands whose first write (the 👀, or 😕) GitHub refused so are kept here
-(`keep`, bot.command_answers), one row per comment, in the bot's SQLite file; so are
-those whose 👀 landed and whose first reply the lock refused (`heard`: their run at the
-unlock adds no second 👀), not those GitHub took a reply or the update of (posted again,
-or owed: bot.pr_events.handle_unlocked writes it)
-(`locked_commands`). The unlock (bot.pr_events) queues each again (`release`), run then
-as if GitHub had just sent it (reactions, replies, the notes comment's update), when the
-comment still says what was kept: one deleted since was taken back, and one edited since
-runs the kept commands the edit left in place (`STILL`), its edit's own event the rest
-(a command the edit took out is taken back). Their order keys
-(`said_at`) decide as for any command run late: an `off` kept, outranked by an `on`
-said after the unlock, changes nothing. An edit made while locked replaces the kept
-comment's text, and asks for the commands that neither the comment's text before the
-lock nor the edit before had (as an edit's event does).
+came ahead of its 👀, could be neither answered nor acknowledged, and was dropped.
 
-Rows are keyed by the repository's name; a rename or transfer moves them with the PR's
-state (`move`, from bot.dispatch.follow_repository). They go when released, when the PR
-closes (`drop`, bot.pr_events; or an event run after says it closed: `drop_closed`), and
-after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`prune`, bot.retention).
-
-A review body or a comment on the diff is not kept: GitHub gives the bot no reaction on
-the one and no way here to read the other again at the unlock (bot.command_events ignores
-them at intake on a locked PR).
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub), deferred: what is
+kept and how the unlock runs it, `LockedCommands.keep` and `release`; how long rows are
+kept, `LockedCommands`. At the unlock it must never run a command the comment no longer
+says.
 """
 
 from __future__ import annotations
@@ -108,7 +90,13 @@ class Kept:
 
 
 class LockedCommands:
-    """The `locked_commands` table."""
+    """The `locked_commands` table.
+
+    Rows are keyed by the repository's name; a rename or transfer moves them with the PR's
+    state (`move`, from bot.dispatch.follow_repository). They go when released, when the PR
+    closes (`drop`, bot.pr_events; or an event run after says it closed: `drop_closed`), and
+    after REVIEW_NOTES_DELIVERY_RETENTION_DAYS (`prune`, bot.retention).
+    """
 
     def __init__(self, db: Database):
         self.db = db
@@ -137,7 +125,17 @@ class LockedCommands:
         `from`: that edit's delivery ran first). False: a newer text of the comment is
         kept (this delivery ran late). The kept commands an edit's run answered since
         (`mark_answered`) stay answered, but those this edit adds (keyed by `reading`; None:
-        none stay)."""
+        none stay).
+
+        A PR comment's commands whose first write (the 👀, or 😕) GitHub refused so are kept
+        here (`keep`, bot.command_answers), one row per comment, in the bot's SQLite file; so
+        are those whose 👀 landed and whose first reply the lock refused (`heard`: their run at
+        the unlock adds no second 👀), not those GitHub took a reply or the update of (posted
+        again, or owed: bot.pr_events.handle_unlocked writes it) (`locked_commands`).
+
+        A review body or a comment on the diff is not kept: GitHub gives the bot no reaction
+        on the one and no way here to read the other again at the unlock (bot.command_events
+        ignores them at intake on a locked PR)."""
         assert source.comment_id is not None
         key = (ref.repo.lower(), ref.number, source.comment_id)
         with self.db.tx() as conn:
@@ -430,7 +428,18 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
     """At the unlock: queue each kept comment's commands again, to run after the unlock,
     when the comment still shows the text kept (one GET each), or, edited since, still
     has a kept command (`_still_keys`); forget them all. What was done, None when
-    nothing was kept."""
+    nothing was kept.
+
+    The unlock (bot.pr_events) queues each again (`release`), run then as if GitHub had
+    just sent it (reactions, replies, the notes comment's update), when the comment still
+    says what was kept: one deleted since was taken back, and one edited since runs the
+    kept commands the edit left in place (`STILL`), its edit's own event the rest (a
+    command the edit took out is taken back). Their order keys (`said_at`) decide as for
+    any command run late: an `off` kept, outranked by an `on` said after the unlock,
+    changes nothing. An edit made while locked replaces the kept comment's text, and asks
+    for the commands that neither the comment's text before the lock nor the edit before
+    had (as an edit's event does).
+    """
     if ctx.queue is None:  # (a replay's: no queue to run them in)
         return None
     queued, dropped = 0, []
