@@ -2,29 +2,10 @@
 of the PR's `changed_files` (its list lags a push) looks again later, as a PR event
 does (bot.pr_events), so the comment converges without waiting for the PR's next event.
 
-A command cannot wait: it answers at once on the list as GitHub gives it, and the list
-is held as short (bot.sticky `_lagged`). Before, only the next event or command asked
-GitHub again; on a quiet PR (an `/notes on` after a push made while off: the push's
-event, skipped, looked at no list) none may come. Now the command's update queues this
-re-check (RECHECK_ACTION, an action GitHub never sends), after the first of
-REVIEW_NOTES_FILES_RECHECK_DELAYS, then after each next one while GitHub's list is still
-short; the last takes the list as it is, as an event's does. So does the update that
-shows the notes a person asked for again when GitHub's word of a deletion dates it
-(bot.deletion_events). One waits per PR: a command answered meanwhile leaves it the look.
-
-It updates the comment by a PR event's rules (paused, closed, a draft's wait, the
-notes hidden), but for a comment that shows the notes a command asked for under a
-paused line: shown again (forced), as the command would. It does nothing when the list
-held is no longer short at the PR's head: a look since (an event's, a command's) has
-the PR's files, or a push whose own event looks. A repository renamed meanwhile: it
-finds the PR's state by the repository's id, moved to the new name by a delivery that
-looked at no list (a reply's command), and is queued again there, as a deferred update
-is (bot.command_updates).
-
-A rewrite's words owed back that its write of the notes comment writes first
-(bot.write_backs) are taken from the installation's write budget, as those of the
-command's own update are (`charged`): the re-check is the command's look, and the write
-one GitHub's limit counts. Its own write is not, as a PR event's is not.
+Steps 2 to 5 of the flow (event -> PR facts -> matches -> comment -> GitHub) again, for a
+command's update, by a PR event's rules but for one case; it must never keep two
+re-checks of one PR waiting. When one is queued: `after_command`; what it does, that
+case included: `handle_recheck`.
 """
 
 from __future__ import annotations
@@ -73,7 +54,18 @@ def after_command(ctx: BotContext, ref: PRRef, facts: PRFacts) -> None:
     GET gave it) on a short list. None queued without a queue (a dry run cannot list) or
     re-checks (REVIEW_NOTES_FILES_RECHECK_DELAYS empty: never), nor while one of the PR's
     waits (under its name, or another of its repository's): it looks at the list as it is
-    when it runs, for this command too (each queued its own, each listing the files)."""
+    when it runs, for this command too (each queued its own, each listing the files).
+
+    A command cannot wait: it answers at once on the list as GitHub gives it, and the list
+    is held as short (bot.sticky `_lagged`). Before, only the next event or command asked
+    GitHub again; on a quiet PR (an `/notes on` after a push made while off: the push's
+    event, skipped, looked at no list) none may come. Now the command's update queues this
+    re-check (RECHECK_ACTION, an action GitHub never sends), after the first of
+    REVIEW_NOTES_FILES_RECHECK_DELAYS, then after each next one while GitHub's list is still
+    short; the last takes the list as it is, as an event's does. So does the update that
+    shows the notes a person asked for again when GitHub's word of a deletion dates it
+    (bot.deletion_events). One waits per PR: a command answered meanwhile leaves it the look.
+    """
     delays = ctx.settings.files_recheck_delays
     if ctx.queue is None or not delays:
         return
@@ -104,7 +96,22 @@ def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int
 
 def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:
     """Look at GitHub's list again, if the PR's state still holds a short one at its
-    head; short again with re-checks left: the next one is queued."""
+    head; short again with re-checks left: the next one is queued.
+
+    It updates the comment by a PR event's rules (paused, closed, a draft's wait, the
+    notes hidden), but for a comment that shows the notes a command asked for under a
+    paused line: shown again (forced), as the command would. It does nothing when the list
+    held is no longer short at the PR's head: a look since (an event's, a command's) has
+    the PR's files, or a push whose own event looks. A repository renamed meanwhile: it
+    finds the PR's state by the repository's id, moved to the new name by a delivery that
+    looked at no list (a reply's command), and is queued again there, as a deferred update
+    is (bot.command_updates).
+
+    A rewrite's words owed back that its write of the notes comment writes first
+    (bot.write_backs) are taken from the installation's write budget, as those of the
+    command's own update are (`charged`): the re-check is the command's look, and the write
+    one GitHub's limit counts. Its own write is not, as a PR event's is not.
+    """
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     look = int(payload[_LOOK])  # (set by `_schedule`)
