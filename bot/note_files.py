@@ -1,29 +1,11 @@
 """Reading a note file, and the problems found in it (pure: text in, a note or its
 problems out).
 
-A note file is Markdown with a TOML front matter between `+++` lines; the body
-after the header is the curator's guidance text, kept byte for byte:
-
-    +++
-    id = "vllm-3f2a9c1d"
-    repo = "vllm-project/vllm"
-    source_pr = 52401
-    verdict = "deep"
-    topics = ["cuda-graphs"]
-    keywords = ["eager_break_during_capture"]
-    paths = ["vllm/models/deepseek_v4/attention.py"]
-    title_zh = "..."
-    title_en = "..."
-    summary_en = "..."
-    created = 2026-08-14
-    updated = 2026-12-02
-    source = "000_592c10ca5a9ed86e.txt#1"
-    +++
-    值得精读。...
-
-Every problem is reported as a `Problem(path, line, field, message)`, with the
-line of the offending key (or array element) in the file. `config_files` reads the
-config files' TOML with the same reader and reports their problems the same way.
+A note file is Markdown with a TOML front matter between `+++` lines, the guidance
+after it (the layout, with an example: `split_front_matter`). Outside the flow from
+event to comment: `bot.library` reads the curators' files with it when the notes load.
+It must never change the guidance's words, and reports every problem with its line
+(`Problem`).
 """
 
 from __future__ import annotations
@@ -72,7 +54,12 @@ from bot.toml_lines import first_lines
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One defect in the library, printed as `file:line: field: message`."""
+    """One defect in the library, printed as `file:line: field: message`.
+
+    Every problem is reported as a `Problem(path, line, field, message)`, with the
+    line of the offending key (or array element) in the file. `config_files` reads the
+    config files' TOML with the same reader and reports their problems the same way.
+    """
 
     path: str
     line: int
@@ -359,7 +346,28 @@ def normalise_text(text: str) -> str:
 
 
 def split_front_matter(text: str, path: str) -> tuple[str, str, int]:
-    """Return (header text, body, line number of the header's first line)."""
+    """Return (header text, body, line number of the header's first line).
+
+    A note file is Markdown with a TOML front matter between `+++` lines; the body
+    after the header is the curator's guidance text, kept byte for byte:
+
+        +++
+        id = "vllm-3f2a9c1d"
+        repo = "vllm-project/vllm"
+        source_pr = 52401
+        verdict = "deep"
+        topics = ["cuda-graphs"]
+        keywords = ["eager_break_during_capture"]
+        paths = ["vllm/models/deepseek_v4/attention.py"]
+        title_zh = "..."
+        title_en = "..."
+        summary_en = "..."
+        created = 2026-08-14
+        updated = 2026-12-02
+        source = "000_592c10ca5a9ed86e.txt#1"
+        +++
+        值得精读。...
+    """
     text = normalise_text(text)
     if text.startswith(FENCE + "\n"):  # the usual layout, found without splitting the body
         end = text.find("\n" + FENCE + "\n", len(FENCE))
