@@ -2,28 +2,10 @@
 tokens (or the one token), a `Github` per thread, and what each requester does besides
 sending (counted, paced, paused on a rate limit, sent again where GitHub moved it).
 
-- Auth. App mode mints an installation token per installation (the JWT is PyGithub's
-  `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
-  drops it, mints a new token and retries once. Token mode uses `Auth.Token`.
-- Threads. PyGithub's requester and its connection are not thread-safe (two threads on
-  one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
-  own lazy `Github` per installation and token, closed when that thread sees a new token
-  or by `close()`. The one `GithubIntegration` (JWT calls: mint a token, find an
-  installation, get the App) is used by one thread at a time. Request spacing
-  (`seconds_between_requests` / `_writes`) is shared by the threads of an installation,
-  as it was when they shared one `Github`.
-- A rate limit is the identity's (an installation, the token, the App's JWT calls), and
-  GitHub may ban an integration that goes on calling while limited: a rate limit
-  answer to any call pauses every call of that identity, in every thread, until the
-  time GitHub gave. A call that would wait out a pause longer than `sleep_max` fails
-  at once, unsent, as the limited call itself does (bot.github_retry). Any other answer
-  that spent the last call of the hour (x-ratelimit-remaining: 0 on a success or a 404)
-  pauses them likewise until the reset, so the next call is not one GitHub must refuse.
-- Every HTTP call is counted by (method, route template, status) in `client.calls`.
-- Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
-  which take a rate limit header that is no number off the answer (PyGithub raises on it)
-  and hand a 301 back, followed here as a 302, 307 or 308 is, within the API only: any
-  other redirect is a wrong GITHUB_API_URL or a proxy's login page (`_follow_moves`).
+Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub), under
+`bot.github_client`. It must never go on calling an identity GitHub has rate-limited,
+nor share one PyGithub requester between threads. Auth, threads, rate limits, counting
+and redirects: `GitHubSessions`.
 """
 
 from __future__ import annotations
@@ -140,7 +122,31 @@ class _Grant:
 
 class GitHubSessions:
     """The `Github` objects and tokens of one GitHubClient (`app_id` + `private_key`, or
-    `token`), which calls GitHub through `as_installation` and `as_app`."""
+    `token`), which calls GitHub through `as_installation` and `as_app`.
+
+    - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
+      `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
+      drops it, mints a new token and retries once. Token mode uses `Auth.Token`.
+    - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
+      one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
+      own lazy `Github` per installation and token, closed when that thread sees a new token
+      or by `close()`. The one `GithubIntegration` (JWT calls: mint a token, find an
+      installation, get the App) is used by one thread at a time. Request spacing
+      (`seconds_between_requests` / `_writes`) is shared by the threads of an installation,
+      as it was when they shared one `Github`.
+    - A rate limit is the identity's (an installation, the token, the App's JWT calls), and
+      GitHub may ban an integration that goes on calling while limited: a rate limit
+      answer to any call pauses every call of that identity, in every thread, until the
+      time GitHub gave. A call that would wait out a pause longer than `sleep_max` fails
+      at once, unsent, as the limited call itself does (bot.github_retry). Any other answer
+      that spent the last call of the hour (x-ratelimit-remaining: 0 on a success or a 404)
+      pauses them likewise until the reset, so the next call is not one GitHub must refuse.
+    - Every HTTP call is counted by (method, route template, status) in `client.calls`.
+    - Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
+      which take a rate limit header that is no number off the answer (PyGithub raises on it)
+      and hand a 301 back, followed here as a 302, 307 or 308 is, within the API only: any
+      other redirect is a wrong GITHUB_API_URL or a proxy's login page (`_follow_moves`).
+    """
 
     def __init__(
         self,
