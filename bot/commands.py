@@ -10,20 +10,9 @@ followed by a sub-command and its arguments:
     /notes wrong 2 only renames the flag   (note 2 of the comment is not relevant here)
     /notes restore
 
-Only lines a reader sees as plain text count: lines inside fenced or indented
-code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
-ignored, so quoting or documenting a command never runs it. A command on the line
-right after a quote runs, although GitHub shows that line inside the quote (a lazy
-continuation): the author typed it there, under what they quoted. Sentence punctuation
-or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
-`/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
-it ends the command, the bare one, as a full-width parenthesis opening the writer's aside
-does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`),
-but for a colon, which labels the sub-command after it (`/notes: why`, `/notes:why`,
-`/notes : why`).
-The word and sub-command may be typed full-width, as a Chinese input method's full-width
-mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
-`/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): what a comment asks.
+It must never run a command a reader does not see as one (quoted, in code). Which lines
+count, and where a sub-command ends: `parse_commands`.
 """
 
 from __future__ import annotations
@@ -467,7 +456,23 @@ def parse_commands(
 ) -> list[Command]:
     """The commands in a comment, in order, identical ones once, at most max_commands.
     `topics`: the library's, so that a `topic` is keyed by the topic it names (`Command.key`):
-    every caller whose keys are compared passes the same."""
+    every caller whose keys are compared passes the same.
+
+    Only lines a reader sees as plain text count: lines inside fenced or indented
+    code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
+    ignored, so quoting or documenting a command never runs it. A command on the line
+    right after a quote runs, although GitHub shows that line inside the quote (a lazy
+    continuation): the author typed it there, under what they quoted. Sentence punctuation
+    or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,
+    `/notes off🙏`) is no part of it; right after the command word (`/notes.`, `/notes🙏`)
+    it ends the command, the bare one, as a full-width parenthesis opening the writer's aside
+    does (`/notes（先刷新）`; after a sub-command it starts its argument: `/notes off（先关掉）`),
+    but for a colon, which labels the sub-command after it (`/notes: why`, `/notes:why`,
+    `/notes : why`).
+    The word and sub-command may be typed full-width, as a Chinese input method's full-width
+    mode types them (`／ｎｏｔｅｓ　ｏｆｆ`).
+    `/notesfoo`, `/notes.py`, `/ci run` and `/lgtm` are other bots' business.
+    """
     return _all_commands(text or "", word, max_arg_chars, topics_by_key(topics))[:max_commands]
 
 
