@@ -1,28 +1,9 @@
 """`pull_request` events: keep the sticky comment in step with the PR.
 
-opened / reopened / ready_for_review: the first look. edited: only a new title,
-body or base branch can change the matches (a new base changes the files, not the
-head). synchronize: a push, files may have changed. converted_to_draft: handled as any
-event, so that its time is remembered: an older one handled after it (its payload not
-a draft) is stale and cannot post on the draft; a comment already there is kept up to
-date, as on any draft that has one.
-labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
-events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
-like anyone's; those sent by the bot itself are not (bot.dispatch).
-unlocked: what a locked conversation refused is made then (`handle_unlocked`); an
-unlock with nothing owed writes nothing. `locked` is not handled.
-Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
-left alone: `closed` only records when the PR closed, so that an older event handled
-after it (late, or re-run by `review-notes retry`) changes nothing.
-Events of the same second come in no promised order (`gh pr create --label` sends
-`opened` without the label and `labeled` with it, both at one `updated_at`): an event
-tied with one already handled is matched on the PR as GitHub has it now (closed
-by then: left alone; a dry run cannot ask and keeps the payload).
-The event's files re-check: a file list GitHub gives short of the PR's `changed_files`
-(it lags a push) raises FilesNotReady, and the same event is queued again as a delivery
-of its own (`_recheck_later`: RECHECK in its payload, RECHECK_ID in its id), after each
-of REVIEW_NOTES_FILES_RECHECK_DELAYS in turn; the last takes the list as it is. A
-command's update re-checks its list the same way (bot.files_recheck).
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): the handler that
+hands a PR event to bot.sticky. It must never let an older event change what a newer one
+did. What each action does: `handle_pull_request`; `unlocked`: `handle_unlocked`; a file
+list GitHub gives short: `_recheck_later`.
 """
 
 from __future__ import annotations
@@ -92,7 +73,11 @@ def handle_unlocked(ctx: BotContext, delivery: Delivery) -> str:
     PR event's. Then the commands said on the locked PR, or locked before their 👀, are
     queued again (bot.locked_commands), unless the deletion owed met the lock: a stale
     unlock, the PR locked again since, whose commands would meet it again (`RELOCKED`).
-    Nothing owed: nothing written (the lock changed nothing the comment shows)."""
+    Nothing owed: nothing written (the lock changed nothing the comment shows).
+
+    unlocked: what a locked conversation refused is made then; an unlock with nothing
+    owed writes nothing. `locked` is not handled.
+    """
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     owed = write_back_owed(ctx, ref)
@@ -156,7 +141,25 @@ def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:
     """The event's look (`_look_at_pr`), then the commands a lock kept, when the payload
     says the PR is not locked and its unlock was not delivered (bot.locked_commands); not
     when the look met the lock (the deletion owed, refused): the PR is locked now, whatever
-    the payload said when GitHub sent it, and they would meet the lock again."""
+    the payload said when GitHub sent it, and they would meet the lock again.
+
+    opened / reopened / ready_for_review: the first look. edited: only a new title,
+    body or base branch can change the matches (a new base changes the files, not the
+    head). synchronize: a push, files may have changed. converted_to_draft: handled as any
+    event, so that its time is remembered: an older one handled after it (its payload not
+    a draft) is stale and cannot post on the draft; a comment already there is kept up to
+    date, as on any draft that has one.
+    labeled / unlabeled: vLLM's Mergify adds most labels seconds after `opened`, so
+    events sent by other bots (Mergify, pre-commit-ci, dependabot, ...) are handled
+    like anyone's; those sent by the bot itself are not (bot.dispatch).
+    Drafts wait for `ready_for_review` (unless configured otherwise); closed PRs are
+    left alone: `closed` only records when the PR closed, so that an older event handled
+    after it (late, or re-run by `review-notes retry`) changes nothing.
+    Events of the same second come in no promised order (`gh pr create --label` sends
+    `opened` without the label and `labeled` with it, both at one `updated_at`): an event
+    tied with one already handled is matched on the PR as GitHub has it now (closed
+    by then: left alone; a dry run cannot ask and keeps the payload).
+    """
     said = _look_at_pr(ctx, delivery)
     pull = delivery.payload["pull_request"]
     if delivery.payload.get("action") == "closed":  # (`_closed` forgot them)
@@ -266,7 +269,14 @@ def _as_now(ctx: BotContext, ref: PRRef, facts: PRFacts) -> PRFacts:
 
 
 def _recheck_later(ctx: BotContext, delivery: Delivery, short: FilesNotReady, delay: float) -> str:
-    """Queue the same event again after `delay`, as a delivery of its own (durable)."""
+    """Queue the same event again after `delay`, as a delivery of its own (durable).
+
+    The event's files re-check: a file list GitHub gives short of the PR's `changed_files`
+    (it lags a push) raises FilesNotReady, and the same event is queued again as a delivery
+    of its own (RECHECK in its payload, RECHECK_ID in its id), after each
+    of REVIEW_NOTES_FILES_RECHECK_DELAYS in turn; the last takes the list as it is. A
+    command's update re-checks its list the same way (bot.files_recheck).
+    """
     assert ctx.queue is not None
     n = int(delivery.payload.get(RECHECK) or 0) + 1
     ctx.queue.enqueue(
