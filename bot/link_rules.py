@@ -1,28 +1,9 @@
 """Which of the scored notes a PR gets, and why each other one is held back (pure).
 
-A note is linked when its score reaches the threshold and is not far below the best
-linked note's (`relative_floor`); at most `max_notes`, best first, deep reads before
-quick reads at equal score. A PR that is a note's source PR gets that note first,
-whatever the rules below. Before that, a note above the threshold is held back when:
-- its own evidence (without broad and family topics) is under `min_specific`;
-- its only evidence of its own is its path (a title like the note's aside), and none
-  of its topics agrees;
-- it has no evidence of its own and the PR does not show its first topic, its
-  subsystem: the others say where it applies (`main_topic_first`);
-- changed files alone show it (no word of its own, no title word, tag or label of its
-  topics), and they are under `files_only_share` of the PR's: a sweep across the tree
-  touches a test file of every subsystem;
-- an aspect is all it has of its own and the title's tag names a member of a family
-  topic it is not on, and none of its topics (`aspect_beside_family_tag`);
-- the kind of change needs no guidance on it: a title that says the change is
-  cosmetic (`cosmetic_words`) or a PR of docs and examples only (`aux_files`) gets only
-  notes its title names by their own words; one of tests and CI only (`upkeep_files`)
-  those or notes on CI and test plumbing (`upkeep_topics`). Both need the whole file
-  list (`PRFacts.files_complete`): a partial one may have missed the code;
-- it rests on its topics alone and is not the best note, or those topics fit another
-  note as well (`extra_links_need_own`).
-The matcher (bot/matching.py) says what each note's evidence is (`Match.own`, `named`,
-`on_topic`, ...); these rules only read it. Limits live in config/matching.toml.
+Step 3 of the flow (event -> PR facts -> matches -> comment -> GitHub), once the notes
+are scored. The matcher (bot/matching.py) says what each note's evidence is (`Match.own`,
+`named`, `on_topic`, ...); these rules only read it. Limits live in
+config/matching.toml. The rules: `LinkRules.link`.
 """
 
 from __future__ import annotations
@@ -65,7 +46,30 @@ class LinkRules:
         self, scored: list[Match], source_ids: set[str], facts: PRFacts, shown: set[str]
     ) -> Linking:
         """The notes to link, best first, and those held back. `source_ids`: the notes
-        whose source PR this is; `shown`: the topics the PR shows."""
+        whose source PR this is; `shown`: the topics the PR shows.
+
+        A note is linked when its score reaches the threshold and is not far below the best
+        linked note's (`relative_floor`); at most `max_notes`, best first, deep reads before
+        quick reads at equal score. A PR that is a note's source PR gets that note first,
+        whatever the rules below. Before that, a note above the threshold is held back when:
+        - its own evidence (without broad and family topics) is under `min_specific`;
+        - its only evidence of its own is its path (a title like the note's aside), and none
+          of its topics agrees;
+        - it has no evidence of its own and the PR does not show its first topic, its
+          subsystem: the others say where it applies (`main_topic_first`);
+        - changed files alone show it (no word of its own, no title word, tag or label of its
+          topics), and they are under `files_only_share` of the PR's: a sweep across the tree
+          touches a test file of every subsystem;
+        - an aspect is all it has of its own and the title's tag names a member of a family
+          topic it is not on, and none of its topics (`aspect_beside_family_tag`);
+        - the kind of change needs no guidance on it: a title that says the change is
+          cosmetic (`cosmetic_words`) or a PR of docs and examples only (`aux_files`) gets only
+          notes its title names by their own words; one of tests and CI only (`upkeep_files`)
+          those or notes on CI and test plumbing (`upkeep_topics`). Both need the whole file
+          list (`PRFacts.files_complete`): a partial one may have missed the code;
+        - it rests on its topics alone and is not the best note, or those topics fit another
+          note as well (`extra_links_need_own`).
+        """
 
         def rank(m: Match) -> tuple:
             return (m.note.id not in source_ids, -m.score, _VERDICT_RANK[m.note.verdict], m.note.id)
