@@ -1,22 +1,12 @@
 """Slash commands: `/notes ...` in a PR comment or a review body, answered on the PR.
 Here: their routes, and what is read of each event (its intake).
 
-Routes: `issue_comment` created/edited on a pull request,
-`pull_request_review_comment` created/edited (a comment on a line of the diff; the
-answer goes to the conversation, the reactions to that comment), `pull_request_review`
-submitted/edited (its body).
+Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub) for a command. The
+routes: `register`; a locked conversation: `_locked`.
 
 Each is checked at intake, on its payload alone (`check_comment`, `check_review`), then
 read into a `Source` (bot.command_source): where its commands were written, and what
 the event says about the PR. bot.command_answers runs and answers them.
-
-A locked conversation takes no comment and no reaction from the App: a PR comment's
-commands whose 👀 GitHub refuses so (said there, or locked before the 👀) are kept and
-run at the unlock (bot.locked_commands); a review's or a diff comment's there are ignored
-at intake (the payload says `locked`). A lock that came after the 👀 and before any reply
-is kept so too (no second 👀 then); after a reply, or at the update of the notes comment
-asked for, it ends the delivery at the first write GitHub refuses (bot.dispatch): the
-update, when refused, is owed and made at the unlock.
 
 Bots are never answered (our own comments included, known by who wrote them; with a
 token, whose owner also writes as a person, by who wrote them and our marker: see
@@ -62,6 +52,11 @@ _PULL_FIELDS = ("number", "title", "body", "labels", "user", "draft", "changed_f
 
 
 def register(d: Dispatcher) -> None:
+    """Routes: `issue_comment` created/edited on a pull request,
+    `pull_request_review_comment` created/edited (a comment on a line of the diff; the
+    answer goes to the conversation, the reactions to that comment), `pull_request_review`
+    submitted/edited (its body).
+    """
     review, comment = review_written, comment_written
     d.add(Route("issue_comment", COMMENT_ACTIONS, handle_comment, check_comment, written=comment))
     d.add(Route("pull_request_review", REVIEW_ACTIONS, handle_review, check_review, written=review))
@@ -145,7 +140,16 @@ def _item_id(item: dict[str, Any], part: str) -> int | None:
 
 def _locked(payload: dict[str, Any]) -> bool:
     """The payload says the PR's conversation is locked (`issue.locked` for a comment,
-    `pull_request.locked` for a review or a comment on the diff)."""
+    `pull_request.locked` for a review or a comment on the diff).
+
+    A locked conversation takes no comment and no reaction from the App: a PR comment's
+    commands whose 👀 GitHub refuses so (said there, or locked before the 👀) are kept and
+    run at the unlock (bot.locked_commands); a review's or a diff comment's there are ignored
+    at intake (the payload says `locked`). A lock that came after the 👀 and before any reply
+    is kept so too (no second 👀 then); after a reply, or at the update of the notes comment
+    asked for, it ends the delivery at the first write GitHub refuses (bot.dispatch): the
+    update, when refused, is owed and made at the unlock.
+    """
     conversation = payload.get("issue") or payload.get("pull_request") or {}
     return isinstance(conversation, dict) and conversation.get("locked") is True
 

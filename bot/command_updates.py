@@ -2,22 +2,10 @@
 `wrong`, `restore`), one per window; its route is `pull_request` with REFRESH_ACTION, an
 action GitHub never sends: our own delayed delivery.
 
-They change the PR's state at once (`verbose`, `opted_out`) and ask for ONE
-sticky-comment update through the per-PR update windows (`flood_control.UpdateWindows`).
-Inside a window the update is deferred: the PR's state records what it owes (comments
-to `+1`, whether to show the notes) and a REFRESH_ACTION delivery waits in the SQLite
-queue (`not_before`) until the window ends, so a restart loses neither. Commands in the
-same window join that update. An `off` or `on` said on GitHub before the one that set
-the PR's state (run late: a retry, a redelivery) is acknowledged and changes nothing
-(`command_events.said_at`, `newer_switch`); so is the mode of a `/notes` or `why` said
-before the one that set it (`_said_last`). Nor does one said before the command that
-set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
-paused it) rewrite it: the update owes what the one said last asked
-(`PendingUpdate.said`, `prstate.showing_key`).
-
-The update is queued under the name its commands came by, with the repository's id: when
-an event under a new name (a rename, a transfer) has moved the PR's state there before
-it runs, it is queued again under that name (`handle_refresh`).
+Steps 2 to 5 of the flow (event -> PR facts -> matches -> comment -> GitHub) for
+commands, one update per window; a command said before the one that set the PR's state
+must never undo it. How commands join one update: `ask_for_update`; a repository
+renamed before it runs: `handle_refresh`.
 """
 
 from __future__ import annotations
@@ -120,6 +108,19 @@ def ask_for_update(
     """Apply the commands to the PR's state now; update the comment now or owe it.
 
     Returns a summary and whether the update is owed (deferred) rather than done.
+
+    They change the PR's state at once (`verbose`, `opted_out`) and ask for ONE
+    sticky-comment update through the per-PR update windows (`flood_control.UpdateWindows`).
+    Inside a window the update is deferred: the PR's state records what it owes (comments
+    to `+1`, whether to show the notes) and a REFRESH_ACTION delivery waits in the SQLite
+    queue (`not_before`) until the window ends, so a restart loses neither. Commands in the
+    same window join that update. An `off` or `on` said on GitHub before the one that set
+    the PR's state (run late: a retry, a redelivery) is acknowledged and changes nothing
+    (`command_events.said_at`, `newer_switch`); so is the mode of a `/notes` or `why` said
+    before the one that set it (`_said_last`). Nor does one said before the command that
+    set what the comment shows (a `/notes`, `why`, `wrong`, `restore`, or the `off` that
+    paused it) rewrite it: the update owes what the one said last asked
+    (`PendingUpdate.said`, `prstate.showing_key`).
     """
     changes: dict[str, object] = {}
     show: bool | None = None  # asked to see the notes (even while paused), or `off`
@@ -198,7 +199,12 @@ def _schedule(
 
 
 def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
-    """The deferred update: everything the window's commands asked for, at once."""
+    """The deferred update: everything the window's commands asked for, at once.
+
+    The update is queued under the name its commands came by, with the repository's id: when
+    an event under a new name (a rename, a transfer) has moved the PR's state there before
+    it runs, it is queued again under that name.
+    """
     payload = delivery.payload
     ref = ref_from_payload(payload, int(payload["pull_request"]["number"]))
     repo_id = repository_id(payload)

@@ -1,21 +1,10 @@
 """GitHubPort over PyGithub: the operations the bot asks of GitHub, and the writes that
 must not be doubled.
 
-- Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
-  comment) cost no GET. The repository is addressed by its id where the payload gave
-  one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's
-  (`address_repos_by="name"`, REVIEW_NOTES_ADDRESS_REPOS_BY: by name, as before). So is
-  the lookup of its installation, when a delivery names none or the one it names no
-  longer holds it (`/repositories/{id}/installation`, `bot.github_sessions`).
-  Lists use per_page=100. A new PR costs three calls: its
-  files, its comments, the comment create; a slash command that updates the
-  comment adds one GET of the PR (a comment event does not carry its head).
-- A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
-  blindly repeated: the comments are listed again and ours is taken if it is there.
-- A comment list can lag behind a write: the notes comment last posted, when the list
-  lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
-- Only comments written by the bot's own login are ever edited or deleted; deleted are
-  only its second notes comments (the oldest is kept and edited), as Prow does.
+Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub): `bot.sticky`'s
+writes and the shell's reads reach GitHub here. It must never repeat a create blindly,
+nor edit or delete a comment the bot did not write. How the calls are made, and why:
+`GitHubClient`.
 
 Who a call is made as (App or token auth), through which thread's `Github`, paced,
 paused and counted (`client.calls`), is `bot.github_sessions`; the retries, and the
@@ -106,7 +95,24 @@ def _same_text(a: str | None, b: str) -> bool:
 
 
 class GitHubClient:
-    """The real GitHubPort. Give either `app_id` + `private_key` (PEM text) or `token`."""
+    """The real GitHubPort. Give either `app_id` + `private_key` (PEM text) or `token`.
+
+    - Calls. `lazy=True`, so objects the webhook payload already names (repo, PR, issue,
+      comment) cost no GET. The repository is addressed by its id where the payload gave
+      one (`/repositories/{id}/...`): a rename keeps it, a name taken since is another's
+      (`address_repos_by="name"`, REVIEW_NOTES_ADDRESS_REPOS_BY: by name, as before). So is
+      the lookup of its installation, when a delivery names none or the one it names no
+      longer holds it (`/repositories/{id}/installation`, `bot.github_sessions`).
+      Lists use per_page=100. A new PR costs three calls: its
+      files, its comments, the comment create; a slash command that updates the
+      comment adds one GET of the PR (a comment event does not carry its head).
+    - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
+      blindly repeated: the comments are listed again and ours is taken if it is there.
+    - A comment list can lag behind a write: the notes comment last posted, when the list
+      lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
+    - Only comments written by the bot's own login are ever edited or deleted; deleted are
+      only its second notes comments (the oldest is kept and edited), as Prow does.
+    """
 
     def __init__(
         self,

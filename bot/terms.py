@@ -1,22 +1,8 @@
 """Find keywords in text, all of them at once (pure).
 
-Rules, the same for topics and notes:
-- An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
-  `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
-  the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`),
-  but an acronym's plural is one word (`PD` never hits `PDFs`).
-- A keyword ending in an acronym (`EP`, `elastic EP`: its last word all capitals) is
-  plural only written so, its capitals and a lower-case `s`: `EPs`, not `eps`
-  (epsilon, `rms_norm_eps`) nor `TPS` (tokens per second).
-- Inside a keyword, separators are loose (up to four spaces, joiners, dots, parentheses,
-  so an arrow ` -> ` too; not what ends a phrase or a quote: `.` before a space, a comma,
-  a backtick): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
-  `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
-  `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
-- A keyword with any non-ASCII character (Chinese) matches as a plain substring.
-- A keyword with a leading underscore names a private identifier (`_capturing`,
-  `_align_cacheable`): it matches only as written, underscores included, case aside, so
-  `_capturing` never hits the English word "capturing".
+Step 3 of the flow (event -> PR facts -> matches -> comment -> GitHub): bot.matching
+finds the topics' and notes' keywords in the PR's words with it. How a keyword matches:
+`TermIndex`.
 
 Every keyword is compiled into one regular expression shaped like a trie, so a text is
 scanned once however many keywords there are; overlapping hits are all reported, each
@@ -194,7 +180,26 @@ def _node_parts(node: dict) -> list[str | dict]:
 
 @dataclass
 class TermIndex:
-    """Every keyword of a library, compiled for one-pass scanning."""
+    """Every keyword of a library, compiled for one-pass scanning.
+
+    Rules, the same for topics and notes:
+    - An ASCII keyword matches as whole words, case-insensitively: `EP` hits `elastic EP`,
+      `DP+EP` and `ElasticEP`, never `step` or `EPLB`. Word edges are non-alphanumerics and
+      the case and letter/digit changes inside identifiers (`KVConnectorStats`, `EAGLE3`),
+      but an acronym's plural is one word (`PD` never hits `PDFs`).
+    - A keyword ending in an acronym (`EP`, `elastic EP`: its last word all capitals) is
+      plural only written so, its capitals and a lower-case `s`: `EPs`, not `eps`
+      (epsilon, `rms_norm_eps`) nor `TPS` (tokens per second).
+    - Inside a keyword, separators are loose (up to four spaces, joiners, dots, parentheses,
+      so an arrow ` -> ` too; not what ends a phrase or a quote: `.` before a space, a comma,
+      a backtick): `thinking budget` also matches `thinking-budget`, `thinking_budget` and
+      `ThinkingBudget`; `KVConnector` also matches `KV connector`. A trailing plural
+      `s`/`es` is allowed (`CUDA graph` hits `CUDA graphs`).
+    - A keyword with any non-ASCII character (Chinese) matches as a plain substring.
+    - A keyword with a leading underscore names a private identifier (`_capturing`,
+      `_align_cacheable`): it matches only as written, underscores included, case aside, so
+      `_capturing` never hits the English word "capturing".
+    """
 
     terms: Iterable[str]
     keys: set[str] = field(init=False, default_factory=set)
