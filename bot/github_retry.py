@@ -1,19 +1,9 @@
 """The GitHub client's one retry layer: which failures are tried again, how long to wait
 between tries, and the GitHubError the caller gets when they end.
 
-- Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
-  on 5xx, timeouts, dropped connections and rate limits (Retry-After, seconds or a
-  date; else the x-ratelimit-reset when x-ratelimit-remaining is 0; else
-  `secondary_wait`, GitHub asks for at least a minute, doubled at each secondary limit
-  met again before a call of that identity succeeds, up to `max_wait`, or
-  `secondary_wait` if that is more).
-  Attempts are bounded. A worker sleeps only short waits: a rate limit asking for
-  longer than `sleep_max` fails the call at once with GitHubError(transient=True,
-  retry_after=...), and the worker puts the delivery back until then (bot.workers),
-  free meanwhile for other installations.
-- A write GitHub refuses because the conversation is locked (403, "... because issue is
-  locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
-  not retried, and the caller knows no retry will do.
+Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub), under
+`bot.github_client`. A worker must never sleep out a long rate limit here, nor retry a
+write a locked conversation refused. The rules: `Retrier`.
 """
 
 from __future__ import annotations
@@ -68,7 +58,22 @@ class RetryPolicy:
 
 class Retrier:
     """Runs each call to GitHub (`call`) with the tries and waits of `policy`; `sleep`
-    sleeps the waits between tries."""
+    sleeps the waits between tries.
+
+    - Retries happen here only (PyGithub's own retry is off, `retry=None`), with tenacity:
+      on 5xx, timeouts, dropped connections and rate limits (Retry-After, seconds or a
+      date; else the x-ratelimit-reset when x-ratelimit-remaining is 0; else
+      `secondary_wait`, GitHub asks for at least a minute, doubled at each secondary limit
+      met again before a call of that identity succeeds, up to `max_wait`, or
+      `secondary_wait` if that is more).
+      Attempts are bounded. A worker sleeps only short waits: a rate limit asking for
+      longer than `sleep_max` fails the call at once with GitHubError(transient=True,
+      retry_after=...), and the worker puts the delivery back until then (bot.workers),
+      free meanwhile for other installations.
+    - A write GitHub refuses because the conversation is locked (403, "... because issue is
+      locked.") raises `LockedError`, a GitHubError and the port's ConversationLocked: it is
+      not retried, and the caller knows no retry will do.
+    """
 
     def __init__(self, policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep):
         self.policy = policy

@@ -1,22 +1,9 @@
 """What the bot remembers about each pull request (SQLite).
 
-The sticky comment's id and the hash of the body last posted (so an unchanged
-render costs no API call), both saved only once GitHub confirms a write, and whether
-a write is begun but not confirmed (then GitHub is asked, not these); the files
-seen at a head SHA (a `labeled` event does not change files), the notes shown, and
-the PR's switches: opted out (`/notes off`) and verbose (`/notes why` stays until a
-plain `/notes`), each with when the command that set it was written, so that an older
-one run late leaves it. The notes a reviewer marked as not relevant here (`/notes wrong`),
-and the reasons the comment gave for each note it shows (kept with such a mark).
-While slash commands wait for a coalesced comment update, what that update owes them.
-And the replies posted to commands, by key, so that a re-run of a delivery knows what
-it posted even after a maintainer deleted it. And which kind of server wrote all this
-(`meta`): a dry run's comment ids are not GitHub's.
-
-Everything is kept under the repository's name, which a rename or a transfer changes;
-the repository's id (`repository.id`), which neither changes, is kept with each PR's
-state, so that the PR's first event under the new name takes its state along (`follow`).
-Another repository's state found under a name it gave up waits under its id (`held_name`).
+Between steps 2 and 5 of the flow (event -> PR facts -> matches -> comment -> GitHub):
+`bot.sticky` reads the PR's state before matching and saves what GitHub confirmed
+after. It must never take an unconfirmed write for done. What it holds, and how it
+follows a renamed repository: `PRStore`.
 """
 
 from __future__ import annotations
@@ -420,6 +407,25 @@ def _base_for(stored: str | None, files_json: str | None) -> str | None:
 
 
 class PRStore:
+    """Per PR: the sticky comment's id and the hash of the body last posted (so an unchanged
+    render costs no API call), both saved only once GitHub confirms a write, and whether
+    a write is begun but not confirmed (then GitHub is asked, not these); the files
+    seen at a head SHA (a `labeled` event does not change files), the notes shown, and
+    the PR's switches: opted out (`/notes off`) and verbose (`/notes why` stays until a
+    plain `/notes`), each with when the command that set it was written, so that an older
+    one run late leaves it. The notes a reviewer marked as not relevant here (`/notes wrong`),
+    and the reasons the comment gave for each note it shows (kept with such a mark).
+    While slash commands wait for a coalesced comment update, what that update owes them.
+    And the replies posted to commands, by key, so that a re-run of a delivery knows what
+    it posted even after a maintainer deleted it. And which kind of server wrote all this
+    (`meta`): a dry run's comment ids are not GitHub's.
+
+    Everything is kept under the repository's name, which a rename or a transfer changes;
+    the repository's id (`repository.id`), which neither changes, is kept with each PR's
+    state, so that the PR's first event under the new name takes its state along (`follow`).
+    Another repository's state found under a name it gave up waits under its id (`held_name`).
+    """
+
     def __init__(self, db: Database):
         self.db = db
         db.script(SCHEMA)
