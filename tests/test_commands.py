@@ -892,7 +892,7 @@ def test_a_math_marker_inside_a_quoted_code_block_does_not_hide_later_commands()
     # does not see a fence opened behind `> `, so the `$$` inside the quoted code block
     # opens a formula that never closes and every later command is dropped, though GitHub
     # shows `/notes why` as a paragraph (cmark-gfm: <blockquote><pre>..</pre></blockquote>
-    # <p>/notes why</p>). The module docstring says a `$$` in a fenced block opens none.
+    # <p>/notes why</p>). `comment_prose._display_math` says a `$$` in a fenced block opens none.
     comment = "> ```\n> $$\n> ```\n\n/notes why\n"
     assert [(c.kind.value, c.args) for c in parse_commands(comment)] == [("why", ())]
 
