@@ -11,13 +11,14 @@ and redirects: `GitHubSessions`.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
-from urllib.parse import SplitResult, quote, urljoin, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urljoin, urlsplit
 
 import requests
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -733,7 +734,15 @@ def within_api(base_url: str, url: str, location: str) -> str | None:
         return None
     prefix = base.path.rstrip("/")
     under = there.path == prefix or there.path.startswith(prefix + "/")
-    return there.geturl() if same_origin and under else None
+    return there.geturl() if same_origin and under and not _dot_segments(there.path) else None
+
+
+def _dot_segments(path: str) -> bool:
+    """Whether `path` has a "." or ".." segment, percent-encoded or not, between slashes
+    or backslashes: under the base as written, out of it as sent (the HTTP client takes
+    "/api/v3/../../login" to /login, the token with it; a server decodes "%2e%2e").
+    GitHub's redirects have none, and no name in its paths is one."""
+    return any(step in (".", "..") for step in re.split(r"[/\\]", unquote(path)))
 
 
 def _redirect(base_url: str, url: str, location: str | None) -> str:

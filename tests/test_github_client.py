@@ -3018,6 +3018,15 @@ def test_a_302_within_the_api_is_followed_as_a_temporary_redirect(fake_github, m
         ("https://ghe.example.com:8443/api/v3/x", False),
         ("https://sso.example.com/api/v3/x", False),
         ("https://ghe.example.com:84a3/api/v3/x", False),  # no port: no place to send it
+        ("https://ghe.example.com/api/v3/repos/o/.github/pulls/7", True),  # a dot in a name
+        ("https://ghe.example.com/api/v3/repos/o/a..b/pulls/7", True),
+        # under the base as written, out of it as sent: the HTTP client resolves the
+        # dots (to /login, the token with it), a server the percent-encoded ones
+        ("https://ghe.example.com/api/v3/../../login", False),
+        ("https://ghe.example.com/api/v3/./../login", False),
+        ("https://ghe.example.com/api/v3/%2e%2E/%2E%2e/login", False),
+        ("https://ghe.example.com/api/v3/..%2F..%2Flogin", False),
+        ("https://ghe.example.com/api/v3/..%5C..%5Clogin", False),  # a backslash, as some read it
     ],
 )
 def test_a_redirect_is_the_api_s_only_under_its_base(location, inside):
