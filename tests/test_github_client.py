@@ -3018,6 +3018,8 @@ def test_a_302_within_the_api_is_followed_as_a_temporary_redirect(fake_github, m
         ("https://ghe.example.com:8443/api/v3/x", False),
         ("https://sso.example.com/api/v3/x", False),
         ("https://ghe.example.com:84a3/api/v3/x", False),  # no port: no place to send it
+        ("https://ghe.example.com@sso.example.com/api/v3/x", False),  # a user, then the host
+        ("https://ghe.example.com./api/v3/x", False),  # another name, though the same host
         ("https://ghe.example.com/api/v3/repos/o/.github/pulls/7", True),  # a dot in a name
         ("https://ghe.example.com/api/v3/repos/o/a..b/pulls/7", True),
         # under the base as written, out of it as sent: the HTTP client resolves the
