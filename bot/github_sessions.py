@@ -715,7 +715,8 @@ def _follow_moves(requester: Requester, base_url: str) -> None:
             there = within_api(base_url, url, location) if status in MOVES else None
             if there is None:
                 raise NotTheAPI(status, _redirect(base_url, url, location))
-            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, there)
+            # the path alone: a proxy's Location may carry a ticket in its query
+            log.info("GitHub: %s %s moved to %s", verb, urlsplit(url).path, urlsplit(there).path)
             url = there
         raise GithubException(status, output, headers, f"{verb} still moved after {MAX_MOVES}")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import email.utils
+import logging
 import re
 import threading
 import time
@@ -3003,6 +3004,23 @@ def test_a_302_within_the_api_is_followed_as_a_temporary_redirect(fake_github, m
         ("POST", 302),
         ("POST", 201),
     ]
+
+
+# a proxy's move within the API may carry a ticket in its query: the log line names the
+# path it moved to, never the query
+def test_a_move_within_the_api_is_logged_without_its_query(fake_github, make_github_client, caplog):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    there = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/pulls/7/files?ticket=s3cr3t"
+    moved = Fault(status=307, body={"message": "Moved"}, headers={"Location": there})
+    fake_github.inject("GET", "/repos/*/pulls/7/files", moved)
+    with caplog.at_level(logging.INFO, logger="bot.github_sessions"):
+        assert list(client.list_files(PR)) == ["a.py"]
+    lines = [r.getMessage() for r in caplog.records if "moved to" in r.getMessage()]
+    assert lines == [
+        f"GitHub: GET /repos/{DEFAULT_REPO}/pulls/7/files moved to "
+        f"/repos/{DEFAULT_REPO}/pulls/7/files"
+    ], lines
 
 
 @pytest.mark.parametrize(
