@@ -1,7 +1,7 @@
 """The documentation's own links lead somewhere: every relative link in the README and in
 docs/ names a file that exists and, when it names a section (`#anchor`), a heading of that
 file; the README's Documentation list links every file in docs/; and every command,
-option and setting they show is one the code has.
+option, setting and metric they show is one the code has.
 
 The reference moved out of the README into docs/ (one file per reader); a cross-reference
 written as a link breaks silently when a section is renamed or moved again, so it is
@@ -135,7 +135,7 @@ def test_a_broken_link_is_named(tmp_path):
     ]
 
 
-# --- the commands and settings the docs name are the code's ---------------------------
+# --- the commands, settings and metrics the docs name are the code's ------------------
 
 # The names the docs show refused (the start's words on a misspelt variable).
 SHOWN_AS_MISSPELT = {"REVIEW_NOTES_REPO", "GITHUB_APP_PRIVATE_KEY", "REVIEW_NOTES_WEBHOOK_SECRET"}
@@ -276,6 +276,37 @@ def test_every_setting_the_docs_name_is_a_setting():
     for page in PAGES:
         named = set(SETTING.findall(page.read_text("utf-8")))
         assert named - names - SHOWN_AS_MISSPELT == set(), page.name
+
+
+# a metric's name; not a settings.md anchor (`settings.md#review_notes_repos`)
+METRIC = re.compile(r"(?<![#\w])review_notes_[a-z0-9_]*[a-z0-9]\b")
+
+
+def unknown_metrics(text: str) -> list[str]:
+    """The metric names the text gives that GET /metrics does not serve."""
+    from bot.metrics import Metrics
+
+    served = set(re.findall(r"^# TYPE (\S+)", Metrics().render().decode(), re.M))
+    return sorted(set(METRIC.findall(text)) - served)
+
+
+def test_every_metric_the_docs_name_is_one_the_server_serves():
+    # An operator's alert on a name the server does not serve (a rename, a typo, `_total`
+    # left off) never fires, and Prometheus says nothing of it.
+    for page in PAGES:
+        assert unknown_metrics(page.read_text("utf-8")) == [], page.name
+
+
+def test_a_metric_the_server_does_not_serve_is_named():
+    text = (
+        "Alert on `review_notes_deliveries_failed_total` and `review_notes_workers_ended`,"
+        ' `review_notes_deliveries_total{outcome="failed"}`,'
+        " not `review_notes_queue_depth_total`; see [repos](settings.md#review_notes_repos)."
+    )
+    assert unknown_metrics(text) == [
+        "review_notes_deliveries_failed_total",
+        "review_notes_queue_depth_total",
+    ]
 
 
 def test_the_commands_a_page_shows_are_found(tmp_path):
