@@ -73,7 +73,7 @@ from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
 from bot.webhook import WebhookEndpoint
-from bot.workers import OutageWaits, Workers
+from bot.workers import OutageWaits, Workers, retry_hint
 
 if TYPE_CHECKING:  # imported where used: a dry run never loads PyGithub
     from bot.github_client import GitHubClient
@@ -222,12 +222,13 @@ class Runtime:
             raise _unreadable_rows(path, self.queue, exc) or _unwritable(path, exc) from None
         for failed in recovered.given_up:  # as a worker says and counts a failure
             log.warning(
-                "delivery %s (%s, %s#%s) failed: %s",
+                "delivery %s (%s, %s#%s) failed: %s; %s",
                 failed.id,
                 failed.event,
                 failed.repo,
                 failed.pr_number,
                 failed.last_error,
+                retry_hint(failed.id),
                 extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()

@@ -40,6 +40,15 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
+def retry_hint(delivery_id: str) -> str:
+    """How a failed delivery's WARNING ends, whatever failed it: the log is what an
+    operator reads first, and this is what to do."""
+    return (
+        f"once its cause is fixed, `review-notes retry {delivery_id}` runs it again"
+        " (`--all`: every failed one)"
+    )
+
+
 @dataclass(frozen=True)
 class OutageWaits:
     """How a delivery GitHub failed in an outage (`github_outage`: a 5xx, a timeout, a
@@ -366,12 +375,11 @@ class Workers:
             # what to do, as the log is what an operator reads first (a GitHub outage
             # longer than the waits fails each delivery of its minutes, all waiting for this)
             log.warning(
-                "delivery %s (%s) failed: %s; once its cause is fixed, `review-notes retry %s`"
-                " runs it again (`--all`: every failed one)",
+                "delivery %s (%s) failed: %s; %s",
                 delivery.id,
                 delivery.event,
                 error,
-                delivery.id,
+                retry_hint(delivery.id),
                 extra=extra,
             )
             if self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error)):
@@ -473,12 +481,13 @@ class Workers:
         if not put_back[-1]:
             self.counted(delivery, "failed")
             log.warning(
-                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s",
+                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s; %s",
                 delivery.id,
                 delivery.event,
                 most,
                 which,
                 error,
+                retry_hint(delivery.id),
                 extra=extra,
             )
             return

@@ -1198,6 +1198,29 @@ def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
     assert "rate limited after 2 put-backs" in said[2], said
 
 
+def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_path, caplog):
+    # docs/reliability.md, What to watch: a WARNING for each failed delivery, "naming the
+    # `review-notes retry ID` that runs it again"; the last rate limit put-back's said none
+    from bot.github_port import GitHubError
+
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=1)
+    add(q, "d1")
+    limited = GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
+
+    def rate_limited(delivery):
+        raise limited
+
+    workers = Workers(q, rate_limited, 1)
+    for _ in range(2):
+        q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")
+        workers.run_one(q.claim())
+    assert q.get("d1").state == State.FAILED
+    failed = [
+        r.getMessage() for r in caplog.records if "d1 (pull_request) failed" in r.getMessage()
+    ]
+    assert len(failed) == 1 and "`review-notes retry d1` runs it again" in failed[0], failed
+
+
 # --- found by review 'r19b' (mutation run of the shell) ---
 
 

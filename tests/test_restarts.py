@@ -597,6 +597,8 @@ def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
     lines = [json.loads(x) for x in server.logs[0].read_text().splitlines() if x.startswith("{")]
     named = [x for x in lines if "poison-1" in x["msg"] and x["level"] in ("warning", "error")]
     assert named, "no WARNING names the delivery given up after three interruptions"
+    # and, as every failed delivery's line, the command that runs it again (reliability.md)
+    assert "`review-notes retry poison-1` runs it again" in named[0]["msg"], named
     failed = 'review_notes_deliveries_total{event="pull_request",outcome="failed"} 1.0'
     assert failed in metrics, [x for x in metrics.splitlines() if "deliveries_total{" in x]
 
