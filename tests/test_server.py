@@ -788,6 +788,17 @@ def test_the_docs_say_what_each_failing_field_of_healthz_means(app):
         assert f"\n- **`{field}`**" in section, field
 
 
+def test_the_fields_reliability_md_says_to_watch_are_fields_of_healthz(app):
+    # reliability.md, What to watch, names the /healthz fields an operator reads under
+    # pressure (the endpoint row above is checked; this bullet was not): each is one the
+    # answer has, its statuses `ok` and `failing` aside.
+    client, _ = app
+    watch = doc("reliability.md").split("\n## What to watch\n", 1)[1].split("\n## ", 1)[0]
+    bullet = next(b for b in watch.split("\n- ") if b.startswith("**`/healthz`**"))
+    named = set(re.findall(r"`([a-z_]+)`", bullet)) - {"ok", "failing"}
+    assert named and named - set(client.get("/healthz").json()) == set(), named
+
+
 @pytest.mark.parametrize(
     "path", ["/healthz", "/metrics", "/notes", "/topics", "/assets/notes.css", "/assets/notes.js"]
 )
