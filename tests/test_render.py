@@ -24,6 +24,7 @@ from bot.prfacts import PRFacts
 from bot.render import (
     BUDGET,
     GITHUB_BODY_LIMIT,
+    GUIDANCE_LINK,
     NoteLinks,
     PauseCause,
     RenderOptions,
@@ -1101,7 +1102,9 @@ def test_any_comment_reads_back_as_the_notes_it_shows(
     shown = [notes[i] for i in picks]
     res = MatchResult(tuple(Match(n, 9.0 - k, (texts[0],)) for k, n in enumerate(shown)), ())
     body = render(res, lib, opts=opts)
-    kept = [n.id for n in shown if f"({link_target(links.url(n))})" in body]
+    # a note is shown when its guidance link is (a note's own text may quote the bare
+    # target, not the link: `[` is escaped in it)
+    kept = [n.id for n in shown if f"[{GUIDANCE_LINK}]({link_target(links.url(n))})" in body]
     assert kept == [n.id for n in shown[: len(kept)]]  # (a prefix: the best ones)
     assert notes_read_back(body, lib, links) == tuple(kept)
     assert notes_read_back(render_paused(opts), lib, links) == ()
