@@ -20,6 +20,12 @@ from github import GithubException
 from github.Requester import Requester
 
 from bot.github_port import ConversationLocked, GitHubError
+from bot.logs import quiet_pygithub
+
+# PyGithub's import (above) gives its logger a stderr handler of its own: off before any
+# request is made. Every module of ours that imports PyGithub imports this one, and a
+# command imports them only when it calls GitHub, after its log setup.
+quiet_pygithub()
 
 
 class UnreadableAnswer(Exception):

@@ -114,17 +114,22 @@ def setup_logging(
     handler.setFormatter(PlainFormatter(redact) if plain else JsonFormatter(redact))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    # PyGithub's import gives its logger a stderr handler of its own, which wrote each of
-    # its records a second time as it was: unredacted, not JSON (found by review r25c)
-    import github  # noqa: F401 (imported first, so its handler is there to take off)
+    root.setLevel(level.upper())
+    quiet_pygithub()
 
+
+def quiet_pygithub() -> None:
+    """Take off the stderr handler PyGithub's import gives its "github" logger, which
+    wrote each of its records a second time as it was: unredacted, not JSON (found by
+    review r25c); and hold its level to the root's. Called by `setup_logging`, and where
+    the bot imports PyGithub (`bot.github_errors`), as a command imports it only when it
+    calls GitHub: after its log setup."""
     pygithub = logging.getLogger("github")
     pygithub.handlers[:] = [h for h in pygithub.handlers if isinstance(h, logging.NullHandler)]
-    root.setLevel(level.upper())
     # Its import also sets its logger to INFO, which let its INFO lines through a WARNING
-    # or ERROR level: now the level asked for, never below INFO (its DEBUG lines, every
+    # or ERROR level: now the root's level, never below INFO (its DEBUG lines, every
     # request and answer, stay off as they were)
-    pygithub.setLevel(max(logging.INFO, root.level))
+    pygithub.setLevel(max(logging.INFO, logging.getLogger().level))
 
 
 @contextmanager

@@ -3,6 +3,9 @@
 import io
 import json
 import logging
+import subprocess
+
+import pytest
 
 from bot.logs import Redactor, logging_kept, setup_logging
 from bot.metrics import Metrics
@@ -125,6 +128,50 @@ def test_a_library_logger_with_its_own_handler_writes_nothing_unredacted():
     assert raw.getvalue() == ""
     assert [line["logger"] for line in lines] == ["github.Requester"]
     assert token not in json.dumps(lines) and "my-webhook-secret" not in json.dumps(lines)
+
+
+# A PyGithub record logged once its client is made, as a command calling GitHub would
+# meet one (a redirect followed), then the start stopped there.
+_PYGITHUB_LINE = """
+import logging, sys
+from bot import server
+from bot.cli import main
+made = server.live_github
+
+def live_github(settings):
+    made(settings)
+    logging.getLogger("github.Requester").warning("followed with ghs_" + "F" * 36)
+    raise server.StartupError("stopped here")
+
+server.live_github = live_github
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+# PyGithub is imported only when a command calls GitHub, after its log setup: its
+# import's own stderr handler is taken off where the bot imports it (bot.github_errors),
+# in each command that can call GitHub
+@pytest.mark.parametrize("command", [["serve", "--port", "1"], ["notes", "refs"], ["redeliver"]])
+def test_no_pygithub_line_escapes_unredacted_from_a_command_calling_github(
+    command, tmp_path, fake_github, app_key
+):
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import PY, ROOT, app_env
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # what redeliver reads
+    r = subprocess.run(
+        [PY, "-c", _PYGITHUB_LINE, *command],
+        cwd=tmp_path,
+        env=app_env(tmp_path, fake_github, app_key) | {"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "stopped here" in r.stderr, r.stderr[-500:]
+    assert "ghs_" not in r.stderr, r.stderr[-500:]
+    (line,) = [x for x in r.stderr.splitlines() if "followed with" in x]
+    assert "github.Requester" in line and "[redacted]" in line, line
 
 
 def test_the_log_level_holds_for_pygithubs_records_too():
