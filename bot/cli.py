@@ -12,8 +12,6 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -28,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     _escape_what_stdout_cannot_hold()
     try:
         try:
-            args = _parsed(build_parser(), argv)
+            args = _parsed(build_parser(sys.argv[1:] if argv is None else argv), argv)
         except SystemExit:  # --help, -h or a usage error: what argparse printed goes out here
             _flush_output()
             raise
@@ -61,18 +59,37 @@ def _logging_of(args: argparse.Namespace) -> AbstractContextManager[None]:
     return nullcontext() if getattr(args, "logs_for_the_process", False) else logging_kept()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    # each adds its sub-commands; imported here, as they import this module's helpers
-    from bot.cli_match import add_match_parser
-    from bot.cli_notes import add_notes_parser
-    from bot.cli_server import add_server_parsers
+# Each sub-command's module, in the order `--help` lists them. A command's run imports
+# its own module alone (the others' imports, the notes library's and GitHub's among them,
+# cost a run that needs none of them a tenth of a second and more).
+_NOTES = ("bot.cli_notes", "add_notes_parser")
+_SERVER = ("bot.cli_server", "add_server_parsers")
+COMMANDS = {
+    "notes": _NOTES,
+    "match": ("bot.cli_match", "add_match_parser"),
+    "serve": _SERVER,
+    "replay": _SERVER,
+    "retry": _SERVER,
+    "redeliver": _SERVER,
+    "salvage": _SERVER,
+}
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every sub-command's parser; when `argv` starts with a sub-command, only its
+    module's, the others there by name alone (the usage line names them all)."""
+    import importlib
 
     parser = argparse.ArgumentParser(prog="review-notes", description=__doc__)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
-    add_notes_parser(sub)
-    add_match_parser(sub)
-    add_server_parsers(sub)
+    ran = COMMANDS.get(argv[0]) if argv else None
+    for module, adder in dict.fromkeys(COMMANDS.values()):
+        if ran in (None, (module, adder)):  # imported here: they import this module's helpers
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            for name in (n for n, m in COMMANDS.items() if m == (module, adder)):
+                sub.add_parser(name)
     return parser
 
 
@@ -155,13 +172,17 @@ def server_library(args: argparse.Namespace, settings: Settings | None = None) -
     return True
 
 
-# how every sub-command reading a notes directory names its default
-NOTES_DIR_DEFAULT = (
-    f"(default: the server's, REVIEW_NOTES_NOTES_DIR or {DEFAULT_NOTES_DIR.relative_to(ROOT)})"
-)
+def notes_dir_default() -> str:
+    """How every sub-command reading a notes directory names its default."""
+    from bot.library import DEFAULT_NOTES_DIR, ROOT
+
+    where = DEFAULT_NOTES_DIR.relative_to(ROOT)
+    return f"(default: the server's, REVIEW_NOTES_NOTES_DIR or {where})"
 
 
 def topics_argument(parser: argparse.ArgumentParser) -> None:
+    from bot.library import DEFAULT_TOPICS_FILE, ROOT
+
     parser.add_argument(
         "--topics",
         help="topic taxonomy (default: the server's, REVIEW_NOTES_TOPICS_FILE or "
@@ -170,6 +191,7 @@ def topics_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def config_argument(parser: argparse.ArgumentParser) -> None:
+    from bot.library import ROOT
     from bot.match_config import DEFAULT_MATCHING_FILE
 
     parser.add_argument(

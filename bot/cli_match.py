@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
-    NOTES_DIR_DEFAULT,
     config_argument,
+    notes_dir_default,
     print_json,
     server_library,
     topics_argument,
@@ -340,7 +340,7 @@ def add_match_parser(sub) -> None:
     m.add_argument(
         "--notes-dir",
         dest="dir",
-        help="notes directory " + NOTES_DIR_DEFAULT,
+        help="notes directory " + notes_dir_default(),
     )
     topics_argument(m)
     config_argument(m)

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
-    NOTES_DIR_DEFAULT,
     command_settings,
     config_argument,
     database_argument,
     database_failed,
     database_of,
     log_plainly,
+    notes_dir_default,
     print_json,
     server_library,
     topics_argument,
@@ -67,7 +67,7 @@ def add_notes_parser(sub) -> None:
     imp.add_argument(
         "--notes-dir",
         dest="dir",
-        help="where the note files go " + NOTES_DIR_DEFAULT,
+        help="where the note files go " + notes_dir_default(),
     )
     imp.add_argument(
         "--force",
@@ -569,7 +569,7 @@ def _library_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         default=argparse.SUPPRESS,  # --notes-dir's default stands when neither is given
         action=_OneDirectory,
-        help="notes directory " + NOTES_DIR_DEFAULT,
+        help="notes directory " + notes_dir_default(),
     )
     # the same, as `match` and `notes import` name it: a curator types it after them
     parser.add_argument("--notes-dir", dest="dir", action=_OneDirectory, help="the same as dir")

@@ -23,7 +23,6 @@ from bot.cli import (
     log_plainly,
     whole_number,
 )
-from bot.note_files import LibraryError
 from bot.terminal import inert
 
 if TYPE_CHECKING:
@@ -140,6 +139,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     # after the settings: refusing them does not wait for FastAPI's and uvicorn's import
     from bot.logs import setup_logging
+    from bot.note_files import LibraryError
     from bot.server import StartupError, run_server
 
     unknown = unknown_variables(os.environ)

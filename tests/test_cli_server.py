@@ -1237,6 +1237,54 @@ def test_the_bounds_a_flag_names_are_allowed_themselves():
     assert build_parser().parse_args(["serve", "--port", "1"]).port == 1
 
 
+# What a command's run imports: its own module, not the others' nor PyGithub (a command
+# calling no GitHub paid a quarter of a second for it), in a fresh process.
+_IMPORTED = """
+import sys
+from bot.cli import main
+code = main(sys.argv[1:])
+print(sorted(m for m in sys.modules if m.startswith("bot.cli") or m == "github"))
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "modules"),
+    [
+        (["retry"], ["bot.cli", "bot.cli_server"]),
+        (["notes", "feedback"], ["bot.cli", "bot.cli_notes"]),
+        (["match", "--title", "Fix EAGLE"], ["bot.cli", "bot.cli_match"]),
+    ],
+)
+def test_a_command_imports_its_own_module_and_no_github_it_does_not_call(argv, modules, tmp_path):
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # what retry and feedback read
+    r = subprocess.run(
+        [PY, "-c", _IMPORTED, *argv],
+        cwd=tmp_path,
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == repr(modules)
+
+
+def test_a_commands_parser_names_every_command_as_the_whole_one_does():
+    # the usage line of a command's error names them all (`review-notes match --title a b`)
+    from bot.cli import COMMANDS, build_parser
+
+    (whole,) = [a for a in build_parser()._actions if a.dest == "command"]
+    assert list(whole.choices) == list(COMMANDS)
+    for name in COMMANDS:
+        (one,) = [a for a in build_parser([name])._actions if a.dest == "command"]
+        assert list(one.choices) == list(COMMANDS)
+        assert build_parser([name]).format_usage() == build_parser().format_usage()
+
+
 # kills: bot/cli.py:whole_number.parse a number the shell passed with spaces (`--since " 24"`)
 #   refused
 # kills: bot/cli.py:_some_path `--db "  "` taken for a path (then reported as no database at "  ")
