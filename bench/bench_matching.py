@@ -148,11 +148,15 @@ def main(argv: list[str] | None = None) -> int:
     lines = source.read_text("utf-8").splitlines()
     prs = [facts_from_record(json.loads(line)) for line in lines if line.strip()]
     which = "dev-set PRs" if source == DEV else f"PRs of {source.relative_to(ROOT)} (no dev set)"
+    start = time.perf_counter()
+    seeded.match(prs[0])  # the first scan compiles the keyword patterns (bot.terms)
+    first = (time.perf_counter() - start) * 1000
     per_pr = median_ms(lambda: [seeded.match(p) for p in prs], rep) / len(prs)
     plain = CompiledMatcher(library, config.model_copy(update={"vocabulary": None}))
     per_pr_plain = median_ms(lambda: [plain.match(p) for p in prs], rep) / len(prs)
     print(f"seed library: {len(library.notes)} notes, {len(library.topics)} topics")
-    print(f"  matcher build {build:.1f} ms; {per_pr:.3f} ms per PR over {len(prs)} {which}")
+    print(f"  matcher build {build:.1f} ms, first PR {first:.1f} ms (compiles its keywords)")
+    print(f"  {per_pr:.3f} ms per PR over {len(prs)} {which}")
     print(
         f"  without title similarity: {per_pr_plain:.3f} ms per PR"
         f" (similarity x{per_pr / per_pr_plain:.2f})"
@@ -173,9 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     build = (time.perf_counter() - start) * 1000
     print(f"generated library: {len(big.notes)} notes, {len(big.topics)} topics")
     print(f"  models built in {made:.1f} s (pydantic validation, not matching)")
-    print(f"  matcher build {build:.0f} ms (once per library and config, then kept)")
-
     typical = [make_pr(rng, vocab, dirs, 2048, 20) for _ in range(20)]
+    start = time.perf_counter()
+    matcher.match(typical[0])  # the first scan compiles the keyword patterns (bot.terms)
+    first = (time.perf_counter() - start) * 1000
+    print(
+        f"  matcher build {build:.0f} ms, first PR {first:.0f} ms (compiles its keywords;"
+        " once per library and config, then kept)"
+    )
     base = median_ms(lambda: [matcher.match(p) for p in typical], rep) / len(typical)
     found = statistics.mean(len(matcher.match(p).candidates) for p in typical)
     print(f"  typical PR (2 KB body, 20 files): {base:.2f} ms per PR ({found:.0f} candidate notes)")

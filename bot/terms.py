@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 # Where an identifier may be cut into words: case changes and letter/digit changes. An
 # acronym's plural is not cut: `PDFs` is PDF plural, not `PD` + `Fs` (`KVConnector` is
@@ -203,9 +204,9 @@ class TermIndex:
 
     terms: Iterable[str]
     keys: set[str] = field(init=False, default_factory=set)
-    _ascii: re.Pattern[str] | None = field(init=False, default=None)
-    _other: re.Pattern[str] | None = field(init=False, default=None)
-    _ident: re.Pattern[str] | None = field(init=False, default=None)
+    # the sources of `_ascii`, `_other` and `_ident`, compiled at the first scan: most of
+    # a start's compiling, which a run that scans nothing (`notes check`) does not pay
+    _sources: dict[str, tuple[str, int]] = field(init=False, default_factory=dict)
     _prefixes: dict[str, list[str]] = field(init=False, default_factory=dict)
     _single: dict[str, re.Pattern[str]] = field(init=False, default_factory=dict)
     # key -> the length of the acronym every spelling of it ends in (`EP`: 2)
@@ -235,17 +236,35 @@ class TermIndex:
         self._acronyms = {k: n for k, n in acronyms.items() if n}
         if ascii_seqs:
             trie = trie_regex(seq for seqs in ascii_seqs.values() for seq in seqs)
-            self._ascii = re.compile(
-                r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))", re.I
+            self._sources["ascii"] = (
+                r"(?=(" + _START + r"(?=[A-Za-z0-9])" + trie + _PLURAL + _END + "))",
+                re.I,
             )
             self._prefixes = _prefix_keys(ascii_seqs)
             self._seqs = ascii_seqs
         if other:
-            self._other = re.compile("(?=(" + trie_regex(other) + "))", re.I)
+            self._sources["other"] = ("(?=(" + trie_regex(other) + "))", re.I)
         if idents:
-            self._ident = re.compile(
-                r"(?<![A-Za-z0-9_])(" + trie_regex(idents) + r")(?![A-Za-z0-9_])", re.I
+            self._sources["ident"] = (
+                r"(?<![A-Za-z0-9_])(" + trie_regex(idents) + r")(?![A-Za-z0-9_])",
+                re.I,
             )
+
+    def _compiled(self, name: str) -> re.Pattern[str] | None:
+        source = self._sources.get(name)
+        return None if source is None else re.compile(*source)
+
+    @cached_property
+    def _ascii(self) -> re.Pattern[str] | None:
+        return self._compiled("ascii")
+
+    @cached_property
+    def _other(self) -> re.Pattern[str] | None:
+        return self._compiled("other")
+
+    @cached_property
+    def _ident(self) -> re.Pattern[str] | None:
+        return self._compiled("ident")
 
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""

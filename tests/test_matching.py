@@ -375,6 +375,22 @@ def test_ascii_keywords_match_whole_words_only():
         assert match_pr(pr(title), lib, CFG).topics == ("expert-parallel",), title
 
 
+def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
+    # most of a start's compiling (docs/internals.md, Performance): `notes check` scans
+    # nothing and a server only at its first event
+    index = TermIndex(["thinking budget", "思考预算", "_capturing"])
+    assert not {"_ascii", "_other", "_ident"} & set(vars(index))
+    assert set(index.find("the thinking-budget 思考预算 in _capturing")) == {
+        "thinkingbudget",
+        "思考预算",
+        "_capturing",
+    }
+    kept = {name: vars(index)[name] for name in ("_ascii", "_other", "_ident")}
+    assert set(index.find("ThinkingBudget")) == {"thinkingbudget"}
+    assert all(vars(index)[name] is pattern for name, pattern in kept.items())
+    assert TermIndex([]).find("thinking budget") == {}
+
+
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
     # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
     # before a word still splits (found by review 'evidence')
