@@ -1173,12 +1173,12 @@ def test_last_received_passes_over_what_the_bot_queued_itself(tmp_path):
     assert q.last_received() == q.get("from-github").received_at
 
 
-def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
-    # REVIEW_NOTES_MAX_DEFERRALS (bot.server gives it to the queue); the workers' log
-    # lines count against it too
+def _rate_limited_to_the_end(tmp_path, max_deferrals: int) -> DeliveryQueue:
+    """A queue whose one delivery `d1` GitHub rate-limits at every run, run once more than
+    its put-backs allow (each put-back's wait skipped)."""
     from bot.github_port import GitHubError
 
-    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=2)
+    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=max_deferrals)
     add(q, "d1")
     limited = GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
 
@@ -1186,10 +1186,18 @@ def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
         raise limited
 
     workers = Workers(q, rate_limited, 1)
-    for _ in range(3):
+    for _ in range(max_deferrals + 1):
         q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")
-        assert q.claim().id == "d1"
-        workers.run_one(q.get("d1"))
+        claimed = q.claim()
+        assert claimed.id == "d1"
+        workers.run_one(claimed)
+    return q
+
+
+def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
+    # REVIEW_NOTES_MAX_DEFERRALS (bot.server gives it to the queue); the workers' log
+    # lines count against it too
+    q = _rate_limited_to_the_end(tmp_path, max_deferrals=2)
     d1 = q.get("d1")
     assert d1.state == State.FAILED
     assert d1.last_error.startswith("put back 2 times for rate limits; given up")
@@ -1201,19 +1209,7 @@ def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
 def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_path, caplog):
     # docs/reliability.md, What to watch: a WARNING for each failed delivery, "naming the
     # `review-notes retry ID` that runs it again"; the last rate limit put-back's said none
-    from bot.github_port import GitHubError
-
-    q = DeliveryQueue(Database(tmp_path / "q.sqlite3"), max_deferrals=1)
-    add(q, "d1")
-    limited = GitHubError("rate limited, asked to wait 60s", transient=True, retry_after=60)
-
-    def rate_limited(delivery):
-        raise limited
-
-    workers = Workers(q, rate_limited, 1)
-    for _ in range(2):
-        q.db.execute("UPDATE deliveries SET not_before = NULL WHERE id = 'd1'")
-        workers.run_one(q.claim())
+    q = _rate_limited_to_the_end(tmp_path, max_deferrals=1)
     assert q.get("d1").state == State.FAILED
     failed = [
         r.getMessage() for r in caplog.records if "d1 (pull_request) failed" in r.getMessage()
