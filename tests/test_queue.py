@@ -2884,6 +2884,43 @@ def test_put_backs_held_back_by_other_calls_limits_are_bounded_too(tmp_path, cap
     )
 
 
+def test_what_to_watch_quotes_the_rate_limit_put_back_lines_as_the_workers_write_them(
+    tmp_path, caplog
+):
+    # docs/reliability.md, What to watch: the put-back WARNINGs of a rate limit, quoted
+    # with the default put-backs, are the lines written (ID, EVENT, N, k and `...` stand
+    # for what varies); the page named only the outage's put-back line
+    import re
+
+    from bot.github_port import call_paused, limit_met
+    from bot.queue import MAX_DEFERRALS, MAX_WAITS
+    from tests.docs_kit import doc
+
+    watch = doc("reliability.md").split("\n## What to watch\n", 1)[1].split("\n## ", 1)[0]
+    watch = " ".join(watch.split())
+    own = re.search(
+        r"`(delivery ID \(EVENT\) put back for Ns (\(k of (\d+) put-backs\)): \.\.\.)`", watch
+    )
+    assert own and int(own[3]) == MAX_DEFERRALS, "no rate limit put-back line quoted"
+    other = f"(k of {MAX_WAITS} put-backs held back by other calls' limits)"
+    assert f"`{other}`" in watch, "no put-back held back by others' limits quoted"
+
+    def written(quoted: str) -> str:
+        """The quoted line as a pattern of the line `d1`'s put-back writes."""
+        for said, meant in (("ID", "d1"), ("EVENT", "pull_request"), ("Ns", "60s")):
+            quoted = quoted.replace(said, meant)
+        return re.escape(quoted).replace(r"\(k", r"\(\d+").replace(r"\.\.\.", ".+")
+
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    q.claim()
+    Workers(q, _limited_by(limit_met), 1).run_one(q.get("d1"))  # its own call limited
+    assert re.fullmatch(written(own[1]), caplog.messages[-1]), caplog.messages[-1]
+    _put_back_again(q, Workers(q, _limited_by(call_paused), 1), "d1")  # held back only
+    held = written(own[1].replace(own[2], other))
+    assert re.fullmatch(held, caplog.messages[-1]), caplog.messages[-1]
+
+
 def test_a_run_that_says_nothing_of_its_limits_is_counted(tmp_path):
     # a limit the port did not say was another call's (a run outside a GitHub client's
     # hooks) is the delivery's own: counted, as before
