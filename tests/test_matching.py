@@ -391,6 +391,24 @@ def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
     assert TermIndex([]).find("thinking budget") == {}
 
 
+# kills: bot/match_config.py:checked_matcher keywords `re` cannot compile pass the check
+def test_the_checked_matcher_compiles_its_patterns_so_keywords_re_refuses_stop_it():
+    # the patterns compile at the first scan (a matcher built to scan once pays there), but
+    # the server's start and `notes check` build theirs with checked_matcher: keywords
+    # nested past re's recursion limit (each a prefix of the next) must stop them, as they
+    # did when the build compiled, not fail every PR's first scan in a worker
+    from bot.match_config import checked_matcher
+
+    lib = load_library()
+    assert {"_ascii", "_other", "_ident"} <= set(vars(checked_matcher(lib)._terms))
+    nested = tuple("x" * n for n in range(1, 800))
+    first = lib.notes[0].model_copy(update={"keywords": nested})
+    deep = replace(lib, notes=(first, *lib.notes[1:]))
+    CompiledMatcher(deep, CFG)  # built: nothing compiled yet
+    with pytest.raises(RecursionError):
+        checked_matcher(deep)
+
+
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
     # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
     # before a word still splits (found by review 'evidence')
