@@ -76,6 +76,18 @@ def old_release(tmp_path: Path, rev: str = OLD) -> Path:
 # new one instead of turning the updates off.
 
 
+def _a_matching_pr(monkeypatch, tmp_path: Path, fake, app_key, head: str | None = None):
+    """A clean environment, PR N on `fake` whose title and files get a note (its head
+    commit `head`, when given), and the App-mode settings of a server against `fake`."""
+    from tests.command_kit import N
+
+    clean_env(monkeypatch)
+    pull = fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    if head is not None:
+        pull.head_sha = head
+    return live_settings(tmp_path, fake, app_key)
+
+
 def old_server(tmp_path: Path, fake, app_key, settings, rev: str = OLD) -> LiveServer:
     """The older release as a real server on this release's database (a rollback)."""
     env = app_env(tmp_path, fake, app_key)
@@ -326,12 +338,8 @@ def test_a_deletion_owed_on_a_locked_pr_is_not_paid_after_a_rollbacks_on_kept_th
     from tests.test_deletion_events import on_run_before_a_missed_deletion, swept
     from tests.webhook_kit import HEAD
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(
-        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
-    ).head_sha = HEAD
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key, head=HEAD)
     with serving(settings) as (client, rt):
         tune(rt)
         _, attempt, c = on_run_before_a_missed_deletion(client, rt, fake, 200)
@@ -420,10 +428,8 @@ def test_an_older_release_runs_no_kept_command_an_edit_took_out(
     from tests.command_kit import N, replies
     from tests.test_unlocks import said_while_locked
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
         fake.lock(DEFAULT_REPO, N)
@@ -493,17 +499,12 @@ def test_a_rollback_past_tried_drops_it_and_loses_none_of_their_words(
     and the bot's next write drops their second edit's words (our write-back landed
     over it, the first shown): the limit upgrading.md says. (Without the rollback they
     are written back: test_comment_rewrites.)"""
-    from tests.command_kit import N
     from tests.test_comment_rewrites import AGAIN, THEIRS, _a_write_back_landed_its_answers_5xx
     from tests.test_deletion_events import say_after
     from tests.webhook_kit import HEAD
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(
-        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
-    ).head_sha = HEAD
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key, head=HEAD)
     with serving(settings) as (client, rt):
         tune(rt)
         c, made = _a_write_back_landed_its_answers_5xx(client, rt, fake)
@@ -538,10 +539,8 @@ def test_a_rollback_past_answered_answers_a_kept_command_again_as_documented(
     from tests.test_unlocks import said_while_locked
     from tests.webhook_kit import drain
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
         say(client, rt, fake, "/notes")
@@ -638,10 +637,8 @@ def test_a_rollback_past_deferred_between_two_edits_events_answers_what_that_rel
     from tests.test_unlocks import _edited_unlocked, _help_kept_then_edited_twice
     from tests.webhook_kit import drain
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
         c, kept, first = _help_kept_then_edited_twice(client, rt, fake)
@@ -680,12 +677,8 @@ def test_an_upgrade_from_the_deployed_release_pays_the_write_back_it_owed(
     from tests.test_comment_rewrites import AGAIN, THEIRS, rewrite, sent
     from tests.webhook_kit import HEAD, drain
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(
-        DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR
-    ).head_sha = HEAD
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key, head=HEAD)
     made: list[dict] = []
     server = _older_failing_at_once(tmp_path, fake, app_key, settings, rev)
     with server.run():
@@ -734,10 +727,8 @@ def test_an_upgrade_between_two_edits_events_leaves_what_the_older_release_left_
     from tests.test_unlocks import _edited_unlocked
     from tests.webhook_kit import drain
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     fake.lock(DEFAULT_REPO, N)
     c = fake.add_comment(DEFAULT_REPO, N, "/notes help", login="octo-dev")
     c.created_at = c.updated_at = time.time() - 120
@@ -815,10 +806,8 @@ def test_a_rollback_after_both_edits_events_runs_the_deferred_lines_kept_in_the_
     from tests.test_unlocks import _edited_unlocked, _help_kept_then_edited_twice
     from tests.webhook_kit import drain
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
         c, kept, first = _help_kept_then_edited_twice(client, rt, fake)
@@ -897,10 +886,8 @@ def test_an_upgrade_answers_no_kept_wrong_an_older_releases_edit_answered_again(
     was run again, a second reply notifying everyone."""
     from tests.command_kit import N, replies
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     c, sends = _opened_then_said_locked(fake, command)
     server = old_server(tmp_path, fake, app_key, settings, KEYED_WITH_REASONS)
     _one_by_one(server, sends, "older-said")
@@ -932,10 +919,8 @@ def test_an_upgrade_runs_no_kept_wrong_an_older_releases_unlock_ran_again(
     from tests.command_kit import N, replies
     from tests.test_unlocks import _edited_unlocked
 
-    clean_env(monkeypatch)
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     c, sends = _opened_then_said_locked(fake, command)
     c.created_at = c.updated_at = time.time() - 120  # both edits before the unlock read it
     server = old_server(tmp_path, fake, app_key, settings, KEYED_WITH_REASONS)
@@ -975,11 +960,9 @@ def test_a_rollback_past_lists_keyed_alone_runs_a_kept_wrong_again_as_documented
     from tests.test_unlocks import _edited_unlocked
     from tests.webhook_kit import drain
 
-    clean_env(monkeypatch)
     fake = fake_github
     command = REKEYED_WRONGS[0]
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
-    settings = live_settings(tmp_path, fake, app_key)
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     c, sends = _opened_then_said_locked(fake, command)
     with serving(settings) as (client, rt):
         tune(rt)
