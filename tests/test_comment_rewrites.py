@@ -1509,6 +1509,20 @@ def _a_write_back_landed_its_answers_5xx(client, rt, fake) -> tuple[object, list
     return c, made
 
 
+def _a_write_back_carried_out_by_no_try(client, rt, fake) -> tuple[object, list[dict]]:
+    """The race of `_two_rewrites_under_our_late_edit`, the rewrite's event sent: GitHub
+    answers every try of its write-back 502 and carries out none. Our text shows, the
+    words sent kept as tried. The comment, and the two rewrites' events."""
+    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
+    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
+    sent(client, rt, made[0])
+    fake.clear_faults()
+    assert (
+        fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.history.tried == THEIRS
+    )
+    return c, made
+
+
 def _retried(rt) -> None:
     assert rt.queue.retry() != []
     drain(rt)
@@ -1562,13 +1576,7 @@ def test_their_words_pasted_back_after_our_failed_write_back_gave_up_are_never_w
     late) never writes over."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
-    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
-    sent(client, rt, made[0])
-    fake.clear_faults()
-    assert (
-        fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.history.tried == THEIRS
-    )
+    c, made = _a_write_back_carried_out_by_no_try(client, rt, fake)
     pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-(CLOCK_SLACK.total_seconds() + 2))
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their text shows: nothing written back"
@@ -1640,13 +1648,7 @@ def test_their_paste_within_the_slack_written_over_is_written_back_by_its_own_ev
     then writes the paste back over ours: what they chose last shows."""
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
-    c, made = _two_rewrites_under_our_late_edit(client, rt, fake)
-    fake.inject("PATCH", f"/repos/*/issues/comments/{c.id}", *[Fault.error(502)] * 20)
-    sent(client, rt, made[0])
-    fake.clear_faults()
-    assert (
-        fake.comment(c.id).body.startswith(MARKER) and state(rt).write_back.history.tried == THEIRS
-    )
+    c, made = _a_write_back_carried_out_by_no_try(client, rt, fake)
     pasted = rewrite(fake, fake.comment(c.id), THEIRS, ago=-10)
     answer = sent(client, rt, made[1])
     assert ran(caplog, answer) == "their newest words written back over those we wrote back"
