@@ -66,3 +66,16 @@ def break_overflow_chain(path: Path, marker: bytes) -> None:
             broken += 1
     assert broken, "no overflow page holds the marker"
     path.write_bytes(data)
+
+
+def rename_on_table_pages(path: Path, table: str, old: bytes, new: bytes) -> None:
+    """Write `new` over `old` in `table`'s own pages alone (not its index's): a damaged
+    page may say what its index does not, e.g. two rows under one key."""
+    with closing(sqlite3.connect(path)) as conn:
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = ?", (table,))]
+        [(size,)] = conn.execute("PRAGMA page_size")
+    data = bytearray(path.read_bytes())
+    for p in pages:
+        at = slice((p - 1) * size, p * size)
+        data[at] = bytes(data[at]).replace(old, new)
+    path.write_bytes(bytes(data))

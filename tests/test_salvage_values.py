@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import resource
 import signal
-import sqlite3
 import subprocess
 import sys
-from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from bot.prstate import (
     WriteBackHistory,
 )
 from bot.queue import DeliveryQueue
-from tests.damage_kit import break_overflow_chain, damage_root_page
+from tests.damage_kit import break_overflow_chain, damage_root_page, rename_on_table_pages
 from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
 
@@ -121,14 +119,7 @@ def _twins(path: Path, owed: str) -> None:
     prs.put(PRState("o/twin", 1, comment_id=20))
     db.execute("UPDATE pr_state SET write_back = ? WHERE repo = 'o/twin'", (owed,))
     db.close()
-    with closing(sqlite3.connect(path)) as conn:
-        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'pr_state'")]
-        [(size,)] = conn.execute("PRAGMA page_size")
-    data = bytearray(path.read_bytes())
-    for p in pages:
-        at = slice((p - 1) * size, p * size)
-        data[at] = bytes(data[at]).replace(b"o/twin", b"o/keep")
-    path.write_bytes(bytes(data))
+    rename_on_table_pages(path, "pr_state", b"o/twin", b"o/keep")
 
 
 # kills: bot/salvage.py:TableCopy.check a value read in part named for a row the new file
@@ -203,14 +194,7 @@ def test_rows_read_alone_that_the_new_file_refuses_are_said_lost(tmp_path):
     prs.put(PRState("o/twin", 2, comment_id=21, files_sha="s", files=long))  # and what reads
     prs.put(PRState("o/end", 1, comment_id=13))
     db.close()
-    with closing(sqlite3.connect(path)) as conn:
-        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'pr_state'")]
-        [(size,)] = conn.execute("PRAGMA page_size")
-    data = bytearray(path.read_bytes())
-    for p in pages:
-        at = slice((p - 1) * size, p * size)
-        data[at] = bytes(data[at]).replace(b"o/twin", b"o/keep")
-    path.write_bytes(bytes(data))
+    rename_on_table_pages(path, "pr_state", b"o/twin", b"o/keep")
     break_overflow_chain(path, b"Z" * 200)
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
