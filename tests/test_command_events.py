@@ -486,6 +486,18 @@ def test_a_comment_whose_id_is_not_an_integer_is_refused_naming_the_field(live, 
     assert sum(rt.queue.counts().values()) == 0 and reactions(fake, c) == set()
 
 
+def _notes_said_in(fake, event: str) -> dict:
+    """The payload of `/notes` said by octo-dev on PR N as `event` (a review, a PR
+    comment, or a comment on the diff)."""
+    head = fake.pull(DEFAULT_REPO, N).head_sha
+    if event == "pull_request_review":
+        return review_payload("/notes", head_sha=head)
+    if event == "issue_comment":
+        return comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev"))
+    c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    return diff_comment_payload(c, head_sha=head)
+
+
 @pytest.mark.parametrize(
     ("event", "part", "field", "value", "shown"),
     [
@@ -499,14 +511,7 @@ def test_other_ids_of_a_command_that_are_not_integers_are_refused_naming_them(
     live, event, part, field, value, shown
 ):
     client, rt, fake = live
-    head = fake.pull(DEFAULT_REPO, N).head_sha
-    if event == "pull_request_review":
-        payload = review_payload("/notes", head_sha=head)
-    elif event == "issue_comment":
-        payload = comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev"))
-    else:
-        c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
-        payload = diff_comment_payload(c, head_sha=head)
+    payload = _notes_said_in(fake, event)
     payload[part]["id" if field.endswith(".id") else "number"] = value
     r = post(client, event, payload)
     said = f"malformed {event} payload: {field}: not a positive integer ({shown})"
@@ -533,14 +538,7 @@ def test_a_command_whose_fields_its_handler_reads_are_malformed_is_refused_namin
     # 'get'" (or the installation's error): never runnable, and nothing named the field.
     # A pull_request payload so is refused at intake (bot.pr_events.check_readable).
     client, rt, fake = live
-    head = fake.pull(DEFAULT_REPO, N).head_sha
-    if event == "pull_request_review":
-        payload = review_payload("/notes", head_sha=head)
-    elif event == "issue_comment":
-        payload = comment_payload(fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev"))
-    else:
-        c = fake.add_review_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
-        payload = diff_comment_payload(c, head_sha=head)
+    payload = _notes_said_in(fake, event)
     *parents, last = field.split(".")
     node = payload
     for key in parents:
