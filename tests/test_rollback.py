@@ -536,19 +536,14 @@ def test_a_rollback_past_answered_answers_a_kept_command_again_as_documented(
     again (two replies, as that release always did), nothing failed, nothing kept after."""
     from tests.command_kit import N, comment_payload, replies
     from tests.fake_github import iso_time
-    from tests.test_unlocks import said_while_locked
+    from tests.test_unlocks import _help_kept_then_edited_twice_while_locked
     from tests.webhook_kit import drain
 
     fake = fake_github
     settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
     with serving(settings) as (client, rt):
         tune(rt)
-        say(client, rt, fake, "/notes")
-        fake.lock(DEFAULT_REPO, N)
-        c = said_while_locked(client, rt, fake, "/notes help")
-        kept, first = c.body, "/notes why"
-        c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
-        fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+        c, kept, first = _help_kept_then_edited_twice_while_locked(client, rt, fake)
         for body, old, at in [(c.body, first, 20), (first, kept, 10)]:
             payload = comment_payload(c, action="edited", old_body=old)
             payload["comment"].update(body=body, updated_at=iso_time(c.created_at + at))

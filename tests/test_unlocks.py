@@ -1490,12 +1490,7 @@ def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is
     comment still having it, answered it again. Two help replies, each a comment
     notifying everyone on the PR."""
     client, rt, fake = live
-    say(client, rt, fake, "/notes")
-    fake.lock(DEFAULT_REPO, N)
-    c = said_while_locked(client, rt, fake, "/notes help")
-    kept, first = c.body, "/notes why"
-    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
-    fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+    c, kept, first = _help_kept_then_edited_twice_while_locked(client, rt, fake)
     edits = [(c.body, first, 20), (first, kept, 10)]
     for body, old, at in edits if second_first else reversed(edits):
         payload = _edited_unlocked(c, body, old, c.created_at + at)
@@ -1506,6 +1501,20 @@ def test_a_kept_command_put_back_while_locked_whose_edit_ran_after_the_unlock_is
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z")
     assert rt.queue.counts()["failed"] == 0 and "(why mode)" in sticky(fake).body
     assert len(replies(fake)) == 1  # the help's, once
+
+
+def _help_kept_then_edited_twice_while_locked(client, rt, fake):
+    """`/notes` said, the conversation locked, `/notes help` said and kept; still locked,
+    two edits in the web UI (the help taken out for `/notes why`, then put back under
+    it); then the real unlock, none of the edits' events nor its own run yet. The
+    comment, the text kept, and the first edit's text."""
+    say(client, rt, fake, "/notes")
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    kept, first = c.body, "/notes why"
+    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
+    fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+    return c, kept, first
 
 
 # kills: bot/locked_commands.py:LockedCommands.keep a kept comment's newer text, kept at a
@@ -1520,12 +1529,7 @@ def test_a_kept_command_an_edit_answered_after_the_unlock_is_not_answered_again_
     as answered. The release, the comment still having the help, answered it again:
     a second help reply notifying everyone on the PR. The search is answered once."""
     client, rt, fake = live
-    say(client, rt, fake, "/notes")
-    fake.lock(DEFAULT_REPO, N)
-    c = said_while_locked(client, rt, fake, "/notes help")
-    kept, first = c.body, "/notes why"
-    c.body = "/notes why\n/notes help"  # both edits in the web UI, still locked
-    fake.unlock(DEFAULT_REPO, N)  # their events run after it, before its own
+    c, kept, first = _help_kept_then_edited_twice_while_locked(client, rt, fake)
     searched = f"{c.body}\n/notes search cache"
     for body, old, at in [(c.body, first, 20), (first, kept, 10), (searched, c.body, 40)]:
         if body == searched:
