@@ -78,10 +78,15 @@ _FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s{_SEPARATORS}]*|[^\s{_SEPARATORS}]
 _FILTER_MARKS = frozenset("".join(_PHRASE_QUOTES) + _SEPARATORS)
 
 
+# An apostrophe as a phone's keyboard types it (`mock’s`: iOS's smart punctuation) or a
+# curator's editor wrote it, which NFKC keeps: each found the other's text no more
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2018\u2019\u02bc", "'"))
+
+
 def fold(text: str) -> str:
     """Normalise for search: text is compared after NFKC (full-width ＡＢＣ, the
-    ideographic space) and case folding."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    ideographic space), case folding and with one apostrophe (`’`, `‘`, `ʼ` are `'`)."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
 
 
 @dataclass(frozen=True)

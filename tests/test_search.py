@@ -735,3 +735,26 @@ def test_a_chinese_term_typed_without_a_space_finds_the_text_with_one(quoted):
     assert found("deadlock死锁") == []  # the English words keep their space
     # the reply's search reads a CJK run the same way
     assert found("前缀缓存", RANKED) == ["前缀\n缓存", "前缀 缓存", "前缀缓存"]
+
+
+# --- found by the review of the notes pages in a browser ---
+
+
+# kills: bot/search.py:fold (hand) an apostrophe compared as typed: a phone's keyboard types
+#   `mock’s` (U+2019, iOS's smart punctuation), which found no note writing `mock's`, and
+#   `vLLM's` found none writing `vLLM’s`
+@pytest.mark.parametrize("typed", ["mock's", "mock’s", "mockʼs"])
+@pytest.mark.parametrize("written", ["mock's", "mock’s"])
+def test_an_apostrophe_is_one_however_it_is_typed(typed, written):
+    notes = [
+        note(
+            "n-1",
+            "补齐 mock 配置",
+            "值得快速阅读。",
+            summary_en=f"Complete the test {written} config.",
+        ),
+        note("n-2", "其他", "值得快速阅读。", summary_en="Unrelated mocks."),
+    ]
+    assert ids(search_notes(notes, f"{typed} config", FILTER)) == ["n-1"]
+    # a quoted term's curly quotes still go: `‘mock’s’` is `mock's`
+    assert ids(search_notes(notes, f"‘{typed}’", FILTER)) == ["n-1"]
