@@ -105,7 +105,8 @@ class SearchMode:
     `all-reduce` and `KV-cache` `KV cache`, but `isa` not `is a`, and a word of four
     letters two of two, or a letter alone, only joined by a hyphen or underscore (`noop`
     finds `no-op`, `topk` `top_k`, `isin` not `is in`). A number is a whole number, as in
-    the reply: `5241` does not find PR 52419.
+    the reply: `5241` does not find PR 52419. An English plural finds its singular too, in
+    both modes (`deadlocks` finds `deadlock`, `hashes` `hash`: `_singulars`).
 
     The `/notes search` reply ranks: a query is split into words (runs of Chinese
     or Japanese characters are one term each, a space between its characters in the text
@@ -334,6 +335,29 @@ def _cjk_spaced(term: str) -> re.Pattern[str]:
     return re.compile("".join(spaced))
 
 
+# An English plural's last word: three letters or more and `s`, not `ss`, `is` or `us`
+# (`class`, `basis`, `focus`) but an acronym's `pus` (`GPUs`, `CPUs`); `-es` after a
+# sibilant (`batches`, `processes`, `fixes`) and `-ies` are the rest of its ending
+_PLURAL = re.compile(r"(?<![a-z])[a-z]{2,}(?<![si])(?<![^p]u)s$")
+_SIBILANT_ES = re.compile(r"(?:ss|sh|ch|x|z)es$")
+_SINGULAR_MIN = 3  # letters: `uses` is no `us`, `ops` no `op`
+_LAST_LETTERS = re.compile(r"[a-z]*$")
+
+
+def _singulars(term: str) -> list[str]:
+    """What an English plural term also finds: its singular (`deadlocks` a note's
+    `deadlock`, `failures` `failure`, `hashes` `hash`, `queries` `query`, `GPUs` `GPU`),
+    each written without the ending, as the reader typed its plural."""
+    if not term.isascii() or not _PLURAL.search(term):
+        return []
+    forms = [term[:-1]]
+    if _SIBILANT_ES.search(term):
+        forms.append(term[:-2])
+    if term.endswith("ies"):
+        forms.append(term[:-3] + "y")
+    return [f for f in forms if len(_LAST_LETTERS.search(f).group()) >= _SINGULAR_MIN]
+
+
 def _matcher(term: str, words: bool) -> Callable[[str], bool]:
     if _IS_CJK.search(term):
         phrase = _cjk_spaced(term)
@@ -344,11 +368,12 @@ def _matcher(term: str, words: bool) -> Callable[[str], bool]:
         # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
         number = re.compile(_not_after(_WORD_CHAR, term[0]) + term[1:] + _WORD_END)
         return lambda text: number.search(text) is not None
+    forms = [term, *_singulars(term)]
     if words:  # a whole word, its parts joined any way
-        word = _compound(term, _WORD_CHAR, _WORD_END)
-        return lambda text: word.search(text) is not None
-    compound = _compound(term, _ALNUM)
-    return lambda text: term in text or compound.search(text) is not None
+        whole = [_compound(f, _WORD_CHAR, _WORD_END) for f in forms]
+        return lambda text: any(w.search(text) for w in whole)
+    compounds = [_compound(f, _ALNUM) for f in forms]
+    return lambda text: any(f in text for f in forms) or any(c.search(text) for c in compounds)
 
 
 @lru_cache(maxsize=8192)  # notes are frozen; folding every note on every search adds up

@@ -758,3 +758,42 @@ def test_an_apostrophe_is_one_however_it_is_typed(typed, written):
     assert ids(search_notes(notes, f"{typed} config", FILTER)) == ["n-1"]
     # a quoted term's curly quotes still go: `‘mock’s’` is `mock's`
     assert ids(search_notes(notes, f"‘{typed}’", FILTER)) == ["n-1"]
+
+
+# kills: bot/search.py:_matcher (hand) a plural found only as typed: `deadlocks` found no
+#   note whose summary says "a scaling deadlock", nor `CI failures` the one titled "fix
+#   the H200 MIG CI failure", `hashes` "hash", `regressions` "regression tests"
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [
+        ("deadlocks", "a scaling deadlock"),
+        ("failures", "the CI failure"),
+        ("hashes", "the prefix hash"),
+        ("batches", "one batch"),
+        ("processes", "each process"),
+        ("queries", "the query"),
+        ("GPUs", "one GPU"),
+        ("kv-caches", "the KV cache"),
+        ("cudagraphs", "a CUDA graph"),
+    ],
+)
+def test_an_english_plural_finds_its_singular(typed, written, mode):
+    notes = [
+        note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm."),
+        note("n-2", "其他", "值得精读。", summary_en="Unrelated text."),
+    ]
+    assert ids(search_notes(notes, typed, mode)) == ["n-1"]
+
+
+# what ends in s and is no plural, or whose singular is too short to search by, is found as
+# typed only: `class` is no `clas`, `focus` no `focu`, `this` no `thi`, `ops` no `op`, `uses`
+# no `us`
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed", ["class", "focus", "basis", "ops", "uses", "cases"])
+def test_a_word_ending_in_s_that_is_no_plural_is_found_as_typed(typed, mode):
+    texts = ("clas", "focu", "basi", "op", "us", "cas", "cast")
+    notes = [
+        note(f"n-{i}", "文本", f"值得精读。{t} end.", summary_en=t) for i, t in enumerate(texts)
+    ]
+    assert search_notes(notes, typed, mode) == []
