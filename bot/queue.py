@@ -64,6 +64,10 @@ MAX_DEFERRALS = 14
 # delivery for ever: at the secondary back-off's shortest wait, a minute, 100 come to
 # over an hour and a half.
 MAX_WAITS = 100
+# A wait (`not_before`, an outage's pause) set later than this far past the wall clock's
+# reading now was timed on a clock since stepped back (`DeliveryQueue.claim`): over. A
+# smaller step (NTP's routine corrections) only makes a wait that much longer.
+CLOCK_STEP_SECONDS = 60.0
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
 # A release before `waits` (a rollback's `review-notes retry`) cleared deferrals only: the
@@ -462,6 +466,10 @@ class DeliveryQueue:
         queued to wait, is a new delivery: later events of its PR do not wait for it.)
         None while an outage pauses the queue (`put_back`), and while its probe runs: the
         delivery claimed alone once the pause's time has come (`Delivery.probe`).
+        A wait (`not_before`, a pause) set a minute or more later than now by the wall
+        clock is over (CLOCK_STEP_SECONDS): the clock stepped back since (NTP correcting a
+        clock that ran ahead, a VM restored), and would have stretched each wait by the
+        step, the whole queue's in an outage.
 
         A pending row SQLite finds damaged (a failing disk) can be neither claimed nor
         marked failed nor deleted, and the oldest was tried first at every claim: the
@@ -475,8 +483,15 @@ class DeliveryQueue:
             f" AND {not_in('seq', self._abandoned.copy())}"
         )
         now, order = utcnow(), "d.seq"
+        stepped = utcnow(after_s=CLOCK_STEP_SECONDS)  # set later than this: a clock stepped back
         with self.db.tx() as conn:
             outage = conn.execute("SELECT until, since FROM github_outage").fetchone()
+            if outage is not None and (outage["since"] or "") > stepped:
+                # begun after now: the clock stepped back since (NTP correcting a
+                # clock that ran ahead, a VM restored), and the pause, timed on the clock
+                # then, would hold the queue for the step too; dated anew, it is over
+                conn.execute("UPDATE github_outage SET until = ?, since = ?", (now, now))
+                outage = {"until": now, "since": now}
             self._pause_since = None if outage is None else outage["since"]
             if outage is not None:
                 if outage["until"] > now or conn.execute(running).fetchone():
@@ -491,7 +506,8 @@ class DeliveryQueue:
                 WHERE seq = (
                     SELECT d.seq FROM deliveries d
                     WHERE d.state = 'pending' AND {d_skip} AND
-                        (d.not_before IS NULL OR d.not_before <= ?) AND (
+                        (d.not_before IS NULL OR d.not_before <= ?
+                            OR d.updated_at > ?) AND (
                         d.pr_key IS NULL OR NOT EXISTS (
                             SELECT 1 FROM deliveries p
                             WHERE p.pr_key = d.pr_key AND {p_skip} AND (p.state = 'processing'
@@ -500,7 +516,7 @@ class DeliveryQueue:
                     ORDER BY {order} LIMIT 1)
                 RETURNING *
                 """,
-                (now, now),
+                (now, now, stepped),
             ).fetchall()
         if not rows:
             return None

@@ -3064,3 +3064,87 @@ def test_a_payload_is_read_back_as_unicode_a_lone_surrogate_replaced(tmp_path):
     raw = '{"t": "a\\ud800b", "k\\udc00": ["\\ud83d\\ude00", "C:\\\\ud800"]}'
     q.enqueue("d1", "pull_request", "opened", json.loads(raw), "o/r", 1, raw=raw)
     assert q.get("d1").payload == {"t": "a\ufffdb", "k\ufffd": ["\U0001f600", "C:\\ud800"]}
+
+
+# --- the wall clock stepped back (NTP correcting a clock that ran ahead, a VM restored) ---
+
+
+class SteppedClock:
+    """The wall clock the queue reads (`bot.queue.utcnow`), moved by the test."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self, after_s: float = 0.0) -> str:
+        return stored_time(self.at + timedelta(seconds=after_s))
+
+
+def stepped_clock(monkeypatch: pytest.MonkeyPatch) -> SteppedClock:
+    clock = SteppedClock(datetime(2030, 1, 1, 12, tzinfo=UTC))
+    monkeypatch.setattr(queue_module, "utcnow", clock)
+    return clock
+
+
+def test_a_clock_stepped_back_does_not_stretch_an_outages_pause_by_the_step(tmp_path, monkeypatch):
+    # the pause's time was set on the clock before the step: read on the clock after it,
+    # the whole queue stood still for the step's two hours on top of its minute
+    clock = stepped_clock(monkeypatch)
+    q = queue_at(tmp_path)
+    add(q, "down", 1)
+    add(q, "other", 2)
+    assert q.claim().id == "down"
+    assert q.put_back("down", 60, "502 Bad Gateway") is not None  # paused for a minute
+    assert q.claim() is None
+    clock.at -= timedelta(hours=2)
+    probe = q.claim()
+    assert probe is not None and probe.probe  # one delivery tries GitHub, as after the minute
+    assert q.claim() is None  # and one at a time, as ever
+    assert q.put_back(probe.id, 60, "502 Bad Gateway") is None
+    assert q.outage_paused_until() == clock(60)  # a pause on the clock as it reads now
+    clock.at += timedelta(seconds=61)
+    assert q.claim() is not None
+
+
+def test_a_clock_stepped_back_does_not_hold_a_deferred_delivery_and_its_pr_for_the_step(
+    tmp_path, monkeypatch
+):
+    clock = stepped_clock(monkeypatch)
+    q = queue_at(tmp_path)
+    add(q, "limited", 1)
+    add(q, "next", 1)
+    q.enqueue("update", "issue_comment", "created", {}, "o/r", 2, not_before=clock(30))
+    assert q.claim().id == "limited"
+    assert q.defer("limited", 60, "rate limited")
+    assert q.claim() is None  # the PR's next event waits for it; the update for its time
+    clock.at -= timedelta(hours=2)
+    assert {q.claim().id, q.claim().id} == {"limited", "update"}  # not two hours later
+    q.complete("limited")
+    assert q.claim().id == "next"
+
+
+# kills: bot/queue.py:DeliveryQueue._claim the step's minute of slack left out
+def test_a_clock_stepped_back_by_seconds_runs_no_wait_early(tmp_path, monkeypatch):
+    # NTP's routine corrections step a clock back by a fraction of a second: no reason to
+    # run each delivery waiting, or probe GitHub in an outage, before its time
+    clock = stepped_clock(monkeypatch)
+    q = queue_at(tmp_path)
+    add(q, "down", 1)
+    add(q, "limited", 2)
+    assert q.claim().id == "down" and q.claim().id == "limited"
+    assert q.put_back("down", 60, "502 Bad Gateway") is not None
+    assert q.defer("limited", 60, "rate limited")
+    clock.at -= timedelta(seconds=50)
+    assert q.claim() is None
+    assert q.outage_paused_until() == clock(110)  # as it was set
+
+
+def test_a_delivery_put_back_waits_its_time_on_a_clock_that_did_not_step(tmp_path, monkeypatch):
+    clock = stepped_clock(monkeypatch)
+    q = queue_at(tmp_path)
+    add(q, "limited", 1)
+    assert q.claim().id == "limited"
+    assert q.defer("limited", 60, "rate limited")
+    clock.at += timedelta(seconds=59)
+    assert q.claim() is None
+    clock.at += timedelta(seconds=1)
+    assert q.claim().id == "limited"
