@@ -152,6 +152,13 @@ def is_read_only(exc: sqlite3.Error) -> bool:
     return (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_READONLY")
 
 
+def is_locked(exc: BaseException) -> bool:
+    """Another connection held the file's lock past the busy timeout ("database is
+    locked"): SQLITE_BUSY or SQLITE_LOCKED, and their extended codes."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return name.split("_")[1:2] in (["BUSY"], ["LOCKED"])  # SQLITE_BUSY_SNAPSHOT -> BUSY
+
+
 # The background checkpoints' safety net (checkpoint_in_background), 1 GB of WAL: above
 # five seconds of the fastest burst measured (5,500 deliveries/s, 6 pages each), so
 # only a stuck checkpoint thread lets a commit do it. The WAL holds what was received.

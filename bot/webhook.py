@@ -27,7 +27,7 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
-from bot.db import GITHUB_TIME, damaged_error
+from bot.db import GITHUB_TIME, damaged_error, is_locked
 from bot.dispatch import Dispatcher, MalformedPayload, Route, event_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
@@ -103,12 +103,15 @@ class GroupCommit:
         try:
             outcomes = self.queue.enqueue_many([item for item, _ in batch])
         except Exception as exc:
-            if len(batch) == 1:
-                if not batch[0][1].done():  # its client may have gone
-                    batch[0][1].set_exception(exc)
-            else:  # one delivery SQLite refuses fails alone
+            if len(batch) > 1 and not is_locked(exc):  # one delivery SQLite refuses fails alone
                 for one in batch:
                     self._write([one])
+                return
+            # a lock another process holds refuses them all: each written alone would wait
+            # the busy timeout again, on the event loop, holding every answer meanwhile
+            for _, future in batch:
+                if not future.done():  # its client may have gone
+                    future.set_exception(exc)
             return
         for (_, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():  # the client may have gone

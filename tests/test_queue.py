@@ -606,6 +606,43 @@ def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
     assert written == [3]
 
 
+def test_group_commit_waits_out_a_lock_once_per_burst_not_once_per_delivery(tmp_path, monkeypatch):
+    # another process holding the write lock (a VACUUM, a sqlite3 shell in a transaction)
+    # refuses a burst after the busy timeout; each of its deliveries then written alone
+    # waited the timeout again, on the event loop: five held every answer (/healthz's
+    # too) for six timeouts, an hour of lock a minute per delivery, past GitHub's 10 s
+    from bot import db as bot_db
+    from bot.webhook import GroupCommit
+
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 0.1)
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    written: list[int] = []  # the size of each enqueue_many, one busy timeout each
+    enqueue_many = q.enqueue_many
+
+    def counted(items):
+        written.append(len(items))
+        return enqueue_many(items)
+
+    q.enqueue_many = counted
+    items = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5)]
+
+    async def burst():
+        gathered = asyncio.gather(*(commit.enqueue(d) for d in items), return_exceptions=True)
+        return await asyncio.wait_for(gathered, 5)
+
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        outcomes = asyncio.run(burst())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert all(isinstance(o, sqlite3.OperationalError) for o in outcomes)  # each told: a 500
+    assert written == [5]
+    assert asyncio.run(burst()) == [Enqueued.QUEUED] * 5  # the lock gone, stored as ever
+
+
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
