@@ -459,8 +459,9 @@ def parse_commands(
     every caller whose keys are compared passes the same.
 
     Only lines a reader sees as plain text count: lines inside fenced or indented
-    code, inline code, `<pre>`/`<code>` elements, HTML comments or `>` quotes are
-    ignored, so quoting or documenting a command never runs it. A command on the line
+    code, inline code, `<pre>`/`<code>` elements, HTML comments or quotes (`>`, or a
+    `<blockquote>` typed in HTML) are ignored, so quoting or documenting a command never
+    runs it. A command on the line
     right after a quote runs, although GitHub shows that line inside the quote (a lazy
     continuation): the author typed it there, under what they quoted. Sentence punctuation
     or an emoji after a sub-command (`/notes off.`, `/notes why?`, `/notes off。`,

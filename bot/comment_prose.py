@@ -109,6 +109,14 @@ _CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     (frozenset({"p"}), frozenset()),
 )
 _IMPLIED_REACH = 8  # how far down the open elements an implied end tag is looked for
+# A quote typed in HTML (`<blockquote>`, a line of its own, the command on the next): the
+# page shows it quoted, as `> /notes`, which its writer quoted. A `>` quote's lazy line
+# is in a quote on the page too, but typed by its author under it: it runs. Told apart by
+# where cmark-gfm's blocks come from (`_SOURCE`, only when the text types a blockquote:
+# rendering so costs more); raw HTML has none. Its size and text are read without them.
+_TYPED_QUOTE = re.compile(r"<blockquote(?=[\s/>])", re.I)
+_SOURCE = "data-sourcepos"
+_SOURCEPOS = re.compile(r' data-sourcepos="[0-9:-]*"')
 
 
 def as_ascii(text: str) -> str:
@@ -368,8 +376,9 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     A command counts where that character lands in the HTML as text, at the start of a line,
     outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
     `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
-    with the word. A command on a quote's lazy line or on its own line under a list item
-    runs: the author typed it there.
+    with the word; in a `<blockquote>` typed in HTML it is quoted (`_TYPED_QUOTE`). A
+    command on a `>` quote's lazy line or on its own line under a list item runs: the
+    author typed it there.
 
     A mark may change what it sits in: a full reference link's label (`[see][` newline
     `/notes off]`) is not shown, and with the mark in it, it matches no definition and no
@@ -400,10 +409,12 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     for i in candidates:
         at = len(lines[i]) - len(lines[i].lstrip(" "))
         lines[i] = lines[i][:at] + mark + lines[i][at:]
-    html = _render("\n".join(lines))
-    if _expands_too_far(text, len(html)):
+    typed_quotes = _TYPED_QUOTE.search(text) is not None
+    html = _render("\n".join(lines), typed_quotes)
+    plain = _SOURCEPOS.sub("", html) if typed_quotes else html  # (the mark moves columns)
+    if _expands_too_far(text, len(plain)):
         return []  # not read: the safe side, as for a tree too deep
-    if html.replace(mark, "") != _render(text):
+    if plain.replace(mark, "") != _render(text):
         return []  # a mark changed more than itself (it sits in a link's hidden label)
     if _too_costly(html):
         return []
@@ -415,7 +426,7 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
         if walked > len(html) or _depth(node, depths) > MAX_DEPTH:
             return []  # a tree larger than its text, or deeper than MAX_DEPTH: not read
         text = (node.text_content or "") if node.tag == _TEXT else ""
-        if mark not in text or _hidden(node.parent, hides):
+        if mark not in text or _hidden(node.parent, hides, typed_quotes):
             continue
         # a newline in raw HTML is a space to the browser: only the node's first mark can
         # start a line, and the line runs on to a break or a block
@@ -476,8 +487,11 @@ def _as_sanitized(html: str) -> str:
     return _IMAGE.sub("<img", _FOREIGN.sub(r"<\1span", html))
 
 
-def _render(text: str) -> str:
-    return cmarkgfm.markdown_to_html_with_extensions(text, options=_OPTIONS, extensions=_EXTENSIONS)
+def _render(text: str, sourcepos: bool = False) -> str:
+    """`sourcepos`: the blocks cmark-gfm makes carry their source lines, raw HTML's none
+    (`_TYPED_QUOTE`)."""
+    options = _OPTIONS | (Options.CMARK_OPT_SOURCEPOS if sourcepos else 0)
+    return cmarkgfm.markdown_to_html_with_extensions(text, options=options, extensions=_EXTENSIONS)
 
 
 def _display_math(lines: list[str]) -> set[int]:
@@ -566,9 +580,10 @@ def _depth(node: LexborNode, depths: dict[int, int]) -> int:
     return depth
 
 
-def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
-    """Whether the content of `element` is hidden: by it or an ancestor (`_HIDING`, or a
-    `<details>` without `open`, all but its `<summary>`). `hides` remembers each element's
+def _hidden(element: LexborNode | None, hides: dict[int, bool], typed_quotes: bool) -> bool:
+    """Whether the content of `element` is hidden: by it or an ancestor (`_HIDING`, a
+    `<details>` without `open`, all but its `<summary>`, or with `typed_quotes` a
+    `<blockquote>` typed in HTML: `_TYPED_QUOTE`). `hides` remembers each element's
     answer, so a walk up stops at the first one known (each element is walked once)."""
     if element is None:
         return False
@@ -584,7 +599,8 @@ def _hidden(element: LexborNode | None, hides: dict[int, bool]) -> bool:
                 grand = parent.parent
                 hidden = grand is not None and hides[grand.mem_id]
         collapsed = node.tag == "details" and "open" not in node.attributes
-        hides[node.mem_id] = hidden or node.tag in _HIDING or collapsed
+        typed = typed_quotes and node.tag == "blockquote" and _SOURCE not in node.attributes
+        hides[node.mem_id] = hidden or node.tag in _HIDING or collapsed or typed
     return hides[asked.mem_id]
 
 

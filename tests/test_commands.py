@@ -165,6 +165,33 @@ def test_a_quote_hides_its_own_lines_and_nothing_after_them():
     assert kinds("> can the bot skip this PR?\n/notes off") == [("off", ())]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<blockquote>\n/notes wrong 1\n</blockquote>",
+        "<BLOCKQUOTE>\n/notes off</BLOCKQUOTE>",
+        "<blockquote>\n\n/notes wrong 1 renames only\n\n</blockquote>",
+        "<blockquote>quoted<br>\n/notes off\n</blockquote>",
+        "<blockquote cite='x'>\n<p>\n/notes off\n</p>\n</blockquote>",
+        # a `>` quote's lazy line, inside a quote typed in HTML: quoted all the same
+        "<blockquote>\n\n> asked\n/notes off\n\n</blockquote>",
+        "> asked\n<blockquote>\n/notes off\n</blockquote>",
+    ],
+)
+def test_a_command_inside_a_blockquote_typed_in_html_is_quoted_text(text):
+    # GitHub shows it inside a quote, as `> /notes wrong 1`: whoever wrapped it in
+    # <blockquote> quoted it (a reply quoting someone's command must not run it); only a
+    # `>` quote's lazy line is the author's own, typed under the quote
+    assert kinds(text) == []
+    # the quote typed in HTML ends, and what follows it is read again
+    assert kinds(text + "\n\n/notes why") == [("why", ())]
+
+
+def test_a_blockquote_typed_elsewhere_leaves_a_lazy_line_under_a_quote_its_authors():
+    text = "<blockquote>\nthe bot said\n</blockquote>\n\n> can it skip this PR?\n/notes off"
+    assert kinds(text) == [("off", ())]
+
+
 def test_an_html_comment_left_open_hides_the_rest_whatever_block_opened_it():
     # GitHub's HTML is "<blockquote><!-- ...</blockquote><p>/notes why</p>": the comment
     # runs to the next "-->" in raw HTML, and a "-->" typed as text is escaped (--&gt;)
@@ -510,7 +537,9 @@ def test_comments_without_the_word_at_a_line_start_are_not_rendered(monkeypatch)
 
     calls = []
     real = comment_prose._render
-    monkeypatch.setattr(comment_prose, "_render", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(
+        comment_prose, "_render", lambda text, *pos: calls.append(text) or real(text, *pos)
+    )
     assert parse_commands("LGTM, thanks! see /notes why\n> /notes off") == []
     assert calls == []
     assert kinds("/notes why") == [("why", ())] and len(calls) == 2  # marked, and as typed
@@ -1290,7 +1319,7 @@ def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypat
         assert kinds(text) == [] and scanned == [], len(text)
     # the padded table's size is known from its delimiter row: not even rendered
     rendered = []
-    monkeypatch.setattr(comment_prose, "_render", lambda text: rendered.append(1) or "")
+    monkeypatch.setattr(comment_prose, "_render", lambda text, *pos: rendered.append(1) or "")
     assert kinds(table) == [] and rendered == []
     monkeypatch.undo()
     # a table anyone writes beside a command is read as ever
@@ -1355,9 +1384,9 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
     rendered = []
     real = comment_prose._render
 
-    def render(t: str) -> str:
+    def render(t: str, *pos: bool) -> str:
         rendered.append(len(t))
-        return real(t)
+        return real(t, *pos)
 
     monkeypatch.setattr(comment_prose, "_render", render)
     assert command_lines(text, "/notes") == []
