@@ -195,8 +195,9 @@ StrictDate = Annotated[date, Strict()]
 
 def control_character(text: str, what: str = "title", lines: bool = False) -> str | None:
     """What a title (or the `what` named: a summary, a topic's name) holding a tab or
-    another control character is told, else None; with `lines`, a line break is text (a
-    summary wrapped in a multi-line string: the comment and the pages join its lines).
+    another control character, or invisible characters alone, is told, else None; with
+    `lines`, a line break is text (a summary wrapped in a multi-line string: the comment
+    and the pages join its lines).
     Legal in a TOML string (pasted, or typed as `\\t`) and in a digest's line, a tab would
     reach the comment, the pages and `match`'s output as typed."""
     allowed = "\n" if lines else ""
@@ -205,6 +206,14 @@ def control_character(text: str, what: str = "title", lines: bool = False) -> st
         return f"holds a tab (U+0009), which a {what} prints as typed: type a space"
     if control is not None:
         return f"holds U+{ord(control):04X}, a control character no {what} shows: delete it"
+    # zero-width spaces, a BOM, bidi marks (pasted as an "empty" line): the comment drops
+    # them, and a title of them alone was shown as `**1. **`
+    shown = [c for c in text if not c.isspace()]
+    if shown and all(unicodedata.category(c) == "Cf" for c in shown):
+        return (
+            f"holds only invisible characters (U+{ord(shown[0]):04X} first), which no {what}"
+            " shows: write it"
+        )
     return None
 
 

@@ -36,6 +36,7 @@ TOPICS = DEFAULT_TOPICS_FILE
 # what an unknown topic (no misspelling of one) and an unknown field (no misspelling of
 # one) are told to do
 NO_SUCH_TOPIC = f"; {UNKNOWN_TOPIC_FIX}"
+INVISIBLE_TITLE = "holds only invisible characters (U+200B first), which no title shows: write it"
 NO_SUCH_FIELD = (
     "; a note's fields are id, retired, formerly, repo, source_pr, read_with, issues,"
     " verdict, topics, keywords, aspects, paths, title_zh, title_en, summary_en, created,"
@@ -192,6 +193,25 @@ NOTE_DEFECTS = [
         ('title_en = "Pick the eager region per model runner"', 'title_en = "Pick\\u0007 it"'),
         (10, "title_en", "holds U+0007, a control character no title shows: delete it"),
         id="control-character-in-title",
+    ),
+    # a title of zero-width characters alone passed, and the comment showed `**1. **`
+    pytest.param(
+        ('title_en = "Pick the eager region per model runner"', 'title_en = "\\u200b"'),
+        (10, "title_en", INVISIBLE_TITLE),
+        id="invisible-title",
+    ),
+    pytest.param(
+        ('title_zh = "按 runner 选择 eager 区域"', 'title_zh = " \\u200b\\ufeff"'),
+        (9, "title_zh", INVISIBLE_TITLE),
+        id="invisible-chinese-title",
+    ),
+    pytest.param(
+        (
+            'summary_en = "Shows how a function pointer picks the eager region."',
+            'summary_en = "\\u200b"',
+        ),
+        (11, "summary_en", INVISIBLE_TITLE.replace("title", "summary")),
+        id="invisible-summary",
     ),
     # review r42f: a summary took a tab or a control character a title refuses
     pytest.param(

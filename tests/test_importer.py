@@ -239,6 +239,16 @@ MALFORMED = [
         ["3: title: holds a tab (U+0009), which a title prints as typed: type a space"],
         id="tab-in-title",
     ),
+    # an "empty" line pasted from a rich-text editor (a zero-width space) made a note with
+    # no title to show: the comment wrote `**1. **`
+    pytest.param(
+        "o/r\n\n\u200b\n\n值得精读。\n",
+        [
+            "3: title: holds only invisible characters (U+200B first), which no title shows:"
+            " write it"
+        ],
+        id="invisible-title",
+    ),
     pytest.param(
         "o/r\n\n标题\n\n值得精读。\n\n标题\n\n可直接略过。\n",
         ["7: title: duplicate title (first at line 3): it would give the same id"],
