@@ -376,7 +376,8 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     A command counts where that character lands in the HTML as text, at the start of a line,
     outside any element that shows code or nothing (`<pre>`, `<code>`, `<template>`, ...).
     `> /notes`, `- /notes` or `\\/notes` are text about a command: their source does not start
-    with the word; in a `<blockquote>` typed in HTML it is quoted (`_TYPED_QUOTE`). A
+    with the word; in a `<blockquote>` typed in HTML it is quoted (`_TYPED_QUOTE`), and so
+    is what an email reply quotes under its header (`_email_quote_line`). A
     command on a `>` quote's lazy line or on its own line under a list item runs: the
     author typed it there.
 
@@ -395,7 +396,8 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = text.encode("utf-8", "replace").decode("utf-8")
     lines = text.split("\n")
-    candidates = [i for i, line in enumerate(lines) if _starts_with(line, word, glued)]
+    quoted = _email_quote_line(text)
+    candidates = [i for i, line in enumerate(lines[:quoted]) if _starts_with(line, word, glued)]
     if candidates:
         math = _display_math(lines)
         candidates = [i for i in candidates if i not in math]
@@ -440,6 +442,30 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
             if _word_ends(line, end) or _colon_glued(line, end, glued):  # `/notes<b>x</b>`
                 found.append(line)
     return found
+
+
+# The header an email client writes above the notification a reply by email quotes ("On
+# ..., Alice <notifications@github.com> wrote:", Outlook's "From: Alice
+# <notifications@github.com>"): GitHub's sender address, which a reply's text on GitHub
+# shows hidden as every address in it is ("Alice ***@***.***> wrote:"), and which no
+# comment typed on GitHub names.
+_EMAIL_QUOTE = re.compile(r"notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*", re.I)
+
+
+def _email_quote_line(text: str) -> int | None:
+    """The line where the quote of an email reply starts, or None: the comment it answers,
+    quoted with no `>` (Outlook, iOS Mail), which GitHub folds away behind "…"; its
+    commands are that comment's, not the replier's. A quote in `>` lines is no command
+    already, and what follows it is the replier's again (written below the quote)."""
+    found = _EMAIL_QUOTE.search(text)
+    if found is None:
+        return None
+    below = _QUOTED_BELOW.match(text, text.find("\n", found.end()) + 1 or len(text))
+    return None if below else text.count("\n", 0, found.start())
+
+
+# the quote's first line under its header, blank lines aside, is a `>` line
+_QUOTED_BELOW = re.compile(r"(?:[ \t]*\n)*[ ]{0,3}>")
 
 
 def _unbroken(line: str) -> str:

@@ -187,6 +187,55 @@ def test_a_command_inside_a_blockquote_typed_in_html_is_quoted_text(text):
     assert kinds(text + "\n\n/notes why") == [("why", ())]
 
 
+# A reply by email from Outlook: the original quoted under its header, with no `>`; GitHub
+# keeps the reply's addresses hidden in its text (`***@***.***`)
+OUTLOOK_REPLY = (
+    "Thanks, that makes sense.\n\n"
+    "________________________________\n"
+    "From: Alice ***@***.***>\n"
+    "Sent: Monday, December 7, 2026 1:00 PM\n"
+    "To: vllm-project/vllm ***@***.***>\n"
+    "Cc: Subscribed ***@***.***>\n"
+    "Subject: Re: [vllm-project/vllm] [Core] Keep prefix-cache hits (PR #52419)\n\n"
+    "/notes wrong 1\n\n"
+    "/notes off\n\n"
+    "—\n"
+    "Reply to this email directly, view it on GitHub, or unsubscribe.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        OUTLOOK_REPLY,
+        OUTLOOK_REPLY.replace("\n", "\r\n"),
+        # iOS Mail quotes with no `>` either
+        "ok\n\nOn Dec 7, 2026, at 1:00 PM, Alice ***@***.***> wrote:\n\n\n\n/notes wrong 1\n",
+        "ok\n\nOn Mon, Dec 7, 2026 at 1:00 PM Alice <notifications@github.com> wrote:\n\n"
+        "/notes wrong 1\n",
+        # Gmail wraps its header line; the address opens the quote all the same
+        "ok\n\nOn Mon, Dec 7, 2026 at 1:00 PM Alice <\nNotifications@GitHub.com> wrote:\n"
+        "/notes off\n",
+    ],
+)
+def test_the_comment_an_email_reply_quotes_runs_no_command(text):
+    # an email client quoting the notification without `>` (Outlook) left the comment it
+    # answers in the reply's text, commands at their lines' starts; GitHub folds the quote
+    # away behind "…", and its commands are the other person's: run again as the replier's
+    # (another reply notifying everyone, or an `off` someone took back) they must not be
+    assert kinds(text) == []
+    # what the replier wrote above the quote runs
+    assert kinds("/notes why\n\n" + text) == [("why", ())]
+
+
+def test_below_an_email_replys_quote_in_gt_lines_the_replier_writes_again():
+    # Gmail and mutt quote with `>`: those lines run nothing, and what follows them is the
+    # reply written below the quote
+    reply = "On Mon, Dec 7, 2026 at 1:00 PM Alice ***@***.***> wrote:\n\n> /notes off?\n>\n\n"
+    assert kinds(reply + "/notes off\n") == [("off", ())]
+    assert kinds(reply) == []
+
+
 def test_a_blockquote_typed_elsewhere_leaves_a_lazy_line_under_a_quote_its_authors():
     text = "<blockquote>\nthe bot said\n</blockquote>\n\n> can it skip this PR?\n/notes off"
     assert kinds(text) == [("off", ())]
