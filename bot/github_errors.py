@@ -30,12 +30,14 @@ quiet_pygithub()
 
 class UnreadableAnswer(Exception):
     """A success (200, 201) whose body is no JSON, nor a page (`NotTheAPI`): cut short or
-    empty (`bot.github_http` raises it before PyGithub reads the body, which it would take
-    for an object with no fields, or fail on with a raw ValueError). What GitHub did
-    cannot be read from it, as when the connection drops before the answer."""
+    empty; or JSON of another shape than the call answers, `what` says (null, a list for
+    an object). `bot.github_http` raises it before PyGithub reads the body, which it
+    would take for an object with no fields, or fail on with a raw ValueError or
+    TypeError. What GitHub did cannot be read from it, as when the connection drops
+    before the answer."""
 
-    def __init__(self, status: int):
-        super().__init__(f"{status} with a body that is no JSON")
+    def __init__(self, status: int, what: str = "a body that is no JSON"):
+        super().__init__(f"{status} with {what}")
         self.status = status
 
 

@@ -1,7 +1,8 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
 the answer before PyGithub reads it, an error's body that is no JSON read as text, a
-success's that is none raised as a lost answer (a web page's as a wrong GITHUB_API_URL),
-a lone surrogate read as U+FFFD, and a 301 handed to the caller to follow.
+success's that is none, or not of the call's shape, raised as a lost answer (a web page's
+as a wrong GITHUB_API_URL), a lone surrogate read as U+FFFD, and a 301 handed to the
+caller to follow.
 
 Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub), under
 `bot.github_client`: GitHub's answers as they come in, before PyGithub reads them, so
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from github.Requester import (
     HTTPRequestsConnectionClass,
@@ -100,10 +103,11 @@ def text_unicode(response: RequestsResponse) -> RequestsResponse:
     return _Reread(response, json.dumps(valid_unicode(data)))
 
 
-def success_readable(response: RequestsResponse) -> RequestsResponse:
+def success_readable(response: RequestsResponse, verb: str, url: str) -> RequestsResponse:
     """`response`; for a success raises NotTheAPI when it is a web page (`a_page`), and
     UnreadableAnswer for a 200 or 201 whose body is no JSON (every one of GitHub's is;
-    202 and 204 may have none)."""
+    202 and 204 may have none) or not of the shape `verb` on `url` answers
+    (`wrong_shape`)."""
     if not 200 <= response.status < 300:
         return response
     text = response.read()
@@ -113,11 +117,39 @@ def success_readable(response: RequestsResponse) -> RequestsResponse:
     if response.status not in (200, 201):
         return response
     try:
-        json.loads(text)
-    except ValueError:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
         log.info("GitHub answered %s with a body that is no JSON", response.status)
         raise UnreadableAnswer(response.status) from None
+    if (wrong := wrong_shape(data, verb, url)) is not None:
+        log.info("GitHub answered %s %s with %s", verb, urlsplit(url).path, wrong)
+        raise UnreadableAnswer(response.status, wrong)
     return response
+
+
+# The client's calls whose success is a list (a GET of a collection); every other 200 or
+# 201 it gets is one object. A list the client newly reads belongs here: its every answer
+# is unreadable else (its tests against the fake GitHub say so at once).
+LIST_ROUTES = re.compile(r".*/(?:pulls/\d+/files|issues/\d+/comments|app/hook/deliveries)")
+
+
+def wrong_shape(data: object, verb: str, url: str) -> str | None:
+    """What is wrong with `data` as the success of `verb` on `url`, in words; None when
+    nothing. GitHub answers each call with a list or an object of fields: PyGithub took
+    null, a number or a string, a list for an object or an object for a list, and threw a
+    TypeError from deep inside, or made an object of no fields (a comment created with id
+    None), of an empty object too."""
+    listed = verb == "GET" and LIST_ROUTES.fullmatch(urlsplit(url).path) is not None
+    if isinstance(data, list) if listed else (isinstance(data, dict) and bool(data)):
+        return None
+    got = "JSON null" if data is None else f"a JSON {_JSON_KINDS.get(type(data), 'value')}"
+    if data == {}:
+        got = "an object of no fields"
+    return f"{got} where GitHub sends {'a list' if listed else 'an object'}"
+
+
+_JSON_KINDS = {dict: "object", list: "list", str: "string", int: "number", float: "number"}
+_JSON_KINDS[bool] = "boolean"
 
 
 def a_page(response: RequestsResponse, text: str) -> bool:
@@ -142,33 +174,34 @@ def move_handed_back(response: RequestsResponse) -> RequestsResponse:
     return response
 
 
-def cleaned(response: RequestsResponse) -> RequestsResponse:
-    """`response` as PyGithub is to read it.
+def cleaned(response: RequestsResponse, verb: str, url: str) -> RequestsResponse:
+    """`response` to `verb` on `url` (its path and query) as PyGithub is to read it.
 
     PyGithub reads an answer's body as JSON, any text that does not open with `{` or `[` as
     `{"data": text}`, and raises ValueError on one that opens so yet is no JSON (cut short,
     or a proxy's): out of a 5xx, a raw exception no retry knows, and the delivery failed at
     once. An error's (4xx, 5xx) such body is read as other text is. A success's (200, 201)
     body that is no JSON at all (cut short, empty: PyGithub would make an object of no
-    fields of it, a comment created with no id) raises `UnreadableAnswer`, which the client
-    takes as a dropped connection: retried, and a create looked for first. A success that
-    is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a web site or a
-    proxy's login page, which every call would get, so it fails at once. A lone
-    surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the
-    webhook's text is: the one place GitHub's API text enters the bot.
+    fields of it, a comment created with no id), or JSON of another shape than the call
+    answers (`wrong_shape`: null, a list for an object), raises `UnreadableAnswer`, which
+    the client takes as a dropped connection: retried, and a create looked for first. A
+    success that is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a
+    web site or a proxy's login page, which every call would get, so it fails at once. A
+    lone surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as
+    the webhook's text is: the one place GitHub's API text enters the bot.
     """
     readable = error_text_readable(without_bad_rate_headers(response))
-    return move_handed_back(success_readable(text_unicode(readable)))
+    return move_handed_back(success_readable(text_unicode(readable), verb, url))
 
 
 class CleaningHTTP(HTTPRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return cleaned(super().getresponse())
+        return cleaned(super().getresponse(), self.verb, self.url)
 
 
 class CleaningHTTPS(HTTPSRequestsConnectionClass):
     def getresponse(self) -> RequestsResponse:
-        return cleaned(super().getresponse())
+        return cleaned(super().getresponse(), self.verb, self.url)
 
 
 _switch = threading.Lock()  # one Requester made with our classes at a time

@@ -839,8 +839,8 @@ def test_a_5xx_without_a_json_body_is_retried_and_a_create_not_doubled(
 # None). Each is now taken as a dropped answer (bot.github_http); a page is not (below)
 @pytest.mark.parametrize(
     "raw",
-    [b"", b"Sign in", b'{"id": 1, "body": "a rep', b'[{"sha"'],
-    ids=["none", "words", "cut-object", "cut-list"],
+    [b"", b"Sign in", b'{"id": 1, "body": "a rep', b'[{"sha"', b"[" * 100_000],
+    ids=["none", "words", "cut-object", "cut-list", "too-deep"],
 )
 def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
     fake_github, make_github_client, raw
@@ -867,6 +867,47 @@ def test_a_success_without_a_json_body_is_retried_and_a_create_not_doubled(
     fake_github.inject("POST", "/repos/*/reactions", Fault(status=201, raw=raw, apply=True))
     client.add_reaction(PR, made.comment_id, "eyes")
     assert [r.status for r in fake_github.calls("POST", "/repos/*/reactions")] == [201, 200]
+
+
+# A 200 or 201 of JSON that is not what the call answers (null, a number or a string, an
+# object where GitHub sends a list or a list where an object, an object of no fields)
+# reached PyGithub: a TypeError out of a PR read or an edit, a file list of one None, a
+# comment "created" with id None. Each is now taken as a dropped answer, as a body that
+# is no JSON is (bot.github_http)
+@pytest.mark.parametrize(
+    ("for_a_list", "for_an_object"),
+    [
+        (b"null", b"null"),
+        (b"7", b'"a comment"'),
+        (b'{"filename": "b.py", "status": "added"}', b'[{"id": 1, "number": 7}]'),
+        (b"{}", b"{}"),
+    ],
+    ids=["null", "scalar", "swapped", "no-fields"],
+)
+def test_a_success_of_the_wrong_json_shape_is_retried_and_a_create_not_doubled(
+    fake_github, make_github_client, for_a_list, for_an_object
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    # reads: asked again
+    fake_github.inject("GET", "/repos/*/pulls/7/files", Fault(status=200, raw=for_a_list))
+    fake_github.inject("GET", "/repos/*/pulls/7", Fault(status=200, raw=for_an_object))
+    assert list(client.list_files(PR)) == ["a.py"]
+    assert client.get_pull(PR).number == 7
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/pulls/7/files")] == [200, 200]
+    assert [r.status for r in fake_github.calls("GET", "/repos/*/pulls/7")] == [200, 200]
+    # a create GitHub carried out: looked for, not posted again
+    created = Fault(status=201, raw=for_an_object, apply=True)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", created)
+    made = client.upsert_sticky(PR, _sticky("one"), MARKER, create=True)
+    assert made == StickyResult(Outcome.CREATED, fake_github.comments(DEFAULT_REPO, 7)[0].id)
+    assert len(fake_github.calls("POST", "/repos/*/comments")) == 1
+    # an edit: sent again
+    fake_github.inject("PATCH", "/repos/*/comments/*", Fault(status=200, raw=for_an_object))
+    again = client.upsert_sticky(PR, _sticky("two"), MARKER, create=True)
+    assert again == StickyResult(Outcome.UPDATED, made.comment_id)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("two")]
+    assert [r.status for r in fake_github.calls("PATCH", "/repos/*")] == [200, 200]
 
 
 def test_a_lone_surrogate_in_github_s_answers_is_read_as_unicode(fake_github, make_github_client):
@@ -1712,8 +1753,9 @@ def test_a_404_under_an_installation_still_holding_the_repository_is_the_answer(
 
 
 # kills: bot/github_sessions.py:_installation_id an answer without an integer id taken
-#        for an installation's (the check deleted): its token minted for `None`
-@pytest.mark.parametrize("body", [{"account": {"login": "vllm-org"}}, {"id": "2002"}, [2002]])
+#        for an installation's (the check deleted): its token minted for `None` (a list
+#        is no object: asked again, as any answer of the wrong shape, see above)
+@pytest.mark.parametrize("body", [{"account": {"login": "vllm-org"}}, {"id": "2002"}])
 def test_an_installation_answer_without_an_integer_id_is_an_error(
     fake_github, make_github_client, body
 ):
