@@ -38,6 +38,7 @@ from bot.github_errors import (
     NotTheAPI,
     detail,
     may_have_applied,
+    not_githubs,
     rate_limited,
 )
 from bot.github_pacing import CallCounter, Paused
@@ -579,8 +580,11 @@ class GitHubClient:
     def check_token(self) -> None:
         """Ask GitHub once for the token's rate limit (GET /rate_limit: it spends none of
         it), not retried, as `check_app`. Raises GitHubError (`_asked_at_start`): refused
-        is a 401 (a token mistyped, expired or revoked). A GitHub Enterprise Server whose
-        rate limiting is off answers 404 saying so: the API's answer, taken."""
+        is a 401 (a token mistyped, expired or revoked), and a 404 surely not GitHub's (a
+        web page, or no header GitHub's API sends: `not_githubs`), as `NotTheAPI`. A
+        GitHub Enterprise Server whose rate limiting is off answers 404 saying so: the
+        API's answer, taken; GitHub's other 404s are not refused (transient): such a
+        server may word it otherwise."""
         if self._sessions.integration is not None:
             return
         requester = self._sessions.token_github().requester
@@ -589,6 +593,9 @@ class GitHubClient:
             try:
                 requester.requestJsonAndCheck("GET", "/rate_limit")
             except GithubException as exc:
+                foreign = not_githubs(exc) if exc.status == 404 else None
+                if foreign is not None:
+                    raise NotTheAPI(exc.status, foreign) from exc
                 if not _limits_off(exc):
                     raise
 

@@ -61,6 +61,26 @@ class NotTheAPI(GithubException):
         super().__init__(status, {"message": f"{what} ({NOT_THE_API})"})
 
 
+# Headers GitHub's API puts on every answer, its errors too (github.com's and GitHub
+# Enterprise Server's): an answer with neither is a proxy's or another server's
+GITHUB_HEADERS = ("x-github-request-id", "x-github-media-type")
+
+
+def not_githubs(exc: GithubException) -> str | None:
+    """What answered, in words, when an error answer is surely not GitHub's API: a web
+    page (HTML by its content type, or text opening with `<`, which PyGithub reads as
+    `{"data": text}`), or one with no header GitHub's API sends (`GITHUB_HEADERS`). None
+    when it may be GitHub's."""
+    headers = headers_of(exc)
+    data = exc.data if isinstance(exc.data, dict) else {}
+    text = str(data.get("data") or "") if set(data) == {"data"} else ""
+    if "html" in headers.get("content-type", "").lower() or text.lstrip().startswith("<"):
+        return "a web page, not GitHub's JSON"
+    if not any(name in headers for name in GITHUB_HEADERS):
+        return "an answer with no header GitHub's API sends (X-GitHub-Request-Id), not its own"
+    return None
+
+
 # Errors after which a request may or may not have been carried out by GitHub.
 TRANSPORT_ERRORS = (
     requests.exceptions.ConnectionError,

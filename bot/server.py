@@ -621,10 +621,11 @@ def check_token_credentials(github: GitHubClient) -> None:
     """Ask GitHub for the token's rate limit once at start (token mode; GET /rate_limit
     spends none of it): a token GitHub refuses (401) stops the start, and so does a web
     page or a redirect out of the API for it (GITHUB_API_URL at a web site, a proxy's
-    login page), where the server
-    would otherwise look healthy until the first event failed. GitHub down or out of
-    reach, or any other answer, only warns, as in App mode: a restart during an outage
-    must still start."""
+    login page), or a 404 that is not GitHub's (no header GitHub's API sends), where the
+    server would otherwise look healthy until the first event failed. GitHub down or out
+    of reach, or any other answer, GitHub's own 404 too (a GitHub Enterprise Server with
+    its rate limiting off, in words the check does not know), only warns, as in App
+    mode: a restart during an outage must still start."""
     from bot.github_errors import NOT_THE_API, NotTheAPI  # PyGithub's: live mode only
 
     try:

@@ -136,6 +136,9 @@ class Fault:
     `first`: run this before carrying out the request: another's write that GitHub
     applied while this one was in flight (`landed_after`).
     `raw`: with a status, this body as it is, not JSON (b"": none; a proxy's HTML page).
+    `foreign`: with a status, answered as a server that is not GitHub's API (a proxy, a
+    web server at a wrong GITHUB_API_URL): none of the headers GitHub puts on every
+    answer (X-GitHub-Request-Id, X-GitHub-Media-Type, x-ratelimit-*).
     """
 
     status: int | None = None
@@ -147,6 +150,7 @@ class Fault:
     reset_in: float | None = None
     first: Callable[[], object] | None = None
     raw: bytes | None = None
+    foreign: bool = False
 
     @classmethod
     def landed_after(cls, first: Callable[[], object]) -> Fault:
@@ -371,6 +375,7 @@ class _Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None  # sent as it is instead of `body` as JSON
+    foreign: bool = False  # not GitHub's: none of GitHub's headers (Fault.foreign)
 
 
 class _HTTPError(Exception):
@@ -1000,7 +1005,7 @@ class FakeGitHub:
             headers["x-ratelimit-remaining"] = "0"
             headers["x-ratelimit-reset"] = str(math.ceil(time.time() + fault.reset_in))
         body = fault.body if fault.body is not None else {"message": "fault"}
-        return _Reply(fault.status or 500, body, headers, fault.raw)
+        return _Reply(fault.status or 500, body, headers, fault.raw, fault.foreign)
 
     def _dispatch(
         self,
@@ -1153,11 +1158,16 @@ class FakeGitHub:
         kind = "application/json"
         if reply.raw is not None:
             data, kind = reply.raw, "text/html" if reply.raw.startswith(b"<") else kind
+        # GitHub's API puts these on every answer, its errors too
+        github = {
+            "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
+            "X-GitHub-Media-Type": "github.v3; format=json",
+            **self._rate_headers(bucket, spends),
+        }
         headers = {
             "Content-Type": f"{kind}; charset=utf-8",
             "Content-Length": str(len(data)),
-            "X-GitHub-Request-Id": secrets.token_hex(8).upper(),
-            **self._rate_headers(bucket, spends),
+            **({} if reply.foreign else github),
             **reply.headers,
         }
         try:

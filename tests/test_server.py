@@ -2482,6 +2482,34 @@ def test_github_failing_when_the_token_is_checked_at_start_warns_and_starts(
     assert ("is GITHUB_API_URL the API's address" in warned[0]) == (down == "404"), warned
 
 
+# A 404 for the token's check that is surely not GitHub's (a web page; or no header GitHub
+# puts on every answer: a proxy's, another server's at a wrong GITHUB_API_URL) only warned
+# and the server started, to fail every delivery; it now refuses the start naming
+# GITHUB_API_URL. GitHub's own 404 still warns: a GitHub Enterprise Server with its rate
+# limiting off may answer so in words the check does not know
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Fault(status=404, raw=b"<html><body><h1>404 Not Found</h1></body></html>"),
+        Fault(status=404, raw=b"<!DOCTYPE html><title>Not Found</title>", foreign=True),
+        Fault(status=404, body={"error": "no such route"}, foreign=True),
+    ],
+    ids=["page", "proxy-page", "not-github-json"],
+)
+def test_a_404_for_the_token_not_from_github_refuses_the_start_naming_github_api_url(
+    tmp_path, fake_github, caplog, answer
+):
+    fake_github.inject("GET", "/rate_limit", answer)
+    with caplog.at_level(logging.WARNING), pytest.raises(SettingsError) as refused:
+        build_runtime(token_start_settings(tmp_path, fake_github))
+    text = str(refused.value)
+    assert text.startswith("GITHUB_API_URL: GitHub check the token: 404 "), text
+    assert "https://HOST/api/v3" in text and "GITHUB_TOKEN" not in text, text
+    said = "a web page" if answer.raw else "no header GitHub's API sends (X-GitHub-Request-Id"
+    assert said in text, text
+    assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
+
+
 # kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
 #   wrong credentials
 @pytest.mark.parametrize(("github_off", "said"), [(-400, "ahead of"), (400, "behind")])
