@@ -41,6 +41,7 @@ from bot.github_errors import (
     not_githubs,
     rate_limited,
 )
+from bot.github_http import DEFAULT_DEADLINE
 from bot.github_pacing import CallCounter, Paused
 from bot.github_port import (
     FileList,
@@ -123,6 +124,7 @@ class GitHubClient:
         private_key: str | None = None,
         token: str | None = None,
         timeout: int = 10,
+        deadline: float = DEFAULT_DEADLINE,
         retry: RetryPolicy | None = None,
         seconds_between_requests: float = 0.25,
         seconds_between_writes: float = 1.0,
@@ -151,6 +153,7 @@ class GitHubClient:
             token=token,
             address_by_id=self._by_id,
             timeout=timeout,
+            deadline=deadline,
             user_agent=user_agent,
             seconds_between_requests=seconds_between_requests,
             seconds_between_writes=seconds_between_writes,

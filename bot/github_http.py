@@ -1,8 +1,8 @@
 """PyGithub's HTTP connections, with each x-ratelimit-* header that is no number taken off
 the answer before PyGithub reads it, an error's body that is no JSON read as text, a
 success's that is none, or not of the call's shape, raised as a lost answer (a web page's
-as a wrong GITHUB_API_URL), a lone surrogate read as U+FFFD, and a 301 handed to the
-caller to follow.
+as a wrong GITHUB_API_URL), a lone surrogate read as U+FFFD, a 301 handed to the caller
+to follow, and each call given up as a timeout past its deadline (`bot.github_deadline`).
 
 Step 5 of the flow (event -> PR facts -> matches -> comment -> GitHub), under
 `bot.github_client`: GitHub's answers as they come in, before PyGithub reads them, so
@@ -13,12 +13,13 @@ that no answer of an odd shape escapes the client as a raw exception. How each i
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from github.Requester import (
@@ -28,6 +29,7 @@ from github.Requester import (
     RequestsResponse,
 )
 
+from bot.github_deadline import mount_watched, within_deadline
 from bot.github_errors import NotTheAPI, UnreadableAnswer, rate_header
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 
@@ -38,6 +40,9 @@ T = TypeVar("T")
 # The rate limit headers PyGithub reads as numbers (Requester.__requestEncode).
 RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
 
+
+# Seconds a whole call may take (REVIEW_NOTES_HTTP_DEADLINE's default)
+DEFAULT_DEADLINE = 60.0
 
 # Where a 301's Location goes, out of PyGithub's sight (it follows a 301 with a Location)
 MOVED_TO = "x-review-notes-moved-to"
@@ -195,22 +200,47 @@ def cleaned(response: RequestsResponse, verb: str, url: str) -> RequestsResponse
 
 
 class CleaningHTTP(HTTPRequestsConnectionClass):
+    deadline = DEFAULT_DEADLINE  # seconds for a whole call (`made_cleaning` sets it)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.adapter = mount_watched(self.session, "http://", self.retry, self.pool_size)
+
     def getresponse(self) -> RequestsResponse:
-        return cleaned(super().getresponse(), self.verb, self.url)
+        answer = within_deadline(self.deadline, super().getresponse)
+        return cleaned(answer, self.verb, self.url)
 
 
 class CleaningHTTPS(HTTPSRequestsConnectionClass):
+    deadline = DEFAULT_DEADLINE
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.adapter = mount_watched(self.session, "https://", self.retry, self.pool_size)
+
     def getresponse(self) -> RequestsResponse:
-        return cleaned(super().getresponse(), self.verb, self.url)
+        answer = within_deadline(self.deadline, super().getresponse)
+        return cleaned(answer, self.verb, self.url)
+
+
+@functools.cache
+def _connections(deadline: float) -> tuple[type[CleaningHTTP], type[CleaningHTTPS]]:
+    """Our connection classes with `deadline`: PyGithub makes a connection of the class
+    alone, passing nothing of ours."""
+    return (
+        type("CleaningHTTP", (CleaningHTTP,), {"deadline": deadline}),
+        type("CleaningHTTPS", (CleaningHTTPS,), {"deadline": deadline}),
+    )
 
 
 _switch = threading.Lock()  # one Requester made with our classes at a time
 
 
-def made_cleaning(make: Callable[[], T]) -> T:
+def made_cleaning(make: Callable[[], T], deadline: float = DEFAULT_DEADLINE) -> T:
     """`make()` (a Github or GithubIntegration, which makes its Requester and sends
     nothing), its connections cleaning each answer (`cleaned`), a 301 handed back
-    (`move_handed_back`): the caller must follow it.
+    (`move_handed_back`): the caller must follow it. Each call on them fails as a
+    timeout once `deadline` seconds pass without its whole answer (`within_deadline`).
 
     The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
     That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
@@ -221,7 +251,7 @@ def made_cleaning(make: Callable[[], T]) -> T:
     than base_url's (it takes PyGithub's class then); the client calls none.
     """
     with _switch:
-        Requester.injectConnectionClasses(CleaningHTTP, CleaningHTTPS)
+        Requester.injectConnectionClasses(*_connections(deadline))
         try:
             return make()
         finally:

@@ -144,7 +144,8 @@ class GitHubSessions:
       pauses them likewise until the reset, so the next call is not one GitHub must refuse.
     - Every HTTP call is counted by (method, route template, status) in `client.calls`.
     - Each `Github` and the `GithubIntegration` is made with `github_http`'s connections,
-      which take a rate limit header that is no number off the answer (PyGithub raises on it)
+      which give a call up as a timeout past `deadline` (`bot.github_deadline`), take a
+      rate limit header that is no number off the answer (PyGithub raises on it)
       and hand a 301 back, followed here as a 302, 307 or 308 is, within the API only: any
       other redirect is a wrong GITHUB_API_URL or a proxy's login page (`_follow_moves`).
     """
@@ -158,6 +159,7 @@ class GitHubSessions:
         token: str | None,
         address_by_id: bool,
         timeout: int,
+        deadline: float,
         user_agent: str,
         seconds_between_requests: float,
         seconds_between_writes: float,
@@ -181,6 +183,7 @@ class GitHubSessions:
             seconds_between_writes=seconds_between_writes,
         )
         self._between = (seconds_between_requests, seconds_between_writes)
+        self._deadline = deadline  # seconds a whole call may take (`bot.github_deadline`)
         self._refresh_margin = timedelta(seconds=token_refresh_margin)
         self._clock, self._sleep = clock, sleep
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
@@ -211,7 +214,8 @@ class GitHubSessions:
             except Exception as exc:
                 raise UnusableKeyError(key_problem(private_key or "")) from exc
             self.integration = made_cleaning(
-                lambda: GithubIntegration(auth=app_auth, **self._options)  # type: ignore[arg-type]
+                lambda: GithubIntegration(auth=app_auth, **self._options),  # type: ignore[arg-type]
+                deadline,
             )
             self._count(self.integration.requester, "app")
             # the JWT calls are the App's own: paused apart from any installation's;
@@ -238,7 +242,10 @@ class GitHubSessions:
 
     def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
-        gh = made_cleaning(lambda: Github(auth=auth, per_page=100, lazy=True, **options))  # type: ignore[arg-type]
+        gh = made_cleaning(
+            lambda: Github(auth=auth, per_page=100, lazy=True, **options),  # type: ignore[arg-type]
+            self._deadline,
+        )
         self._count(gh.requester, "token" if key == "token" else "installation")
         self._pace(gh.requester, key, pacer)
         _follow_moves(gh.requester, self._base_url)  # outermost: each hop is paced and counted

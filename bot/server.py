@@ -579,13 +579,15 @@ def live_github(settings: Settings) -> GitHubClient:
     if isinstance(app_id, str) and app_id.isdigit():
         app_id = int(app_id)  # an App ID; a client ID ("Iv1...") stays a string
     token = settings.github_token.get_secret_value() if settings.github_token else None
+    timeout = max(1, math.ceil(settings.http_timeout))  # PyGithub takes whole seconds
     try:
         return GitHubClient(
             base_url=settings.github_api_url,
             app_id=app_id,
             private_key=settings.private_key_pem(),
             token=token,
-            timeout=max(1, math.ceil(settings.http_timeout)),
+            timeout=timeout,
+            deadline=max(timeout, settings.http_deadline),
             retry=RetryPolicy(
                 attempts=settings.max_retries + 1,
                 backoff=settings.retry_backoff,

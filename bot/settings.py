@@ -213,6 +213,8 @@ class Settings(BaseSettings):
     # App mode: then again every this many minutes, for what failed since (0: never)
     redeliver_every_minutes: int = Field(default=60, ge=0, le=1440)
     http_timeout: float = Field(default=15.0, gt=0, le=300)
+    # a whole call (connection to the answer's last byte); never under http_timeout
+    http_deadline: float = Field(default=60.0, gt=0, le=3600)
     max_retries: int = Field(default=3, ge=0, le=10)  # after the first try
     retry_backoff: float = Field(default=1.0, ge=0, le=60)  # first wait; doubles
     # longest wait between tries after a 5xx, a timeout or a dropped connection (never

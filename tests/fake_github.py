@@ -58,6 +58,7 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
@@ -139,6 +140,9 @@ class Fault:
     `foreign`: with a status, answered as a server that is not GitHub's API (a proxy, a
     web server at a wrong GITHUB_API_URL): none of the headers GitHub puts on every
     answer (X-GitHub-Request-Id, X-GitHub-Media-Type, x-ratelimit-*).
+    `trickle`: send the answer, its status line and headers too, one byte every this
+    many seconds (a server or a proxy trickling it in: each byte comes before the
+    client's timeout, the whole answer long after); the request is carried out first.
     """
 
     status: int | None = None
@@ -151,6 +155,7 @@ class Fault:
     first: Callable[[], object] | None = None
     raw: bytes | None = None
     foreign: bool = False
+    trickle: float = 0.0
 
     @classmethod
     def landed_after(cls, first: Callable[[], object]) -> Fault:
@@ -204,6 +209,11 @@ class Fault:
     @classmethod
     def slow(cls, seconds: float) -> Fault:
         return cls(delay=seconds)
+
+    @classmethod
+    def trickled(cls, seconds_per_byte: float) -> Fault:
+        """The answer as usual, carried out, sent one byte every `seconds_per_byte`."""
+        return cls(trickle=seconds_per_byte)
 
 
 @dataclass(frozen=True)
@@ -940,6 +950,7 @@ class FakeGitHub:
             fault.first()
         reply, login, bucket = _Reply(500), None, None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
+            # (a trickled answer is carried out: its status is None)
             reply, login, bucket = self._dispatch(
                 method, path, query, raw, handler.headers.get("Authorization", ""), by_id
             )
@@ -971,7 +982,8 @@ class FakeGitHub:
             return
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
-        self._send(handler, reply, bucket, spends=path not in _FREE_PATHS)
+        trickle = fault.trickle if fault is not None else 0.0
+        self._send(handler, reply, bucket, spends=path not in _FREE_PATHS, trickle=trickle)
 
     def _by_name(self, path: str) -> tuple[str, bool]:
         """GitHub serves every /repos/{owner}/{repo}/... route under /repositories/{id}/...
@@ -1152,7 +1164,12 @@ class FakeGitHub:
         return None
 
     def _send(
-        self, handler: BaseHTTPRequestHandler, reply: _Reply, bucket: str | None, spends: bool
+        self,
+        handler: BaseHTTPRequestHandler,
+        reply: _Reply,
+        bucket: str | None,
+        spends: bool,
+        trickle: float = 0.0,
     ) -> None:
         data = b"" if reply.body is None else json.dumps(reply.body).encode()
         kind = "application/json"
@@ -1170,6 +1187,9 @@ class FakeGitHub:
             **({} if reply.foreign else github),
             **reply.headers,
         }
+        if trickle:
+            self._trickle(handler, reply.status, headers, data, trickle)
+            return
         try:
             handler.send_response(reply.status)
             for name, value in headers.items():
@@ -1179,6 +1199,26 @@ class FakeGitHub:
             handler.wfile.flush()
         except OSError:  # the client gave up (timeout) and closed its end
             handler.close_connection = True
+
+    def _trickle(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        headers: dict[str, str],
+        data: bytes,
+        seconds: float,
+    ) -> None:
+        """The whole answer, one byte every `seconds`, until the client gives up."""
+        lines = [f"{handler.protocol_version} {status} {HTTPStatus(status).phrase}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        answer = ("\r\n".join(lines) + "\r\n\r\n").encode() + data
+        handler.close_connection = True
+        for i in range(len(answer)):
+            try:
+                handler.wfile.write(answer[i : i + 1])
+            except OSError:  # the client gave up and closed its end
+                return
+            time.sleep(seconds)
 
     def _rate_headers(self, bucket: str | None, spends: bool = True) -> dict[str, str]:
         with self._lock:

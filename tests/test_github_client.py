@@ -11,7 +11,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -788,6 +788,38 @@ def test_an_answer_slower_than_the_timeout_is_retried(fake_github, make_github_c
     assert client.list_files(PR) == ["a.py"]
     assert client.calls.total("GET", FILES_ROUTE, "timeout") == 1
     assert len(fake_github.calls("GET", "/repos/*/files")) == 2
+
+
+def _within(seconds: float, call: Callable[[], object]) -> object:
+    """`call()`'s answer; fails once `seconds` pass without one (the test's own bound on
+    its wait, generous: the call goes on in a thread of its own, left to the fake's stop)."""
+    answers: list[object] = []
+    worker = threading.Thread(target=lambda: answers.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"no answer in {seconds}s"
+    assert answers, "the call failed"
+    return answers[0]
+
+
+# requests' timeout bounds each wait on the socket, not the call: an answer trickled in a
+# byte at a time, each before the timeout, held the call (and its worker) as long as it
+# went on. Past the client's deadline (REVIEW_NOTES_HTTP_DEADLINE) the call now fails as a
+# timeout does: a read is asked again, a create looked for before it is posted again
+def test_an_answer_trickled_in_past_the_deadline_fails_as_a_timeout(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.trickled(0.2))
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.trickled(0.2))
+    client = make_github_client(timeout=1, deadline=1.0)
+    assert _within(60, lambda: client.list_files(PR)) == ["a.py"]
+    made = _within(60, lambda: client.create_comment(PR, "a reply"))
+    assert client.calls.total("GET", FILES_ROUTE, "timeout") == 1
+    assert len(fake_github.calls("GET", "/repos/*/files")) == 2
+    assert client.calls.total("POST", COMMENTS_ROUTE, "timeout") == 1
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
+    assert len(fake_github.calls("POST", "/repos/*/comments")) == 1  # found, not posted again
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -2229,15 +2230,19 @@ def test_the_pruned_deliveries_are_counted_by_their_number_and_state(tmp_path):
 # kills: bot/server.py:live_github the timeout of an http_timeout under a second made 2 (`max(2,
 # ...)`)
 # kills: bot/server.py:live_github each setting of the client left at a default or another value
+# kills: bot/server.py:live_github a deadline under the timeout taken as set (every call
+#   past it failed, however it went)
 @pytest.mark.parametrize(
-    ("values", "timeout", "backoff_max"),
+    ("values", "timeout", "backoff_max", "deadline"),
     [
-        (dict(http_timeout=2.5, retry_backoff=0.5, retry_backoff_max=7), 3, 7),
-        (dict(http_timeout=0.4, retry_backoff=0.5, retry_backoff_max=0.2), 1, 0.5),
+        (dict(http_timeout=2.5, retry_backoff=0.5, retry_backoff_max=7), 3, 7, 60),
+        (dict(http_timeout=0.4, retry_backoff=0.5, retry_backoff_max=0.2), 1, 0.5, 60),
+        (dict(http_timeout=20, http_deadline=45.5, retry_backoff=0.5), 20, 30, 45.5),
+        (dict(http_timeout=20, http_deadline=5, retry_backoff=0.5), 20, 30, 20),
     ],
 )
 def test_the_github_client_is_made_of_the_settings(
-    tmp_path, fake_github, app_key, values, timeout, backoff_max
+    tmp_path, fake_github, app_key, values, timeout, backoff_max, deadline
 ):
     # the tests' settings are mostly the defaults a client is made with anyway; these
     # are none of them. (White-box: a timeout or a spacing shows only in time taken.)
@@ -2262,6 +2267,7 @@ def test_the_github_client_is_made_of_the_settings(
             attempts=6, backoff=0.5, backoff_max=backoff_max, max_wait=77, sleep_max=3
         )
         assert client._sessions._options["timeout"] == timeout
+        assert client._sessions._deadline == deadline
         assert client._sessions._between == (0.125, 2.5)
         assert client.bot_login() == "notes-bot[bot]"
     finally:
@@ -2480,6 +2486,31 @@ def test_github_failing_when_the_token_is_checked_at_start_warns_and_starts(
     assert len(warned) == 1 and "starting anyway" in warned[0], said
     assert ("connection failed" if down == "refused" else down) in warned[0], warned
     assert ("is GITHUB_API_URL the API's address" in warned[0]) == (down == "404"), warned
+
+
+# An answer trickled in a byte at a time (each before REVIEW_NOTES_HTTP_TIMEOUT) held the
+# start's check as long as it went on; past REVIEW_NOTES_HTTP_DEADLINE it now fails as a
+# timeout does: warned, and the server starts
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_a_start_check_trickled_in_past_the_deadline_warns_and_starts(
+    tmp_path, fake_github, app_key, caplog, mode
+):
+    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", Fault.trickled(0.2))
+    short = dict(http_timeout=1, http_deadline=1)
+    if mode == "app":
+        settings = app_settings(tmp_path, fake_github, app_key, redeliver_on_start=False, **short)
+    else:
+        settings = token_start_settings(tmp_path, fake_github, **short)
+    started: list[object] = []
+    with caplog.at_level(logging.WARNING):
+        start = threading.Thread(target=lambda: started.append(build_runtime(settings)))
+        start.start()
+        start.join(60)  # the test's own bound on its wait, generous
+    assert not start.is_alive() and started, "the start did not end"
+    started[0].db.close()  # type: ignore[attr-defined]
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warned = [m for m in said if m.startswith("could not ")]
+    assert len(warned) == 1 and "timed out" in warned[0], said
 
 
 # A 404 for the token's check that is surely not GitHub's (a web page; or no header GitHub

@@ -939,6 +939,7 @@ RANGES = [
     ("delivery_retention_days", 3, 3650),
     ("redeliver_every_minutes", 0, 1440),
     ("http_timeout", 0.001, 300),
+    ("http_deadline", 0.001, 3600),
     ("max_retries", 0, 10),
     ("retry_backoff", 0, 60),
     ("retry_backoff_max", 0, 3600),
