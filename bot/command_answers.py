@@ -34,7 +34,7 @@ from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind
 from bot.context import BotContext
 from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
-from bot.locked_commands import Key
+from bot.locked_commands import Key, owe_again, released
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 def _new_commands(ctx: BotContext, ref: PRRef, source: Source) -> list[Command]:
     """The commands to run: every one of a new comment, those an edit added or changed."""
     reading = ctx.command_reading
+    if source.owed is not None and source.comment_id is not None:
+        # owed since a release's run (`owe_again`): those the comment's text now still has
+        return [c for c in reading.parse(_text_now(ctx, ref, source)) if c.key in source.owed]
     if source.old_body is not None:
         commands = reading.changed(source.old_body, source.body)
     else:
@@ -57,6 +60,12 @@ def _new_commands(ctx: BotContext, ref: PRRef, source: Source) -> list[Command]:
     # added are its own event's
     still = {c.key for c in reading.parse(source.still)}
     return [c for c in commands if c.key in still]
+
+
+def _text_now(ctx: BotContext, ref: PRRef, source: Source) -> str:
+    """The comment's text as GitHub has it now (one GET); "" when it is gone."""
+    assert source.comment_id is not None
+    return ctx.github.comment_text(ref, source.comment_id) or ""
 
 
 def _not_run_at_unlock(
@@ -187,13 +196,15 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
                 ref.number,
             )
             ctx.metrics.commands_refused.labels("reply").inc()
-            return "not answered: over the PR's or the installation's reply budget"
+            said = "not answered: over the PR's or the installation's reply budget"
+            return _still_owed(ctx, ref, delivery, said, {c.key for c, _ in judged})
         refused = ctx.flood.reserve_writes(ref.installation_id, reserved)
         if refused is not None:
             ctx.metrics.commands_refused.labels("write").inc()
             if numbering_kept:  # none of its commands runs: say them again, in a new comment
                 ctx.feedback.forget_numbering(ref.repo, ref.number, source.origin)
-            return _not_run(ctx, ref, source, judged, refused.first)
+            said = _not_run(ctx, ref, source, judged, refused.first)
+            return _still_owed(ctx, ref, delivery, said, {c.key for c, _ in judged})
     ctx.flood.admit(delivery.id)  # a re-run too: the newest again, its next put-back kept
     spent = Spent()
     try:
@@ -205,7 +216,7 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
             # budget refused (😕 alone) stays the release's, lest it go unanswered for good
             keys = {c.key for c, _ in judged} - unanswered
             ctx.locked.mark_answered(ref, source, keys, ctx.command_reading)
-        return said
+        return _still_owed(ctx, ref, delivery, said, unanswered)
     except ConversationLocked:
         # answered in part (a reply, which a run under another id would post again; its
         # update, owed), maybe so by an earlier run (its reply recorded: one handed back
@@ -217,6 +228,17 @@ def run_commands(ctx: BotContext, ref: PRRef, source: Source, delivery: Delivery
         return _kept_for_the_unlock(ctx, ref, source, delivery, source.heard or spent.heard)
     finally:  # what it did not write goes back, also when it failed or was put back halfway
         ctx.flood.refund_writes(ref.installation_id, reserved - spent.writes)
+
+
+def _still_owed(
+    ctx: BotContext, ref: PRRef, delivery: Delivery, said: str, unanswered: set[Key]
+) -> str:
+    """What the run did (`said`); a release's run of kept commands (`released`) leaves
+    those a budget left unanswered (`unanswered`) owed, queued again (`owe_again`): said
+    while locked, they waited for the unlock, and no one will say them again."""
+    if not unanswered or not released(delivery):
+        return said
+    return f"{said}; {owe_again(ctx, ref, delivery, unanswered)}"
 
 
 def _replied(ctx: BotContext, delivery: Delivery, judged: list[tuple[Command, Decision]]) -> bool:

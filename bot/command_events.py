@@ -34,7 +34,7 @@ from bot.dispatch import (
     payload_id,
 )
 from bot.github_port import PRRef, ref_from_payload, repository_id
-from bot.locked_commands import HEARD, STILL, release_unlocked
+from bot.locked_commands import HEARD, STILL, owed, release_unlocked
 from bot.order_keys import comment_key
 from bot.queue import Delivery
 
@@ -231,6 +231,7 @@ def _comment_source(payload: dict[str, Any]) -> Source:
         heard=payload.get(HEARD) is True,
         still=still if isinstance(still, str) else None,
         said_unlocked=issue.get("locked") is False,
+        owed=owed(payload),
     )
 
 

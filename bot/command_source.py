@@ -35,3 +35,6 @@ class Source:
     # its payload says the conversation is not locked: the run releases the comment's kept
     # commands after its own (bot.command_events `_then_kept`), none meeting the lock
     said_unlocked: bool = False
+    # a release's run queued again (bot.locked_commands `owe_again`): the keys of the kept
+    # commands a budget left unanswered, run as the comment's text then still has them
+    owed: frozenset[tuple[str, tuple[str, ...]]] | None = None

@@ -73,6 +73,13 @@ UNLOCKED_ID = "#unlocked"
 HEARD = "review_notes_heard"
 # set in its payload when the comment was edited since it was kept: its text then
 STILL = "review_notes_still"
+# set in the payload of a release's run queued again (`owe_again`): the keys of the kept
+# commands a budget left unanswered, and how many runs left them so
+OWED = "review_notes_owed"
+OWED_RUNS = "review_notes_owed_runs"
+# runs of a comment's owed commands before they are given up, logged: a budget refusing
+# them this long is an installation flooded for many minutes
+MOST_OWED_RUNS = 20
 
 
 @dataclass(frozen=True)
@@ -529,6 +536,60 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
+
+
+def released(delivery: Delivery) -> bool:
+    """Whether the delivery is a release's run of kept commands (`release`), or one queued
+    again for those a budget left unanswered (`owe_again`)."""
+    return UNLOCKED_ID in delivery.id
+
+
+def owe_again(ctx: BotContext, ref: PRRef, delivery: Delivery, keys: set[Key]) -> str:
+    """A release's run (`released`) left kept commands `keys` unanswered, over a budget (a
+    reply budget: 😕, no reply; or the installation's write budget: none run): they were
+    said while locked and waited for the unlock, and no one will say them again, so they
+    stay owed. Queued again to run once the budgets
+    refill, as the comment's commands `keys` it still has then (`owed`): its text is read
+    at that run, so an edit or deletion since takes them back as at the release. What was
+    done."""
+    runs = int(delivery.payload.get(OWED_RUNS) or 0) + 1
+    if ctx.queue is None:  # (a replay's: no queue to run them in)
+        return "left unanswered"
+    if runs > MOST_OWED_RUNS:
+        log.warning(
+            "%s#%d: kept commands left over a budget %d times, given up: %s",
+            ref.repo,
+            ref.number,
+            MOST_OWED_RUNS,
+            delivery.id,
+        )
+        return f"given up after {MOST_OWED_RUNS} runs over a budget"
+    payload = copy.deepcopy(delivery.payload)
+    payload.update({HEARD: True, OWED: sorted(keys), OWED_RUNS: runs})
+    payload.pop(STILL, None)  # (`owed` reads the comment's text at the run)
+    base = delivery.id.split(_OWED_ID, 1)[0]
+    wait = max(ctx.commands.reply_refill_s, ctx.commands.installation_reply_refill_s)
+    ctx.queue.enqueue(
+        f"{base}{_OWED_ID}{runs}",
+        delivery.event,
+        payload.get("action"),
+        payload,
+        ref.repo,
+        ref.number,
+        utcnow(after_s=wait),
+        by_bot=True,
+    )
+    return f"{len(keys)} kept command(s) owed, queued again"
+
+
+_OWED_ID = "#owed"  # the id of a run `owe_again` queued: the release's run's, then this
+
+
+def owed(payload: dict[str, Any]) -> frozenset[Key] | None:
+    """The kept commands a release's run left owed (`owe_again`), as their keys; None: the
+    payload is no such run's."""
+    keys = payload.get(OWED)
+    return None if not isinstance(keys, list) else _keys(json.dumps(keys))
 
 
 def _keys(stored: str | None) -> frozenset[Key]:

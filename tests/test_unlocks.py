@@ -1676,3 +1676,45 @@ def test_a_kept_command_an_edits_run_left_over_the_reply_budget_is_answered_at_t
     assert ran(caplog, said) == "1 comment(s) of commands kept while locked queued"
     assert rt.queue.counts()["failed"] == 0
     assert len(replies(fake)) == 2 and answer in replies(fake)[1].body  # answered, once
+
+
+def test_a_kept_command_the_releases_run_left_over_the_reply_budget_stays_owed(live, caplog):
+    """Kept `/notes help` on the locked PR, whose one reply was spent before the lock; the
+    unlock comes before the budget refilled. The release's run got 😕 and no reply, and the
+    command was forgotten with its kept row: the maintainer who asked while locked never got
+    the answer. It stays owed, and a later run answers it once the budget has room."""
+    client, rt, fake = live
+    caplog.set_level("INFO")
+    now = [50.0]
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")  # the PR's one reply
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)  # (one waits after)
+    wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the release's run")
+    assert len(replies(fake)) == 1 and "confused" in reactions(fake, c)  # over the budget
+    now[0] += CommandConfig().reply_refill_s  # refilled
+    run_due(rt)
+    assert rt.queue.counts()["failed"] == 0
+    assert len(replies(fake)) == 2 and "/notes topic" in replies(fake)[1].body  # answered
+    assert rt.queue.counts()["pending"] == 0  # once
+
+
+def test_a_kept_command_owed_since_the_release_is_not_run_once_its_comment_is_deleted(live):
+    """As above, but the maintainer deletes the comment before the budget refilled: the
+    owed run reads its text, and answers nothing, as the release answers nothing of a
+    comment deleted since it was kept."""
+    client, rt, fake = live
+    now = [50.0]
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")  # the PR's one reply
+    fake.lock(DEFAULT_REPO, N)
+    c = said_while_locked(client, rt, fake, "/notes help")
+    unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
+    wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the release's run")
+    maintainer_deletes(fake, c)
+    now[0] += CommandConfig().reply_refill_s
+    run_due(rt)
+    assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
