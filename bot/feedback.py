@@ -191,9 +191,9 @@ def _enclosed_id(word: str) -> tuple[str, str]:
     after a number): a writer tags or quotes the note they mean so, as `【2】` holds note 2.
     ("", "") when it holds none: a word without a digit (`(see)`, `[only]`) is a reason's,
     as `_idlike` reads it, and a number is `_unbracketed`'s (`_numbered`: one it did not
-    read is no number; in quotes, `「1」`, it is the reviewer's words). Read, an id names its
-    note: as no id, a quoted id of another note hid the one note shown, all of it the
-    reason, where the id alone is answered that its note is not shown."""
+    read is no number; in quotes with other words, `「1 x」`, the reviewer's). Read, an id
+    names its note: as no id, a quoted id of another note hid the one note shown, all of
+    it the reason, where the id alone is answered that its note is not shown."""
     close = _ENCLOSING.get(_as_ascii(word[:1]))
     end = _as_ascii(word).find(close, 1) if close else -1
     inner = word[1:end] if end > 1 else ""
@@ -302,7 +302,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         head, rest, quoted = "", [text], True
     said = [w for w in (head, *_unquoted(_reason(rest)).split(" ")) if w]
     said = said if quoted else _reason_past_marks(said)
-    if not (a_list or number):  # no number read: `「1」`, `. 【1】` are a reason, no note 1
+    if not (a_list or number):  # no number read: `「1 x」`, `. 【1】` are a reason, no note 1
         return _no_number(said, quoted)
     return tuple(said)
 
@@ -329,7 +329,7 @@ def _no_number(said: list[str], quoted: bool) -> tuple[str, ...]:
     """A `wrong`'s words (`said`) in which `pick_note` reads no number, keyed so that none
     reads as one: the first word the key keeps (it drops words of marks alone) is keyed as
     after a separator (`-1`) when it reads as a number once the quotes around all of it are
-    off (`「1」`, `"1"`) or after marks alone (`. 【1】`): which note? or, with one note
+    off (`「1 x」`, `"1 only"`) or after marks alone (`. 【1】`): which note? or, with one note
     shown, all of it the reason. So a note's id or link (`_idlike`) once quotes around more
     than it are off (`quoted`: `「vllm-0436d44c 只是改名」`) or after marks alone; bare, or in
     quotes of its own (`_enclosed_id`), it names its note."""
@@ -533,22 +533,27 @@ def _as_ascii(word: str) -> str:
 
 # A note's number in brackets, as a list or a footnote numbers items (`(2)`, `[2]`, and as
 # a Chinese input method types them, `（２）`, `【2】`): read as `2)`, its closing bracket a
-# separator (`(2)只是改名`, `[2]: only renames`). The pairs are matched on the word as
-# ASCII (`_as_ascii`, one character for one: `（` is `(`).
-# Several in one pair (`(2,3)`, `[1、2]`) are a list's numbers, as `2,3` is.
-# `_CLOSING`: the pairs as ASCII (bot.notes.BRACKET_PAIRS, and the tag's `【】`).
+# separator (`(2)只是改名`, `[2]: only renames`). So in quotes (`"2"`, `「2」`, `“2”`, `'2'`):
+# a number alone in them is the note's, as the reviewer copied or marked it, no reason
+# (quoted with other words, `"2 is a rename"`, it is the reason's). The pairs are matched on
+# the word as ASCII (`_as_ascii`, one character for one: `（` is `(`).
+# Several in one pair (`(2,3)`, `[1、2]`, `"2, 3"`) are a list's numbers, as `2,3` is.
+# `_CLOSING`: the brackets as ASCII (bot.notes.BRACKET_PAIRS, and the tag's `【】`).
 _CLOSING = {
     o.translate(FULL_WIDTH): c.translate(FULL_WIDTH)
     for o, c in (BRACKET_PAIRS | {"【": QUOTE_PAIRS["【"]}).items()
 }
-# What a note's id may be put in (`_enclosed_id`), as ASCII: those, and every quote
+# What a note's number or id may be put in (`_enclosed_id`), as ASCII: those, and every quote
 _ENCLOSING = _CLOSING | {
     o.translate(FULL_WIDTH): c.translate(FULL_WIDTH) for o, c in QUOTE_PAIRS.items()
 }
 _BRACKETED = re.compile(
-    rf"(?P<open>[{re.escape(''.join(_CLOSING))}])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)"
-    rf"(?P<close>[{re.escape(''.join(_CLOSING.values()))}])"
+    rf"(?P<open>[{re.escape(''.join(_ENCLOSING))}])(?P<number>#*[0-9]+(?:[-.:,、]+#*[0-9]+)*)"
+    rf"(?P<close>[{re.escape(''.join(_ENCLOSING.values()))}])"
 )
+# The words one pair holds at most when read as a list's numbers typed apart (`(2, 3)`,
+# `"2 , 3"`): a list of notes is short
+_MOST_IN_A_PAIR = 8
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`)
 _BETWEEN = re.compile(r"[-.:,、]*")
 
@@ -559,6 +564,7 @@ def _unbracketed(words: list[str]) -> list[str]:
     closing bracket a separator), and `(1) (2)`, `[1][2]`, `(1),(2)`, `(2,3)` as `1 2`,
     `1 2`, `1,2`, `2,3`: two numbers, as typed without the brackets. Other words in
     brackets (`(see 2)`, `(2]`) and those after a reason are as typed."""
+    words = _pair_joined(words)
     read: list[str] = []
     taken = between = 0  # words read; of them, the separators since the last number
     for word in words:
@@ -579,6 +585,25 @@ def _unbracketed(words: list[str]) -> list[str]:
     return read + words[taken:]
 
 
+def _pair_joined(words: list[str]) -> list[str]:
+    """The words with a pair of brackets or quotes the first opens, holding numbers typed
+    apart (`(2, 3)`, `"2, 3"`, `「2 3」`), one word as typed glued (`(2,3)`), a comma where
+    only a space stood (`"2 3"`: `"2,3"`), so that `_BRACKETED` reads the list; as typed
+    when the pair holds anything else (`"2 is a rename"`) or closes in the first word."""
+    close = _ENCLOSING.get(_as_ascii(words[0][:1])) if words else None
+    if close is None or close in _as_ascii(words[0])[1:]:
+        return words
+    joined = words[0]
+    for i, word in enumerate(words[1:_MOST_IN_A_PAIR], 1):
+        glue = "," if joined[-1:].isdigit() and word[:1].isdigit() else ""
+        joined += glue + word
+        if close in _as_ascii(word):
+            found = _BRACKETED.match(_as_ascii(joined))
+            at = len(joined) - len(word) + _as_ascii(word).index(close) + 1
+            return [joined, *words[i + 1 :]] if found and found.end() == at else words
+    return words
+
+
 def _numbers_unbracketed(word: str) -> tuple[str, int]:
     """The run of bracketed numbers `word` starts with, as the numbers typed apart: what
     stands between two as typed (`(1),(2)`: `1,2`), a space where nothing does (`(1)(2)`:
@@ -589,7 +614,7 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
     for found in _BRACKETED.finditer(ascii_form):
         start = found.start()
         apart = start == at or (at > 0 and _BETWEEN.fullmatch(ascii_form, at, start))
-        if not apart or _CLOSING[found["open"]] != found["close"]:
+        if not apart or _ENCLOSING[found["open"]] != found["close"]:
             break
         between = word[at:start] or " "  # `(1)(2)`: two numbers, as `1 2` is
         parts.append((between if parts else "") + word[start + 1 : found.end("number")])

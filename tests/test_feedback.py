@@ -2176,3 +2176,43 @@ def test_a_list_glued_by_a_dash_to_a_counted_number_is_quoted_whole(typed):
 def test_a_number_out_of_range_with_a_dash_glued_to_it_is_named_without_it():
     pick = pick_note(parse_commands("/notes wrong 9- 2")[0].args, SHOWN[:1])
     assert (pick.rank, pick.problem) == (9, PickProblem.RANGE)
+
+
+# kills: bot/feedback.py:_BRACKETED a number alone in quotes read as the reviewer's words
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ('"2"', "2"),
+        ("'2'", "2"),
+        ("“2”", "2"),
+        ("「2」", "2"),
+        ("＂２＂", "２"),
+        ("「2」。", "2"),
+        ('"2, 3"', "2,3"),
+        ('"2 3"', "2,3"),
+        ("「2、3」", "2、3"),
+        ("(2, 3)", "2,3"),
+        ('"2" only renames', "2 only renames"),
+        ('"2"，只是改名', "2，只是改名"),
+    ],
+)
+def test_a_number_alone_in_quotes_names_its_note(typed, plain):
+    # `/notes wrong "2"` with one note shown hid it with the reason '"2"', and with several
+    # asked which note: the reviewer quoted the number they meant, as `(2)` or `【2】`
+    (quoted,), (said,) = (
+        parse_commands(f"/notes wrong {typed}"),
+        parse_commands(f"/notes wrong {plain}"),
+    )
+    for shown in (SHOWN[:1], SHOWN):
+        assert pick_note(quoted.args, shown) == pick_note(said.args, shown)
+    assert quoted.key == said.key  # an edit between them runs nothing again
+    assert pick_note(quoted.args, SHOWN[:1]).problem is PickProblem.RANGE  # no note 2
+
+
+def test_a_number_quoted_with_other_words_stays_the_reason():
+    (command,) = parse_commands('/notes wrong "2 is a rename"')
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], '"2 is a rename"')  # as typed
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    (command,) = parse_commands('/notes wrong "1"')
+    assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])  # note 1, no reason
