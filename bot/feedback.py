@@ -78,6 +78,24 @@ _ORDINAL = re.compile(
     r"(?: (?P<k>note|one)(?![^\W\d_]))?)"
 )
 _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
+# Notes' numbers listed as Chinese enumerates items (on the words as `_ORDINAL` reads them,
+# full-width digits as ASCII): `第2、3条`, `第2和第3条`, `第二、三条` (`第` before the first,
+# a counting word after the last, which ends the list as it ends one number, `第2、3条只是
+# 改名`: the words after it are the reason's); `第2条、第3条`, `第2条和第3条`, each counted;
+# and numbers joined by `和`, `及` or `与` ("and"), which join no quantity (`2和3`, `2 和 3`,
+# `2和3只是改名`, `二和三`; numerals only with no word glued after them: `二和三十分钟`).
+# A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
+# Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
+_COUNTER = "[条條个個项項号號]"
+_ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
+_ENUMERATED = re.compile(
+    rf"第 ?{_ENUM_NUMBER}"
+    rf"(?: ?[、和及与] ?(?:第 ?)?{_ENUM_NUMBER}| ?[,、和及与] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
+    rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、和及与] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
+    rf"|[0-9]+(?: ?[和及与] ?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
+    rf"|{_NUMERALS}(?: ?[和及与] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
+)
+_ENUM_NUMBERS = re.compile(_ENUM_NUMBER)
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
 # `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
 # not clear; no reason, also with one note shown, where the number may be left out. The
@@ -472,6 +490,8 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem.
     `article`: whether `the second` (an ordinal after `the`) may name the note."""
     joined = " ".join(words)
+    if listed := _enumerated(joined):
+        return listed
     said = _ORDINAL.match(joined.translate(FULL_WIDTH))  # `ｎｏｔｅ ２`, `ｓｅｃｏｎｄ`: as ASCII
     number = None if said is None or (said["the"] and not article) else _number_said(said)
     if said is None or number is None:
@@ -484,6 +504,22 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]
     return [first, *after], joined[: said.end()] + glued
+
+
+def _enumerated(joined: str) -> tuple[list[str], str] | None:
+    """`_ordinal`'s answer for words (`joined`) a list of numbers as Chinese enumerates
+    them starts (`_ENUMERATED`: `第2、3条只是改名`): its numbers as `2,3`, a point before
+    the reason glued on after them (`2,3.只是改名`, as `第2条只是改名` is `2.只是改名`), and
+    the list's words as typed; None when they start with none."""
+    said = _ENUMERATED.match(joined.translate(FULL_WIDTH))
+    if said is None:
+        return None
+    digits = [_chinese_number(n) for n in _ENUM_NUMBERS.findall(said[0])]
+    if None in digits:  # `十十`: no number
+        return None
+    numbers = ",".join(str(int(d)) for d in digits if d is not None)
+    glued, *after = joined[said.end() :].split(" ")
+    return [numbers + ("." if glued else "") + glued, *after], joined[: said.end()] + glued
 
 
 def _english_word(word: str) -> bool:

@@ -13,6 +13,7 @@ import pytest
 
 from bot import feedback
 from bot.cli import main
+from bot.command_replies import render_unpicked
 from bot.commands import load_command_config, parse_commands
 from bot.context import BotContext
 from bot.db import Database, utcnow
@@ -2216,3 +2217,47 @@ def test_a_number_quoted_with_other_words_stays_the_reason():
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
     (command,) = parse_commands('/notes wrong "1"')
     assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])  # note 1, no reason
+
+
+# kills: bot/feedback.py:_ordinal a Chinese list of notes' numbers with the reason glued on
+#   read as its first number and a reason (`第2、3条只是改名`: note 2, '3条只是改名'), and
+#   numbers joined by `和` ("and") read as words
+@pytest.mark.parametrize(
+    ("typed", "one"),
+    [
+        ("第2、3条只是改名", "2 (`第2、3条`)"),
+        ("第2和第3条只是改名", "2 (`第2和第3条`)"),
+        ("第2条、第3条只是改名", "2 (`第2条、第3条`)"),
+        ("第2条和第3条", "2 (`第2条和第3条`)"),
+        ("第二、三条只是改名", "2 (`第二、三条`)"),
+        ("2和3", "2 (`2和3`)"),
+        ("2和3只是改名", "2 (`2和3`)"),
+        ("2 和 3", "2 (`2 和 3`)"),
+        ("二和三", "2 (`二和三`)"),
+    ],
+)
+def test_notes_numbers_listed_as_chinese_lists_them_name_no_one_note(typed, one):
+    # "items 2 and 3 are just renames": with several notes shown it hid note 2 with the
+    # reason '3条只是改名', and with one shown (`2和3`) hid that one with all of it
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert f"There is no note {one} in the notes comment" in render_unpicked(command, pick, 1)
+    assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("第2条，3个文件只是改名", "3个文件只是改名"),  # "3 files": a count, as before
+        ("2、30分钟就能复现", "30分钟就能复现"),
+        ("二和三十分钟", ""),  # no list: with one shown, all of it the reason
+    ],
+)
+def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    if reason:
+        assert pick_note(command.args, SHOWN).reason == reason
+    else:
+        assert pick_note(command.args, SHOWN[:1]).reason == typed
