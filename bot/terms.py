@@ -4,14 +4,16 @@ Step 3 of the flow (event -> PR facts -> matches -> comment -> GitHub): bot.matc
 finds the topics' and notes' keywords in the PR's words with it. How a keyword matches:
 `TermIndex`.
 
-Every keyword is compiled into one regular expression shaped like a trie, so a text is
-scanned once however many keywords there are; overlapping hits are all reported, each
-with where it is (`TermHit.spans`), so a caller can count one mention once.
+Every keyword is compiled into one regular expression shaped like a trie (several, one
+after another, when keywords nest deep: `trie_regex`), so a text is scanned once however
+many keywords there are; overlapping hits are all reported, each with where it is
+(`TermHit.spans`), so a caller can count one mention once.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -137,9 +139,97 @@ def _partner(text: str, start: int, end: int) -> tuple[int, int] | None:
     return start, end
 
 
+# `re` parses and compiles a group inside another by recursion, two frames a level, and
+# keywords each a prefix of the next (`kk`, `kkk`, ...) nest one level each: some 500 of
+# them passed Python's recursion limit. A trie deeper than this is written as several
+# shallower ones, one after another.
+_MAX_NESTING = 100
+_AFTER_ANY_CHAR = sys.maxunicode + 1
+
+
 def trie_regex(sequences: Iterable[str]) -> str:
     """One alternation for many strings, factored on common prefixes (so a scan tries
-    a few branches per position, not one per string)."""
+    a few branches per position, not one per string).
+
+    At a position the pattern tries the strings in one order (`_trie_order`), and takes
+    the first that matches there with what follows it; tries of consecutive runs of that
+    order, written one after another, try them in the same order, so cutting a deep trie
+    into runs nesting at most `_MAX_NESTING` groups changes no match."""
+    ordered = sorted(set(sequences), key=_trie_order)
+    tries = [_trie_pattern(run) for run in _shallow_runs(ordered)]
+    if len(tries) == 1:
+        return tries[0]
+    return "(?:" + "|".join(tries) + ")" if tries else ""
+
+
+def _trie_order(seq: str) -> tuple[int, ...]:
+    """The order a trie's pattern tries its strings in: a node's children by character,
+    then the string ending there (greedy: the longer first)."""
+    return (*map(ord, seq), _AFTER_ANY_CHAR)
+
+
+def _shallow_runs(ordered: list[str]) -> list[list[str]]:
+    """`ordered` (in trie order) cut into consecutive runs whose tries nest at most
+    `_MAX_NESTING` groups: each run as long as it can be."""
+    runs: list[list[str]] = []
+    frames: list[tuple[int, int, int]] = []
+    for seq in ordered:
+        if runs:
+            shared = _common_prefix(runs[-1][-1], seq)
+            grown = _grown(frames, shared, shared == len(seq))
+            if _nesting(grown) <= _MAX_NESTING:
+                runs[-1].append(seq)
+                frames = grown
+                continue
+        runs.append([seq])
+        frames = []
+    return runs
+
+
+# How deep a trie nests groups, kept while strings are added to it in trie order: a
+# frame for each node on the path to the last string added that opens a group, as
+# (depth in characters, groups it opens, deepest nesting of its finished children). A
+# node opens one group when a string ends there and others go on (the longer are
+# optional), one when it branches. Every other node is a plain character.
+
+
+def _grown(
+    frames: list[tuple[int, int, int]], shared: int, ends: bool
+) -> list[tuple[int, int, int]]:
+    """The frames once a string is added whose first `shared` characters are the last
+    string's: ending there (`ends`, the last string goes on) or branching off there."""
+    frames = list(frames)
+    below = 0  # the nesting of the subtree left behind, under the node at `shared`
+    while frames and frames[-1][0] > shared:
+        _, opens, done = frames.pop()
+        below = opens + max(done, below)
+    opens, done = frames.pop()[1:] if frames and frames[-1][0] == shared else (0, 0)
+    # a new end always opens a group; a new branch only the node's first
+    frames.append((shared, opens + 1 if ends or not opens else opens, max(done, below)))
+    return frames
+
+
+def _nesting(frames: list[tuple[int, int, int]]) -> int:
+    nesting = 0
+    for _, opens, done in reversed(frames):
+        nesting = opens + max(done, nesting)
+    return nesting
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share (bisected: slices compare in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _trie_pattern(sequences: Iterable[str]) -> str:
+    """The pattern of one trie of `sequences`."""
     root: dict = {}
     for seq in sequences:
         node = root

@@ -1352,6 +1352,29 @@ def test_cli_process_exit_status(tmp_path):
     assert run.stdout.splitlines()[0] == f"ok: 16 notes, {topics} topics"
 
 
+def test_keywords_each_a_prefix_of_the_next_pass_the_check_match_and_the_start(tmp_path, capsys):
+    # some 500 keywords each a prefix of the next (`kk`, `kkk`, ...), a note's or a
+    # topic's, nested re's pattern past the recursion limit of its parser: notes check,
+    # match and the server's start stopped on a traceback
+    from bot.match_config import checked_matcher
+
+    notes, topics = tmp_path / "notes", tmp_path / "topics.toml"
+    chain = ", ".join(f'"{"k" * n}"' for n in range(2, 700))
+    write(notes, VALID.replace('keywords = ["', f'keywords = [{chain}, "'))
+    chain = ", ".join(f'"{"q" * n}"' for n in range(2, 700))
+    topics.write_text(TOPICS.read_text("utf-8").replace("keywords = [", f"keywords = [{chain},", 1))
+    dirs = ["--notes-dir", str(notes), "--topics", str(topics)]
+    assert main(["notes", "check", *dirs]) == 0
+    assert capsys.readouterr().out.startswith("ok: 1 notes")
+    title = f"Fix {'k' * 600} after {'q' * 500} in CUDA graphs"
+    assert main(["match", *dirs, "--title", title]) == 0
+    said = capsys.readouterr().out
+    assert f"title mentions '{'k' * 600}'" in said and f"'{'q' * 500}'" in said
+    facts = PRFacts("vllm-project/vllm", 1, title)
+    (found,) = checked_matcher(load_library(notes, topics)).match(facts).matches  # the start's
+    assert found.note.id == "vllm-test0001"
+
+
 def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     write(tmp_path, VALID)  # keywords: eager_break_during_capture, a code name
     plain = (

@@ -391,22 +391,13 @@ def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
     assert TermIndex([]).find("thinking budget") == {}
 
 
-# kills: bot/match_config.py:checked_matcher keywords `re` cannot compile pass the check
-def test_the_checked_matcher_compiles_its_patterns_so_keywords_re_refuses_stop_it():
+# kills: bot/match_config.py:checked_matcher the patterns are compiled at the first PR
+def test_the_checked_matcher_compiles_its_patterns():
     # the patterns compile at the first scan (a matcher built to scan once pays there), but
-    # the server's start and `notes check` build theirs with checked_matcher: keywords
-    # nested past re's recursion limit (each a prefix of the next) must stop them, as they
-    # did when the build compiled, not fail every PR's first scan in a worker
+    # the server's start and `notes check` build theirs with checked_matcher, compiled
     from bot.match_config import checked_matcher
 
-    lib = load_library()
-    assert {"_ascii", "_other", "_ident"} <= set(vars(checked_matcher(lib)._terms))
-    nested = tuple("x" * n for n in range(1, 800))
-    first = lib.notes[0].model_copy(update={"keywords": nested})
-    deep = replace(lib, notes=(first, *lib.notes[1:]))
-    CompiledMatcher(deep, CFG)  # built: nothing compiled yet
-    with pytest.raises(RecursionError):
-        checked_matcher(deep)
+    assert {"_ascii", "_other", "_ident"} <= set(vars(checked_matcher(load_library())._terms))
 
 
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
@@ -513,6 +504,66 @@ def test_a_keyword_thousands_of_characters_long_compiles_and_matches():
     index = TermIndex(terms)
     found = index.find(f"{long_words} and _{'x' * 3000}, {'抢占' * 1500}")
     assert len(found) == 4 and found["preemption"].count == 300
+
+
+def test_keywords_each_a_prefix_of_the_next_compile_and_match():
+    # each nests the trie one group deeper, and re's parser recurses a group in two frames:
+    # some 500 (`kk`, `kkk`, ...) raised RecursionError; the trie is now written as several
+    # shallow ones. Chinese keywords and private names make tries of their own.
+    terms = [
+        *("k" * n for n in range(2, 2002)),
+        *(" ".join(["ab"] * n) for n in range(1, 600)),
+        *("抢" * n for n in range(1, 600)),
+        *("_" + "x" * n for n in range(1, 600)),
+    ]
+    found = TermIndex(terms).find(f"{'k' * 1500}, ab ab-ab; 抢抢 _xxx")
+    assert {k: h.spans for k, h in found.items()} == {
+        "k" * 1500: ((0, 1500),),
+        "ababab": ((1502, 1510),),
+        "abab": ((1502, 1507), (1505, 1510)),
+        "ab": ((1502, 1504), (1505, 1507), (1508, 1510)),
+        "抢抢": ((1512, 1514),),
+        "抢": ((1513, 1514),),  # a Chinese keyword is the longest found where it starts
+        "_xxx": ((1515, 1519),),
+    }
+
+
+def test_globs_whose_runs_are_each_a_prefix_of_the_next_compile_and_match():
+    # a glob with no leading directory is found by its longest literal run, all of them
+    # in one trie: `*jj*`, `*jjj*`, ... nested it past re's recursion limit as keywords did
+    index = GlobIndex((f"*{'j' * n}*", n) for n in range(2, 700))
+    assert index.owners(f"src/{'j' * 5}.py") == {2, 3, 4, 5}
+
+
+@pytest.mark.parametrize("nesting", [1, 3])
+def test_a_trie_cut_into_shallow_ones_finds_what_the_one_trie_finds(monkeypatch, nesting):
+    # the trie written as several, each nesting at most `nesting` groups, must find every
+    # keyword at the same spans as the one trie: the cut keeps the order the one trie
+    # tries its keywords in, longer before shorter, separators and plurals included
+    import bot.terms
+
+    rng = random.Random(nesting)
+    words = ["kv", "KV", "cache", "caches", "cuda", "graph", "graphs", "EP", "es", "s", "x"]
+    seps = [" ", "-", "_", "", " -> ", "(", ")", ". ", ", "]
+    cut_apart = 0
+    for _ in range(60):
+        phrase = [rng.choice(words) + rng.choice(seps[:4]) for _ in range(8)]
+        terms = ["".join(phrase[:n]) for n in rng.sample(range(1, 9), 5)]  # nested
+        terms += [
+            "".join(rng.choice(words) + rng.choice(seps[:4]) for _ in range(rng.randint(1, 3)))
+            for _ in range(rng.randint(1, 15))
+        ]
+        terms += rng.sample(["缓存", "缓存管理", "缓存管理器", "_kv", "_kv_cache", "_kv_caches"], 4)
+        whole = TermIndex(terms)
+        with monkeypatch.context() as patch:
+            patch.setattr(bot.terms, "_MAX_NESTING", nesting)
+            cut = TermIndex(terms)
+        cut_apart += cut._sources != whole._sources
+        for _ in range(10):
+            text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 12)))
+            text += "".join(phrase[: rng.randint(0, 8)]) + rng.choice(["缓存管理器", "_kv_caches"])
+            assert cut.find(text) == whole.find(text), (terms, text)
+    assert cut_apart > 50  # most were cut: the comparison tested the cut
 
 
 # --- notes: score, ranking, source PR --------------------------------------------
