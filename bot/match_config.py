@@ -139,11 +139,9 @@ def checked_matcher(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> Com
     if unknown:
         raise ConfigError(unknown)
     try:
-        matcher = CompiledMatcher(library, config)
+        return CompiledMatcher(library, config)
     except ValueError as exc:
         raise ConfigError([Problem(str(path), 1, "config", str(exc))]) from None
-    matcher.compile_patterns()  # keywords `re` cannot compile stop the check, not a PR
-    return matcher
 
 
 def checked_match_config(library: Library, path: Path = DEFAULT_MATCHING_FILE) -> MatchConfig:

@@ -225,11 +225,6 @@ class CompiledMatcher:
         self._vocab: Vocabulary | None = config.vocabulary
         self._index_titles()
 
-    def compile_patterns(self) -> None:
-        """Compile the keyword patterns now (`TermIndex.compile`): the checked matcher's
-        callers stop on keywords `re` cannot compile, before any PR."""
-        self._terms.compile()
-
     def _index_topics(self) -> tuple[list[str], list[tuple[str, tuple[str, str | int]]]]:
         """Each topic's keywords, tags and labels, to its ids; its terms and globs to
         compile (a glob's owner: ("t", topic id))."""

@@ -356,13 +356,6 @@ class TermIndex:
     def _ident(self) -> re.Pattern[str] | None:
         return self._compiled("ident")
 
-    def compile(self) -> None:
-        """Compile the patterns now, not at the first scan: a run that checks the keywords
-        (the server's start, `notes check`) stops on any `re` cannot compile (keywords
-        nested past its recursion limit) rather than fail at the first PR it scans."""
-        for _pattern in (self._ascii, self._other, self._ident):
-            pass
-
     def find(self, text: str) -> dict[str, TermHit]:
         """Every keyword present in `text`, by key, with its first spelling and count."""
         found: dict[str, tuple[str, list[tuple[int, int]]]] = {}

@@ -391,15 +391,6 @@ def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
     assert TermIndex([]).find("thinking budget") == {}
 
 
-# kills: bot/match_config.py:checked_matcher the patterns are compiled at the first PR
-def test_the_checked_matcher_compiles_its_patterns():
-    # the patterns compile at the first scan (a matcher built to scan once pays there), but
-    # the server's start and `notes check` build theirs with checked_matcher, compiled
-    from bot.match_config import checked_matcher
-
-    assert {"_ascii", "_other", "_ident"} <= set(vars(checked_matcher(load_library())._terms))
-
-
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
     # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
     # before a word still splits (found by review 'evidence')
