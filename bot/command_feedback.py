@@ -14,6 +14,7 @@ from bot.command_source import Source
 from bot.commands import Command, Kind
 from bot.feedback import Mark, pick_note
 from bot.github_port import PRRef
+from bot.markers import verified_text
 from bot.order_keys import latest, said_before
 from bot.render import notes_read_back
 from bot.terminal import shown
@@ -107,12 +108,16 @@ def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] 
     """The notes the PR's notes comment shows, as a `wrong N` numbers them: those the
     state keeps; when it may not know them (`PRState.shown_unknown`: its notes did not
     read, or a write is unconfirmed), those GitHub's text of it shows (one GET), read
-    back from their links. When that text does not tell (gone, or links to no note as
-    linked now), those kept; None when none are: taken as none, a paused comment showing
-    notes (or one whose reasons did not read either) was said to show none."""
+    back from their links when its signature verifies: anyone with write access may edit
+    it, and links swapped there would make N a note it never showed. When that text does
+    not tell (gone, not as the bot wrote it for this PR, or links to no note as linked
+    now), those kept; None when none are: taken as none, a paused comment showing notes
+    (or one whose reasons did not read either) was said to show none."""
     if not state.shown_unknown or state.comment_id is None:
         return state.notes
     text = ctx.github.comment_text(ref, state.comment_id)
+    if text is not None:
+        text = verified_text(text, ctx.comment_key, ref.repo, ref.number)
     read = None if text is None else notes_read_back(text, ctx.library, ctx.links)
     return read if read is not None else state.notes or None
 

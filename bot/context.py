@@ -12,6 +12,7 @@ from bot.flood_control import Clock, FloodControl
 from bot.github_port import GitHubPort
 from bot.library import Library
 from bot.locked_commands import LockedCommands
+from bot.markers import comment_key
 from bot.matching import CompiledMatcher
 from bot.metrics import Metrics
 from bot.prstate import PRStore
@@ -58,6 +59,13 @@ class BotContext:
     def command_reading(self) -> Reading:
         """How its commands are read, by every part that compares their keys."""
         return self._reading
+
+    @property
+    def comment_key(self) -> bytes:
+        """What signs the notes comment (bot.markers `signed_text`): from the webhook
+        secret; a dry run's development secret is public, so a dry run's signatures
+        prove nothing."""
+        return comment_key(self.settings.webhook_secret())
 
     @property
     def links(self) -> NoteLinks:

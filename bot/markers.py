@@ -7,16 +7,23 @@ Every comment review-notes writes opens with a marker: MARKER (the notes comment
 REPLY_MARKER (a reply, which also ends with its key, `reply_key`). Text alone proves
 nothing (a person may paste ours): a comment is ours only when the bot's account wrote
 it too.
+
+The notes comment also ends with a signature (`signed_text`): its text as the bot wrote
+it for that PR is told from one edited since (anyone with write access may edit it).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Iterable
 
 MARKER = "<!-- review-notes:v1 -->"
 REPLY_MARKER = "<!-- review-notes:reply -->"
 REPLY_KEY_OPENING = "<!-- review-notes:reply-to "
+SIGNATURE_OPENING = "<!-- review-notes:mac "
+_SIGNATURE = re.compile(rf"{re.escape(SIGNATURE_OPENING)}([0-9a-f]{{32}}) -->")
 
 
 def written_by_review_notes(body: str) -> bool:
@@ -73,3 +80,43 @@ def reply_key(delivery_id: str, index: int | str) -> str:
     crash or `review-notes retry`) finds it instead of posting again."""
     safe = re.sub(r"[^A-Za-z0-9-]", "", delivery_id)[:64] or "none"
     return f"{REPLY_KEY_OPENING}{safe}/{index} -->"
+
+
+def comment_key(secret: str) -> bytes:
+    """The key that signs the notes comment, derived from the webhook secret: one secret
+    to keep, and no signature made for one use is valid for the other."""
+    return hmac.new(secret.encode("utf-8"), b"review-notes notes comment", hashlib.sha256).digest()
+
+
+def signed_text(body: str, key: bytes, repo: str, number: int) -> str:
+    """The notes comment as written on a PR: `body`, then an invisible line that signs it
+    for that PR (its repository and number, so a text copied from another PR's does not
+    verify). It goes last: a release before signatures (a rollback) still finds MARKER
+    first, and reads the notes the same."""
+    text = _as_kept(body)
+    return f"{text}\n\n{SIGNATURE_OPENING}{_mac(text, key, repo, number)} -->\n"
+
+
+def verified_text(body: str, key: bytes, repo: str, number: int) -> str | None:
+    """The notes comment's text without its signature, when that signs it for this PR;
+    None when it does not: not signed (written before signatures were kept, or the line
+    taken out), edited since, or signed for another PR or with another key (a webhook
+    secret changed since). Compared in constant time."""
+    text, _, last = _as_kept(body).rpartition("\n")
+    signature = _SIGNATURE.fullmatch(last.strip())
+    text = _as_kept(text)
+    if signature is None or not hmac.compare_digest(signature[1], _mac(text, key, repo, number)):
+        return None
+    return text + "\n"
+
+
+def _as_kept(body: str) -> str:
+    """A text as GitHub may give it back: line ends as CRLF, trailing blanks dropped."""
+    return body.replace("\r\n", "\n").rstrip()
+
+
+def _mac(text: str, key: bytes, repo: str, number: int) -> str:
+    """128 bits of HMAC-SHA256 (32 hex digits): enough against guesses each of which
+    takes an edit of the comment and a `/notes wrong`."""
+    said = f"{repo.lower()}#{number}\n{text}".encode()
+    return hmac.new(key, said, hashlib.sha256).hexdigest()[:32]

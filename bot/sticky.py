@@ -31,7 +31,7 @@ from bot.github_port import (
     listed_short,
 )
 from bot.markdown_text import as_html
-from bot.markers import MARKER
+from bot.markers import MARKER, signed_text
 from bot.match_result import MatchResult
 from bot.order_keys import after_second, just_after
 from bot.prfacts import PRFacts
@@ -482,7 +482,8 @@ def _write(
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
     PR event's `updated_at` (None: a command's write), dates a deletion found so. A
     rewrite's words owed back go first (bot.write_backs): this write, knowing no comment,
-    would take theirs showing our text for ours."""
+    would take theirs showing our text for ours. GitHub gets `body` signed for the PR
+    (bot.markers `signed_text`); `body_hash` is of `body`, as every render compares it."""
     if state.write_back is not None:
         write_back_owed(ctx, ref)  # (a lock refusing it refuses this write too)
         state = replace(state, write_back=None)
@@ -492,7 +493,7 @@ def _write(
     differs = state.body_hash is not None and state.body_hash != body_hash(body)
     sticky = ctx.github.upsert_sticky(
         ref,
-        body,
+        signed_text(body, ctx.comment_key, ref.repo, ref.number),
         MARKER,
         create=create,
         known_id=state.comment_id,

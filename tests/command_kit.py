@@ -18,7 +18,7 @@ import pytest
 
 from bot.commands import CommandConfig
 from bot.db import utcnow
-from bot.markers import MARKER, REPLY_MARKER
+from bot.markers import MARKER, REPLY_MARKER, verified_text
 from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, iso_time
 from tests.webhook_kit import (
     BOT,
@@ -203,6 +203,14 @@ def sticky(fake, number=N):
     found = [c for c in ours(fake, number) if c.body.startswith(MARKER)]
     assert len(found) <= 1
     return found[0] if found else None
+
+
+def as_rendered(rt, comment, number=N) -> str:
+    """The notes comment's text as rendered: its signature for its PR checked, then taken
+    off (the same text on two PRs is signed apart)."""
+    text = verified_text(comment.body, rt.ctx.comment_key, DEFAULT_REPO, number)
+    assert text is not None, f"the notes comment is not signed for PR {number}"
+    return text
 
 
 def replies(fake, number=N):

@@ -15,6 +15,7 @@ from bot.db import utcnow
 from tests.command_kit import (
     AUTHOR,
     N,
+    as_rendered,
     comment_payload,
     content_writes,
     deliver_said_at,
@@ -727,7 +728,7 @@ def test_the_wrong_the_footer_offers_under_one_note_hides_it(live):
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     say(client, rt, fake, "/notes")
     (shown,) = state(rt).notes
-    footer = sticky(fake).body.rstrip("\n").rsplit("\n", 1)[1]
+    footer = as_rendered(rt, sticky(fake)).rstrip("\n").rsplit("\n", 1)[1]
     offered = "`/notes wrong` if this note does not fit"
     assert offered in footer, footer
     c = say(client, rt, fake, "/notes wrong", login=AUTHOR)

@@ -23,6 +23,7 @@ from tests.command_kit import (
     OWING,
     N,
     _putting_back,
+    as_rendered,
     comment_payload,
     content_writes,
     deliver_said_at,
@@ -136,14 +137,14 @@ def test_notes_in_a_review_matches_like_notes_in_a_comment(live):
     docs = {"files": ["docs/features/spec_decode.md"], "title": "[Docs] EAGLE prefix caching"}
     fake.add_pull(DEFAULT_REPO, N + 10, **docs)
     say(client, rt, fake, "/notes", number=N + 10, title=docs["title"])
-    by_comment = sticky(fake, N + 10).body
+    by_comment = as_rendered(rt, sticky(fake, N + 10), N + 10)
     assert "No review note matches this pull request" in by_comment
     head = fake.add_pull(DEFAULT_REPO, N + 11, **docs).head_sha
     p = review_payload("/notes", head_sha=head)
     p["pull_request"].update(number=N + 11, title=docs["title"])
     assert post(client, "pull_request_review", p).status_code == 202
     drain(rt)
-    assert sticky(fake, N + 11).body == by_comment
+    assert as_rendered(rt, sticky(fake, N + 11), N + 11) == by_comment
 
 
 # --- flood control ---------------------------------------------------------------------
@@ -1032,7 +1033,9 @@ def test_a_re_check_after_an_off_leaves_the_paused_line(lagging):
     _off_then_lagged_push(client, rt, fake, 1)
     say(client, rt, fake, "/notes on", login=AUTHOR, wait=False)
     say(client, rt, fake, "/notes off", login=AUTHOR)
-    assert sticky(fake).body == render_paused(rt.ctx.render_options(), by=PauseCause.COMMAND)
+    assert as_rendered(rt, sticky(fake)) == render_paused(
+        rt.ctx.render_options(), by=PauseCause.COMMAND
+    )
 
 
 def test_every_command_that_updates_the_comment_says_what_it_changes():

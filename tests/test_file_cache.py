@@ -15,7 +15,7 @@ import pytest
 from bot.github_client import _listed_at
 from bot.markers import MARKER
 from bot.prstate import PRState
-from tests.command_kit import comment_payload
+from tests.command_kit import as_rendered, comment_payload
 from tests.fake_github import DEFAULT_APP_SLUG, DEFAULT_REPO, FakeFile, Fault
 from tests.test_rollback import old_release
 from tests.webhook_kit import (
@@ -93,7 +93,7 @@ def test_a_force_push_back_to_an_earlier_head_is_matched_on_that_head_s_files(li
     deliver_pr(client, rt, number=fresh, title=UNRELATED_TITLE, head_sha=A)
     (want,) = ours(fake, fresh)
     assert want.body.startswith(MARKER) and "kv_cache_coordinator.py`" in want.body
-    assert [c.body for c in ours(fake, n)] == [want.body]
+    assert [as_rendered(rt, c, n) for c in ours(fake, n)] == [as_rendered(rt, want, fresh)]
 
 
 def test_a_force_push_back_then_notes_refresh_still_matches_the_wrong_files(live):

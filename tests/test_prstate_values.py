@@ -14,10 +14,13 @@ import pytest
 from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
+from bot.markdown_safety import link_target
+from bot.markers import SIGNATURE_OPENING, signed_text
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
 from tests.command_kit import AUTHOR, N, edit, replies, say, sticky
 from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
+from tests.test_comment_rewrites import rewritten
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
 from tests.test_rollback import old_release
 from tests.webhook_kit import (
@@ -593,3 +596,92 @@ def test_wrong_on_a_comment_whose_notes_and_reasons_do_not_read_hides_the_note_i
     assert replies(fake) == []
     got = rt.ctx.prs.get(DEFAULT_REPO, N)
     assert got.dismissed == (shown[0],) and got.notes == (shown[1],)
+
+
+def _two_notes_not_known(client, rt, fake, *, reasons: bool) -> tuple[str, ...]:
+    """The PR's comment showing two notes, its `notes` value then damaged (and the
+    reasons kept for them too, unless `reasons`): the notes it shows, in order."""
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:01Z"))
+    shown = rt.ctx.prs.get(DEFAULT_REPO, N).notes
+    assert len(shown) == 2
+    damaged = "notes = '[x'" if reasons else "notes = '[x', evidence = '[x'"
+    rt.ctx.prs.db.execute(f"UPDATE pr_state SET {damaged}")
+    return shown
+
+
+def _links_swapped(rt, body: str, note_id: str, other: str) -> str:
+    """The comment's text with one note's guidance link made another note's."""
+    ctx = rt.ctx
+    link, to = (link_target(ctx.links.url(ctx.library.by_id[i])) for i in (note_id, other))
+    assert body.count(link) == 1
+    return body.replace(link, to)
+
+
+# kills: bot/command_feedback.py:notes_shown a maintainer's edit of the notes comment's
+#        links taken for the notes the bot showed
+def test_wrong_on_a_notes_comment_whose_links_a_maintainer_swapped_marks_no_other_note(
+    served,  # noqa: F811
+):
+    """Anyone who may edit the notes comment could swap its note 2's link for another
+    note's, and `/notes wrong 2` marked that note, never shown on the PR, for the
+    curators in the name of whoever typed it. The text is not the bot's as signed: it
+    does not tell, nothing is hidden, and the reply says how to have the notes listed."""
+    client, rt, fake = served
+    shown = _two_notes_not_known(client, rt, fake, reasons=False)
+    other = next(n.id for n in rt.ctx.library.notes if n.id not in shown)
+    c = sticky(fake)
+    rewritten(client, rt, fake, c, _links_swapped(rt, c.body, shown[1], other))
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    [reply] = replies(fake)
+    assert "The notes the notes comment shows could not be read; nothing was hidden." in (
+        reply.body
+    )
+    assert rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == () and rt.ctx.feedback.marks() == []
+
+
+def test_wrong_on_an_edited_notes_comment_takes_the_notes_the_bot_kept(
+    served,  # noqa: F811
+):
+    """The text edited does not tell; the notes taken from the reasons kept do: note 2
+    as the bot showed it is hidden, not the note the edit linked."""
+    client, rt, fake = served
+    shown = _two_notes_not_known(client, rt, fake, reasons=True)
+    other = next(n.id for n in rt.ctx.library.notes if n.id not in shown)
+    c = sticky(fake)
+    rewritten(client, rt, fake, c, _links_swapped(rt, c.body, shown[1], other))
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    assert replies(fake) == []
+    assert [m.note_id for m in rt.ctx.feedback.marks()] == [shown[1]]
+
+
+@pytest.mark.parametrize("change", [None, "tampered", "unsigned", "another PR's"])
+def test_a_notes_comment_reads_back_only_while_its_signature_verifies(
+    served,  # noqa: F811
+    change,
+):
+    """The unedited text reads back (its notes by their links: note 2 is hidden); with
+    its signature changed by one digit, gone (as on a comment posted before signatures
+    were kept), or that of another PR's comment of the same text, it does not tell."""
+    client, rt, fake = served
+    shown = _two_notes_not_known(client, rt, fake, reasons=False)
+    c = sticky(fake)
+    key = rt.ctx.comment_key
+    text, _, last = c.body.rstrip().rpartition("\n")
+    at = len(SIGNATURE_OPENING)
+    assert last.startswith(SIGNATURE_OPENING)
+    flipped = f"{last[:at]}{'1' if last[at] != '1' else '2'}{last[at + 1 :]}"
+    if change is not None:
+        changed = {
+            "tampered": f"{text}\n{flipped}\n",
+            "unsigned": text.rstrip() + "\n",
+            "another PR's": signed_text(text, key, DEFAULT_REPO, N + 1),
+        }[change]
+        rewritten(client, rt, fake, c, changed)
+    say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
+    if change is None:
+        assert replies(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == shown[1:]
+        return
+    [reply] = replies(fake)
+    assert "could not be read; nothing was hidden." in reply.body
+    assert rt.ctx.feedback.marks() == []

@@ -15,7 +15,17 @@ from hypothesis import strategies as st
 from bot.library import DEFAULT_TOPICS_FILE as TOPICS
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, link_target
-from bot.markers import MARKER, reply_key, written_by_review_notes
+from bot.markdown_text import as_html
+from bot.markers import (
+    MARKER,
+    SIGNATURE_OPENING,
+    comment_key,
+    opens_with,
+    reply_key,
+    signed_text,
+    verified_text,
+    written_by_review_notes,
+)
 from bot.match_config import load_match_config
 from bot.match_result import Evidence, EvidenceKind, Match, MatchResult, TopicHit
 from bot.matching import match_pr
@@ -1050,6 +1060,33 @@ def test_the_notes_a_comment_shows_read_back_from_its_text(links, verbose):
     assert notes_read_back(body, LIB, moved) is None
     swapped = body.replace("**1. ", "**9. ", 1)
     assert notes_read_back(swapped, LIB, links) is None
+
+
+# kills: bot/markers.py:verified_text an edited notes comment read back as the bot's
+def test_a_signed_notes_comment_verifies_only_as_written_for_its_pr():
+    """The signature line: last, invisible, after MARKER (which a release before it finds
+    first); the text verifies back to the body rendered, also with GitHub's CRLF line
+    ends, and the repository in another case (GitHub's names ignore case); an edit of a
+    word, another PR, another key, a flipped digit or no signature do not."""
+    key = comment_key("secret")
+    res = MatchResult(tuple(Match(n, 9.0 - i, ("why",)) for i, n in enumerate(LIB.notes[:2])), ())
+    body = render(res, LIB, opts=OPTS)
+    written = signed_text(body, key, "o/r", 7)
+    assert opens_with(written) and written_by_review_notes(written)
+    last = written.rstrip().rsplit("\n", 1)[-1]
+    assert last.startswith(SIGNATURE_OPENING) and len(last) < 60
+    shown = as_html(written)  # MARKER and the signature kept as HTML comments: hidden
+    assert last in shown and shown.count("<!--") == 2
+    assert verified_text(written, key, "o/r", 7) == body
+    assert verified_text(written.replace("\n", "\r\n"), key, "O/R", 7) == body
+    assert verified_text(written.replace("Review notes", "Review notez", 1), key, "o/r", 7) is None
+    assert verified_text(written, key, "o/r", 8) is None
+    assert verified_text(written, key, "o/other", 7) is None
+    assert verified_text(written, comment_key("another"), "o/r", 7) is None
+    assert verified_text(body, key, "o/r", 7) is None
+    at = written.index(SIGNATURE_OPENING) + len(SIGNATURE_OPENING)
+    flipped = written[:at] + ("1" if written[at] != "1" else "2") + written[at + 1 :]
+    assert verified_text(flipped, key, "o/r", 7) is None
 
 
 # Every layout the renderer makes, read back: why mode, paused, hidden notes, notes dropped

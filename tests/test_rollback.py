@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.markers import SIGNATURE_OPENING
 from bot.prstate import NO_HISTORY
 from tests.command_kit import (
     AUTHOR,
+    N,
     maintainer_deletes,
     say,
     state,
@@ -35,6 +37,7 @@ from tests.webhook_kit import (
     pr_payload,
     send_signed,
     serving,
+    title_with_one_more_note,
     wait_until,
 )
 
@@ -993,3 +996,36 @@ def test_a_rollback_past_lists_keyed_alone_runs_a_kept_wrong_again_as_documented
     second = _edited_unlocked(d, d.body, first, d.created_at + 20)
     _one_by_one(server, [("issue_comment", second)], "older-second")
     assert len(replies(fake)) == 4  # the unlock's run's `wrong`, answered again
+
+
+UNSIGNED = "1340fc1"  # the release before the notes comment was signed
+
+
+def test_a_rollback_past_the_signature_edits_the_signed_comment_and_forward_signs_it(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The signature goes last: the release before it finds the signed comment by the
+    marker that still opens it and edits it in place (no second comment, which would
+    notify everyone), unsigned; forward again, the next change of its text signs it."""
+    fake = fake_github
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2030-01-01T10:00:00Z")
+        signed = sticky(fake)
+        assert SIGNATURE_OPENING in signed.body
+    server = old_server(tmp_path, fake, app_key, settings, UNSIGNED)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    with server.run():
+        payload = pr_payload(**labeled_one_more_note(updated_at="2030-01-01T11:00:00Z"))
+        assert send_signed(server.base, "pull_request", payload, "rollback-label") == 202
+        wait_until(lambda: "**2. " in signed.body, what="the older release edits the comment")
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="old queue drained",
+        )
+    assert ours(fake) == [signed] and SIGNATURE_OPENING not in signed.body
+    with serving(settings) as (client, rt):
+        tune(rt)
+        say(client, rt, fake, "/notes why", login=AUTHOR)
+        assert ours(fake) == [signed] and SIGNATURE_OPENING in signed.body

@@ -56,7 +56,7 @@ from bot.prfacts import PRFacts
 from bot.render import PauseCause, render, render_paused
 from bot.server import Runtime
 from bot.sticky import notes_of_related_prs, opted_out_by_pr
-from tests.command_kit import AUTHOR, INSTANT, comment_payload, tune
+from tests.command_kit import AUTHOR, INSTANT, as_rendered, comment_payload, tune
 from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeGitHub, Fault
 from tests.test_render import assert_inert
 from tests.webhook_kit import (
@@ -984,13 +984,14 @@ def check(played: Played, rt: Runtime, fake: FakeGitHub) -> None:
             assert state.opted_out, f"PR {pr.number}: its updates are on after an `off`"
         if on is False and mine and not any(s.closed for s in pr.states):
             paused = {render_paused(rt.ctx.render_options(), by=by) for by in PauseCause}
-            assert mine[0].body in paused, f"PR {pr.number}: edited after `/notes off`"
+            shown = as_rendered(rt, mine[0], pr.number)
+            assert shown in paused, f"PR {pr.number}: edited after `/notes off`"
         if on is not True or pr.closed:
             continue
         want = expected_body(rt, pr)
         if mine:
             held = rt.ctx.prs.get(DEFAULT_REPO, pr.number).files_listed
-            assert mine[0].body == want, (
+            assert as_rendered(rt, mine[0], pr.number) == want, (
                 f"PR {pr.number}: the comment is not the PR's now ({held} files held of"
                 f" {len(pr.files)}; runs that matched it, in turn: {pr.matched})"
             )
