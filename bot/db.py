@@ -1,9 +1,11 @@
 """The bot's one SQLite file (WAL): the delivery queue, per-PR state, dry-run comments.
 
-One connection per process, guarded by a lock: every statement is short, so
-serialising them in-process costs nothing and keeps sqlite3's threading rules
+One connection per process for its writes, guarded by a lock: every statement is
+short, so serialising them in-process costs nothing and keeps sqlite3's threading rules
 simple. Other processes (`review-notes retry`) share the file through WAL and a
-busy timeout. Each store creates its own tables with `CREATE TABLE IF NOT EXISTS`.
+busy timeout. What /healthz and /metrics read goes through a second connection
+(`Database.read`), which WAL lets read beside a writer. Each store creates its own
+tables with `CREATE TABLE IF NOT EXISTS`.
 """
 
 from __future__ import annotations
@@ -267,6 +269,8 @@ class Database:
         )
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
+        self._reader: sqlite3.Connection | None = None  # `read`'s, opened at its first
+        self._reading = threading.Lock()
         self._lock_files: list[int] = []  # the server lock's descriptors, while held
         # a descriptor of the database file itself, open until the connection closes
         # (closing one drops this process's POSIX locks on the file: SQLite's own)
@@ -299,6 +303,25 @@ class Database:
         with self._lock:
             self.last_used = time.monotonic()  # reads too: cheaper than telling them apart
             return self._conn.execute(sql, params).fetchall()
+
+    def read(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
+        """A read on a connection of its own, outside the writers' lock: WAL lets it read
+        the last commit while a writer holds the file's lock. A worker's claim holds the
+        in-process lock through SQLite's busy wait while another process holds the file's
+        (a VACUUM, a `sqlite3` shell in a transaction), so /healthz and /metrics, reading
+        through `execute`, each waited behind a claim: 40 s, past the health check's 4 s."""
+        with self._reading:
+            if self._reader is None:
+                reader = sqlite3.connect(
+                    self.path,
+                    check_same_thread=False,
+                    isolation_level=None,
+                    timeout=BUSY_TIMEOUT_SECONDS,
+                )
+                reader.row_factory = sqlite3.Row
+                reader.execute("PRAGMA query_only=1")  # a write here would bypass `_lock`
+                self._reader = reader
+            return self._reader.execute(sql, params).fetchall()
 
     def add_missing_columns(self, table: str, columns: dict[str, str]) -> set[str]:
         """Bring a table made by an older version up to date: add each column
@@ -471,6 +494,10 @@ class Database:
             stop.set()
             thread.join(5)
             self._checkpoints = None
+        with self._reading:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
         with self._lock:
             self._conn.close()
             self._release(self._lock_files)

@@ -731,7 +731,7 @@ class DeliveryQueue:
         delivery at a time until GitHub answers; None: not paused."""
         if self._not_upgraded is not None:  # a read-only file of a release before
             return None
-        rows = self.db.execute("SELECT until FROM github_outage")
+        rows = self.db.read("SELECT until FROM github_outage")
         return rows[0]["until"] if rows else None
 
     def release(self, delivery_id: str) -> None:
@@ -970,7 +970,7 @@ class DeliveryQueue:
         None when none is pending and due."""
         # (updated_at lies past the payload: a damaged row is set aside, as the claim does)
         rows = self.past_damage(  # (each run leaves out the rows set aside so far)
-            lambda: self.db.execute(OLDEST_PENDING.format(kept=self.not_set_aside()), (utcnow(),)),
+            lambda: self.db.read(OLDEST_PENDING.format(kept=self.not_set_aside()), (utcnow(),)),
             [State.PENDING],
         )
         at = rows[0]["at"] if rows else None
@@ -993,8 +993,11 @@ class DeliveryQueue:
         return datetime.strptime(at, STORED_TIME).replace(tzinfo=UTC) if at else None
 
     def counts(self) -> dict[str, int]:
+        """Deliveries by state. Read beside the writers (`Database.read`), as the other reads
+        /healthz and /metrics make (`failed`, `waiting_on_github`, `outage_paused_until`,
+        `oldest_pending_since`): a claim waiting out another process's lock holds none up."""
         out = {s.value: 0 for s in State}
-        for row in self.db.execute("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):
+        for row in self.db.read("SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state"):
             out[row["state"]] = row["n"]
         return out
 
@@ -1007,8 +1010,8 @@ class DeliveryQueue:
         where = f"WHERE state = 'pending' AND outages > 0 AND {self.not_set_aside()}"
 
         def oldest() -> tuple[int, list[sqlite3.Row]]:
-            rows = self.db.execute(f"SELECT * FROM deliveries {where} ORDER BY seq LIMIT ?", [n])
-            return self.db.execute(f"SELECT COUNT(*) AS n FROM deliveries {where}")[0]["n"], rows
+            rows = self.db.read(f"SELECT * FROM deliveries {where} ORDER BY seq LIMIT ?", [n])
+            return self.db.read(f"SELECT COUNT(*) AS n FROM deliveries {where}")[0]["n"], rows
 
         total, rows = self.past_damage(oldest, (State.PENDING,))
         return total, [_delivery(r) for r in rows]
@@ -1018,7 +1021,7 @@ class DeliveryQueue:
         (`past_damage`), not listed."""
 
         def newest() -> list[sqlite3.Row]:
-            return self.db.execute(
+            return self.db.read(
                 f"SELECT * FROM deliveries WHERE state = 'failed' AND {self.not_set_aside()}"
                 " ORDER BY seq DESC LIMIT ?",
                 (limit,),

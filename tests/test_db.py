@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -54,6 +55,36 @@ def test_a_database_in_directories_not_made_yet_is_created(tmp_path):
         assert db.execute("SELECT 1 AS one")[0]["one"] == 1
     finally:
         db.close()
+
+
+def test_a_read_goes_on_beside_a_write_holding_the_lock(tmp_path):
+    """What /healthz and /metrics read (`Database.read`) does not wait for the writers'
+    lock, which a claim holds through SQLite's busy wait while another process holds the
+    file's: it reads the last commit, not the open transaction; and it never writes,
+    which would bypass that lock."""
+    db = Database(tmp_path / "x.sqlite3")
+    db.execute("CREATE TABLE t (x)")
+    db.execute("INSERT INTO t VALUES (1)")
+    writing, done = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with db.tx() as conn:
+            conn.execute("INSERT INTO t VALUES (2)")
+            writing.set()
+            done.wait(10)  # (a read behind the lock would get in after this, seeing 2 rows)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert writing.wait(10)
+        assert db.read("SELECT COUNT(*) AS n FROM t")[0]["n"] == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            db.read("INSERT INTO t VALUES (3)")
+    finally:
+        done.set()
+        writer.join()
+    assert db.read("SELECT COUNT(*) AS n FROM t")[0]["n"] == 2  # the commit, once made
+    db.close()
 
 
 # kills: bot/db.py:Database.link_count -> None: the hard-link refusal at start

@@ -3422,3 +3422,50 @@ def test_the_pages_default_repository_is_the_first_the_bot_is_installed_for(tmp_
         # vllm-project/vllm, allowed but without notes here, is no default to fall back on
         r = client.get("/notes", params={"repo": "vllm-project/vllm"})
         assert r.status_code == 404 and "notes are kept for Acme/Widgets" in r.text
+
+
+def test_healthz_and_metrics_answer_while_another_process_holds_the_write_lock(
+    tmp_path, monkeypatch
+):
+    """docs/reliability.md (Another process holding the database): a `VACUUM` or a
+    `sqlite3` shell left in a transaction holds the write lock; /healthz answers at once,
+    200 with the queue as last stored, then 503 with `worker_error` once a worker has
+    failed long enough (here at once), within the image's HEALTHCHECK (4 s). Each
+    worker's claim waited SQLite's 10 s busy timeout holding the Database's in-process
+    lock, and /healthz's reads, each behind a claim, took 37-47 s: the container
+    unhealthy, with no answer to say why."""
+    import httpx
+
+    import bot.db as bot_db
+    from tests.browser_kit import serving_in_thread
+
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 10.0)  # the server's own
+    settings = make_settings(
+        tmp_path, workers=2, workers_poll_seconds=0.05, workers_stuck_seconds=0
+    )
+    rt = build_runtime(settings)
+    rt.start()
+    holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None)
+    try:
+        app = create_app(rt)
+        with serving_in_thread(app) as base, httpx.Client(base_url=base, timeout=4) as http:
+            assert post(http, "pull_request", pr_payload(number=1)).status_code == 202
+            wait_until(lambda: rt.queue.counts()["done"] == 1, what="the delivery done")
+            holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+            time.sleep(0.5)  # both workers' claims are in their busy wait
+            started = time.monotonic()  # each answer within 4 s, as the HEALTHCHECK's
+            r = http.get("/healthz")
+            print(f"/healthz under the lock: {time.monotonic() - started:.2f}s")
+            assert r.status_code == 200 and r.json()["done"] == 1, r.text
+            assert 'review_notes_queue_depth{state="done"} 1.0' in http.get("/metrics").text
+
+            def failing() -> dict | None:
+                body = http.get("/healthz").json()
+                return body if body["status"] == "failing" else None
+
+            body = wait_until(failing, what="/healthz naming the failing claim", timeout=30)
+            assert body["worker_error"].startswith("claiming a delivery has failed"), body
+            assert "database is locked" in body["worker_error"], body
+    finally:
+        holder.close()  # (its transaction rolled back)
+        rt.stop()
