@@ -109,7 +109,9 @@ class GitHubClient:
       files, its comments, the comment create; a slash command that updates the
       comment adds one GET of the PR (a comment event does not carry its head).
     - A create that may have reached GitHub (timeout, dropped connection, 5xx) is never
-      blindly repeated: the comments are listed again and ours is taken if it is there.
+      blindly repeated: the comments are listed again and ours is taken if it is there;
+      missing, they are listed once more after `RetryPolicy.lost_create_wait` (a list
+      can lag behind the write) before it is posted again.
     - A comment list can lag behind a write: the notes comment last posted, when the list
       lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
     - Only comments written by the bot's own login are ever edited or deleted; deleted are
@@ -687,6 +689,24 @@ class GitHubClient:
                 return c
         return None
 
+    def _made_before(
+        self,
+        ref: PRRef,
+        issue: Any,
+        matches: Callable[[IssueComment], bool],
+        since: datetime | None,
+    ) -> IssueComment | None:
+        """The comment a try whose answer was lost may have posted. A list lacking it is
+        read again after `lost_create_wait`: GitHub's may lag behind the write for a second
+        or more, and the comment posted again would notify everyone a second time."""
+        found = self._find(issue, matches, since)
+        wait = self.policy.lost_create_wait
+        if found is None and wait > 0:
+            log.info("a comment on %s may have been posted: looking again in %gs", _pr(ref), wait)
+            self._retry.pause(wait, f"look again for a comment on {_pr(ref)}")
+            found = self._find(issue, matches, since)
+        return found
+
     def _create(
         self,
         ref: PRRef,
@@ -702,7 +722,7 @@ class GitHubClient:
 
         def attempt() -> IssueComment:
             nonlocal unclear
-            if unclear and (found := self._find(issue, matches, since)) is not None:
+            if unclear and (found := self._made_before(ref, issue, matches, since)) is not None:
                 log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
                 return found
             try:

@@ -54,6 +54,9 @@ class RetryPolicy:
     # (transient, retry_after) and the delivery is put back until then: a worker asleep
     # would hold back every other installation's deliveries.
     sleep_max: float = 5.0
+    # A create whose answer was lost, missing from the comment list: looked for again after
+    # this long before it is posted again (the list may lag behind the write); 0: no wait
+    lost_create_wait: float = 5.0
 
 
 class Retrier:
@@ -151,6 +154,13 @@ class Retrier:
             self._closed.wait(seconds)
         else:  # a test's clock
             self.sleep(seconds)
+
+    def pause(self, seconds: float, what: str) -> None:
+        """Wait `seconds` within a try, as between tries (`close` cuts it short); the call
+        goes no further once the client is closed."""
+        self._between_tries(seconds)
+        if self._closed.is_set():
+            raise ClientClosed(f"GitHub {what}: not called, the client is closed")
 
     def note_secondary_streak(self, streak: int) -> None:
         """The identity's streak of secondary limits met (0: the answer was not one), as

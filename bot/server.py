@@ -594,6 +594,7 @@ def live_github(settings: Settings) -> GitHubClient:
                 backoff_max=max(settings.retry_backoff, settings.retry_backoff_max),
                 max_wait=settings.retry_max_wait,
                 sleep_max=settings.retry_sleep_max,
+                lost_create_wait=settings.lost_create_wait,
             ),
             seconds_between_requests=settings.seconds_between_requests,
             seconds_between_writes=settings.seconds_between_writes,

@@ -225,6 +225,9 @@ class Settings(BaseSettings):
     retry_max_wait: float = Field(default=300.0, ge=0, le=3600)
     # longest rate limit wait slept in a worker; longer: the delivery waits in the queue
     retry_sleep_max: float = Field(default=5.0, ge=0, le=60)
+    # a comment create whose answer was lost and which the comment list lacks: the list is
+    # read again after this long before it is posted again (a list lags behind a write)
+    lost_create_wait: float = Field(default=5.0, ge=0, le=60)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     # put-backs of a rate limited delivery (retry_sleep_max) before it fails

@@ -85,7 +85,14 @@ def fake_github(app_key: AppKey) -> Iterator[FakeGitHub]:
 
 
 # Short waits so fault tests stay fast; Retry-After still wins when GitHub sends it.
-FAST_RETRY = RetryPolicy(attempts=4, backoff=0.01, backoff_max=0.05, secondary_wait=0.3, max_wait=5)
+FAST_RETRY = RetryPolicy(
+    attempts=4,
+    backoff=0.01,
+    backoff_max=0.05,
+    secondary_wait=0.3,
+    max_wait=5,
+    lost_create_wait=0.05,
+)
 
 
 @pytest.fixture

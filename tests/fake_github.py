@@ -525,6 +525,10 @@ class FakeGitHub:
         self.webhook_secret = ""
         self._hook_deliveries: list[FakeHookDelivery] = []
         self.content_limit: ContentLimit | None = None  # `limit_content_creation`
+        # `lag_comment_lists`: how long a new comment stays out of its issue's lists, and
+        # per comment still out, until when (monotonic) and for how many more lists
+        self._list_lag: tuple[float, int] = (0.0, 0)
+        self._unlisted: dict[int, list[float]] = {}
         # GitHub's clock minus this host's: a server whose clock is wrong, seen from GitHub
         # (the App's JWT times, every answer's Date header, and its comments' times are GitHub's)
         self.clock_offset = 0.0
@@ -1667,11 +1671,37 @@ class FakeGitHub:
         an edit's older text."""
         self._lag_list = alter
 
+    def lag_comment_lists(self, seconds: float = 0.0, reads: int = 0) -> None:
+        """From now on, each comment created through the API stays out of its issue's
+        comment lists for `seconds` after its creation and for the next `reads` of those
+        lists (a read ends at its last page), whichever lasts longer: GitHub's lists lag
+        behind a write (for a second or more), while a GET of the comment by its id finds
+        it. (0, 0): no lag."""
+        with self._lock:
+            self._list_lag = (seconds, reads)
+
+    def _listed(self, found: list[FakeComment]) -> tuple[list[FakeComment], list[list[float]]]:
+        """`found` without the comments a lagging list does not show yet, and the lags of
+        those left out."""
+        now, shown, out = time.monotonic(), [], []
+        for c in found:
+            lag = self._unlisted.get(c.id)
+            if lag is None or (lag[0] <= now and lag[1] <= 0):
+                self._unlisted.pop(c.id, None)
+                shown.append(c)
+            else:
+                out.append(lag)
+        return shown, out
+
     def _list_comments(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)
         number = self._issue_number(repo, params)
         path = f"/repos/{repo.full_name}/issues/{number}/comments"
-        reply = self._page(self.comments(repo.full_name, number), path, query, self._comment_json)
+        shown, out = self._listed(self.comments(repo.full_name, number))
+        reply = self._page(shown, path, query, self._comment_json)
+        if 'rel="next"' not in reply.headers.get("Link", ""):  # a whole list read
+            for lag in out:
+                lag[1] -= 1
         alter, self._lag_list = getattr(self, "_lag_list", None), None
         if alter is not None:
             reply.body = alter(reply.body)
@@ -1697,9 +1727,11 @@ class FakeGitHub:
         number = self._issue_number(repo, params)
         self._refuse_if_locked(repo, number, who, "create comment")
         text = _comment_body(body)
-        return _Reply(
-            201, self._comment_json(self._store_comment(repo.full_name, number, text, who))
-        )
+        made = self._store_comment(repo.full_name, number, text, who)
+        seconds, reads = self._list_lag
+        if seconds > 0 or reads > 0:
+            self._unlisted[made.id] = [time.monotonic() + seconds, float(reads)]
+        return _Reply(201, self._comment_json(made))
 
     def _get_comment(self, who, params, query, body) -> _Reply:
         repo = self._repo_for(who, params)

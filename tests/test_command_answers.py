@@ -1356,3 +1356,36 @@ def test_retention_drops_the_decisions_of_the_deliveries_it_deletes(live):
 
 
 FUTURE = "9999-12-31T00:00:00.000000Z"
+
+
+# --- a reply's POST lost while GitHub's comment list lags behind it ---
+
+
+@pytest.mark.parametrize("lag", [dict(reads=1), dict(seconds=0.4)], ids=["one-read", "0.4-seconds"])
+def test_a_reply_whose_answer_was_lost_is_not_posted_again_while_the_list_lags(
+    tmp_path, fake_github, app_key, monkeypatch, lag
+):
+    # GitHub takes the reply to `/notes help` and its answer is lost (a 502); the client
+    # looks for it before posting again, but GitHub's comment list lags behind the write
+    # (it may, for a second or more). Posted again, the reader saw the same answer twice,
+    # notified twice, and the second stayed for good. The list is read again after
+    # REVIEW_NOTES_LOST_CREATE_WAIT: the reply found there, not posted twice.
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, lost_create_wait=1)
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)
+        fake.lag_comment_lists(**lag)
+        path = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        fake.inject("POST", path, Fault.error(502, apply=True))
+        c = say(client, rt, fake, "/notes help")
+        (reply,) = replies(fake)
+        assert "review-notes commands" in reply.body
+        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
+        assert [r.status for r in fake.calls("POST", path)] == [502]
+        assert len(fake.calls("GET", path)) == 2  # looked for, then again after the wait
+        # the budget paid once: one reply of two is left
+        say(client, rt, fake, "/notes topic rocm", login="someone-else")
+        d = say(client, rt, fake, "/notes search EAGLE", login="someone-else")
+        assert len(replies(fake)) == 2 and reactions(fake, d) == {"eyes", "confused"}

@@ -30,6 +30,7 @@ from bot import github_pacing, github_retry, github_sessions
 from bot.db import utcnow
 from bot.github_client import CLOCK_SLACK, GitHubClient
 from bot.github_port import (
+    ClientClosed,
     ConversationLocked,
     GitHubError,
     Outcome,
@@ -45,7 +46,7 @@ from bot.github_port import (
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
 from bot.prstate import WriteBackHistory
-from tests.conftest import AppKey
+from tests.conftest import FAST_RETRY, AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,
     DEFAULT_APP_SLUG,
@@ -2689,6 +2690,66 @@ def test_a_create_lost_then_rate_limited_is_looked_for_before_posting_again(
     fake_github.lag_next_comment_list(lambda page: [c for c in page if c["body"] != "hi"])
     made = client.create_comment(PR, "hi")
     assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
+
+
+# A create GitHub took, its answer lost, while the comment list lags behind it (GitHub's
+# may, for a second or more): the look found nothing and the comment was posted again, a
+# reply shown twice (everyone watching the PR notified twice). The list is read again
+# after `lost_create_wait` before posting again.
+def test_a_create_lost_while_the_list_lags_is_looked_for_again_after_a_wait(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    slept: list[float] = []
+    policy = dataclasses.replace(FAST_RETRY, lost_create_wait=3.0)
+    client = make_github_client(retry=policy, sleep=slept.append)
+    client.bot_login()
+    fake_github.lag_comment_lists(reads=1)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502, apply=True))
+    made = client.create_comment(PR, "hi")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
+    assert slept[-1] == 3.0 and len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
+    assert len(fake_github.calls("GET", "/repos/*/issues/7/comments")) == 2
+
+
+@pytest.mark.parametrize(("wait", "posts"), [(0.0, 2), (3.0, 2)], ids=["no-wait", "lag-outlasts"])
+def test_a_create_lost_is_posted_again_when_the_list_still_lacks_it(
+    fake_github, make_github_client, wait, posts
+):
+    # no second look (0), or a list lagging past it (three reads): posted again, as before
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    policy = dataclasses.replace(FAST_RETRY, lost_create_wait=wait)
+    client = make_github_client(retry=policy, sleep=lambda s: None)
+    client.bot_login()
+    fake_github.lag_comment_lists(reads=3)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502, apply=True))
+    client.create_comment(PR, "hi")
+    assert len(fake_github.comments(DEFAULT_REPO, 7)) == posts
+    lists = len(fake_github.calls("GET", "/repos/*/issues/7/comments"))
+    assert lists == (2 if wait else 1)
+
+
+def test_a_create_lost_is_not_posted_again_once_the_client_closes_in_the_wait(
+    fake_github, make_github_client
+):
+    # a stopping server closes the client while a worker waits to look again: the
+    # delivery runs again at the next start, where its look finds the comment
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    made: list[GitHubClient] = []
+    policy = dataclasses.replace(FAST_RETRY, lost_create_wait=3.0)
+
+    def sleep(seconds: float) -> None:
+        if seconds == 3.0:  # the wait to look again, not the back-off before the try
+            made[0].close()
+
+    made.append(make_github_client(retry=policy, sleep=sleep))
+    made[0].bot_login()
+    fake_github.lag_comment_lists(reads=1)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502, apply=True))
+    with pytest.raises(ClientClosed):
+        made[0].create_comment(PR, "hi")
+    assert len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
+    assert len(fake_github.calls("GET", "/repos/*/issues/7/comments")) == 1
 
 
 # kills: bot/github_errors.py:may_have_applied a 500 (exactly) not taken for a write GitHub may

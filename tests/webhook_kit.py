@@ -160,9 +160,8 @@ def app_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **values: Any) -> S
 
 def live_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **kw: Any) -> Settings:
     """app_settings with quick retries and three workers: the served App of live tests."""
-    return app_settings(
-        tmp_path, fake, key, **{"retry_backoff": 0.01, "max_retries": 2, "workers": 3, **kw}
-    )
+    quick = {"retry_backoff": 0.01, "max_retries": 2, "workers": 3, "lost_create_wait": 0.05}
+    return app_settings(tmp_path, fake, key, **{**quick, **kw})
 
 
 BOT = f"{DEFAULT_APP_SLUG}[bot]"  # the fake's App, as GitHub names its comments' author
