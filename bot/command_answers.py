@@ -33,11 +33,12 @@ from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind
 from bot.context import BotContext
-from bot.github_port import ConversationLocked, GitHubError, PRRef, never_sent
+from bot.github_port import ConversationLocked, GitHubError, PRRef, counting_writes, never_sent
 from bot.locked_commands import Key, owe_again, released
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
+from bot.reply_copies import after_posted_again
 from bot.terminal import shown
 from bot.write_backs import charged
 
@@ -390,7 +391,8 @@ def _reply_once(
 ) -> bool:
     """Post a reply under its key, paid from the PR's reply budget and its installation's,
     unless an earlier run of the delivery posted it or paid for it. False: over a budget,
-    not posted."""
+    not posted. Its POST sent more than once, a look for its copies is queued
+    (bot.reply_copies)."""
     if _reply_posted(ctx, ref, delivery, index):
         return True
     budget = pr_key(ref.repo, ref.number) or ""
@@ -399,18 +401,22 @@ def _reply_once(
     if not ctx.flood.held_reply(once) and not _allow_reply(ctx, ref, budget):
         return False
     spent.writes += 1
-    try:
-        reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
-        spent.answered = True
-        ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
-    except Exception as exc:
-        if _not_posted(exc):  # its re-run pays, not this run
-            ctx.flood.refund_reply(budget, ref.installation_id)
-        else:  # maybe posted (a 5xx, a timeout, not recorded): paid until the re-run finds
-            ctx.flood.hold_reply(once)  # it on the PR or posts it
-        if never_sent(exc):  # held back by a rate limit pause: no write to keep
-            spent.writes -= 1
-        raise
+    with counting_writes() as sent:
+        try:
+            reply_id = ctx.github.create_comment(ref, f"{body()}\n{once}")
+            spent.answered = True
+            ctx.prs.record_reply(ref.repo, ref.number, once, reply_id, delivery.id)
+        except Exception as exc:
+            if _not_posted(exc):  # its re-run pays, not this run
+                ctx.flood.refund_reply(budget, ref.installation_id)
+            else:  # maybe posted (a 5xx, a timeout, not recorded): paid until the re-run
+                ctx.flood.hold_reply(once)  # finds it on the PR or posts it
+            if never_sent(exc):  # held back by a rate limit pause: no write to keep
+                spent.writes -= 1
+            raise
+        finally:
+            if sent.count > 1:  # sent again after a try whose answer was lost: it may
+                after_posted_again(ctx, ref, once)  # show twice, the later copy to go
     return True
 
 

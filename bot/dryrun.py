@@ -161,6 +161,19 @@ class DryRunGitHub:
         found = [row["id"] for row in earlier if ends_with_key(row["body"], key)]
         return int(found[0]) if found else None
 
+    def delete_reply_copies(self, ref: PRRef, key: str) -> tuple[int | None, list[int]]:
+        rows = self.db.execute(
+            "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
+            " AND instr(body, ?) > 0 ORDER BY id",
+            (ref.repo, ref.number, key),
+        )
+        found = [int(row["id"]) for row in rows if ends_with_key(row["body"], key)]
+        if not found:
+            return None, []
+        for copy in found[1:]:
+            self.db.execute("DELETE FROM dry_run_comments WHERE id = ?", (copy,))
+        return found[0], found[1:]
+
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         """Its own comment's text (a notes comment read back: bot.command_feedback); a
         person's comment is never here (a dry run's writes are never refused as locked)."""

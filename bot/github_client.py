@@ -58,7 +58,7 @@ from bot.github_port import (
 from bot.github_retry import Retrier, RetryPolicy
 from bot.github_sessions import GitHubSessions
 from bot.installations import InstallationChange
-from bot.markers import ends_with_key, opens_with, written_by_us
+from bot.markers import REPLY_MARKER, ends_with_key, opens_with, written_by_us
 from bot.pr_diff import FileChange, code_names_in, incidental_files
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import NO_HISTORY, WriteBackHistory
@@ -115,7 +115,8 @@ class GitHubClient:
     - A comment list can lag behind a write: the notes comment last posted, when the list
       lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
     - Only comments written by the bot's own login are ever edited or deleted; deleted are
-      only its second notes comments (the oldest is kept and edited), as Prow does.
+      only its second notes comments (the oldest is kept and edited), as Prow does, and
+      a reply's later copies (`delete_reply_copies`).
     """
 
     def __init__(
@@ -460,6 +461,29 @@ class GitHubClient:
             return found.id if found is not None else None
 
         return self._sessions.as_installation(ref, op, READ_COMMENTS)
+
+    def delete_reply_copies(self, ref: PRRef, key: str) -> tuple[int | None, list[int]]:
+        def copy_of_ours(c: IssueComment, login: str) -> bool:
+            return (
+                self._is_ours(c, login)
+                and opens_with(c.body, REPLY_MARKER)
+                and ends_with_key(c.body, key)
+            )
+
+        def op(gh: Github) -> tuple[int | None, list[int]]:
+            login = self.bot_login()
+            pages = self._repo_of(gh, ref).get_issue(ref.number).get_comments()
+            comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
+            ours = [c for c in comments if copy_of_ours(c, login)]
+            if not ours:
+                return None, []
+            kept, *copies = ours  # the oldest: the one readers saw first
+            for copy in copies:  # gone already (404): deleted all the same
+                self._gone_when_called(f"delete reply copy {copy.id} on {_pr(ref)}", copy.delete)
+                log.info("deleted comment %s on %s: a copy of reply %s", copy.id, _pr(ref), kept.id)
+            return kept.id, [c.id for c in copies]
+
+        return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         def op(gh: Github) -> str | None:

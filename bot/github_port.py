@@ -326,6 +326,13 @@ class GitHubPort(Protocol):
         key mid-text, echoing what a user typed."""
         ...
 
+    def delete_reply_copies(self, ref: PRRef, key: str) -> tuple[int | None, list[int]]:
+        """Delete the later copies of the reply whose last line is `key`: the bot's own
+        comments opening with the reply marker and ending with `key` (a create posted
+        again while the comment list lagged behind its lost first try), all but the
+        oldest. The oldest's id (None: no such reply now) and the ids deleted."""
+        ...
+
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         """The text of comment `comment_id` on the PR's conversation now (one GET); None
         when it is gone (deleted) or on another issue."""

@@ -44,7 +44,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp
 
-from bot import command_events, command_updates, deletion_events, files_recheck, pr_events
+from bot import (
+    command_events,
+    command_updates,
+    deletion_events,
+    files_recheck,
+    pr_events,
+    reply_copies,
+)
 from bot.commands import DEFAULT_COMMANDS_FILE, load_command_config
 from bot.context import BotContext
 from bot.db import (
@@ -94,7 +101,15 @@ _DELIVERY_FAILS = "the delivery fails until it is restored"
 def build_dispatcher() -> Dispatcher:
     """The routes of each feature: its events, their checks and handlers."""
     d = Dispatcher()
-    for feature in (pr_events, command_events, command_updates, files_recheck, deletion_events):
+    features = (
+        pr_events,
+        command_events,
+        command_updates,
+        files_recheck,
+        reply_copies,
+        deletion_events,
+    )
+    for feature in features:
         feature.register(d)
     return d
 

@@ -228,6 +228,9 @@ class Settings(BaseSettings):
     # a comment create whose answer was lost and which the comment list lacks: the list is
     # read again after this long before it is posted again (a list lags behind a write)
     lost_create_wait: float = Field(default=5.0, ge=0, le=60)
+    # a reply posted again after a lost answer: its copies are looked for (and deleted, the
+    # oldest kept) this long after (s); 0: never
+    reply_copies_check_after: float = Field(default=60.0, ge=0, le=86400)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     # put-backs of a rate limited delivery (retry_sleep_max) before it fails

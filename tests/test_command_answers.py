@@ -366,6 +366,20 @@ def test_dry_run_finds_a_reply_by_its_key(tmp_path):
     assert port.find_comment(PRRef(DEFAULT_REPO, N + 1), "<!-- k1 -->") is None
 
 
+def test_dry_run_deletes_a_reply_s_later_copies_only(tmp_path):
+    from bot.dryrun import DryRunGitHub
+    from bot.github_port import PRRef
+
+    port, ref = DryRunGitHub(Database(tmp_path / "dry.db")), PRRef(DEFAULT_REPO, N)
+    assert port.delete_reply_copies(ref, "<!-- k1 -->") == (None, [])
+    first = port.create_comment(ref, "answer\n<!-- k1 -->")
+    quoting = port.create_comment(ref, "In reply to `<!-- k1 -->`\n<!-- k0 -->")
+    copy = port.create_comment(ref, "answer\n<!-- k1 -->")
+    assert port.delete_reply_copies(ref, "<!-- k1 -->") == (first, [copy])
+    assert port.find_comment(ref, "<!-- k0 -->") == quoting
+    assert port.comment_text(ref, copy) is None and port.comment_text(ref, first) is not None
+
+
 def test_the_topic_reply_links_the_prs_repository_page(live):
     client, rt, fake = live
     say(client, rt, fake, "/notes topic rocm")
@@ -1386,6 +1400,42 @@ def test_a_reply_whose_answer_was_lost_is_not_posted_again_while_the_list_lags(
         assert [r.status for r in fake.calls("POST", path)] == [502]
         assert len(fake.calls("GET", path)) == 2  # looked for, then again after the wait
         # the budget paid once: one reply of two is left
+        say(client, rt, fake, "/notes topic rocm", login="someone-else")
+        d = say(client, rt, fake, "/notes search EAGLE", login="someone-else")
+        assert len(replies(fake)) == 2 and reactions(fake, d) == {"eyes", "confused"}
+
+
+def test_a_reply_posted_again_while_the_list_lagged_past_the_wait_has_its_copy_deleted(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # The list lags past the second look (REVIEW_NOTES_LOST_CREATE_WAIT): the reply is
+    # posted again, shown twice. A minute later (here 0.5 s: REVIEW_NOTES_REPLY_COPIES_
+    # CHECK_AFTER) the bot's own delivery finds both under the reply's key and deletes the
+    # later one; the copy a person pasted (our text, our key) is theirs, left alone. The
+    # reply was paid once: a budget of two has one reply left, not two.
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(
+        tmp_path, fake, app_key, lost_create_wait=0.05, reply_copies_check_after=0.5
+    )
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)
+        fake.lag_comment_lists(seconds=0.4)
+        path = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        fake.inject("POST", path, Fault.error(502, apply=True))
+        c = say(client, rt, fake, "/notes help", wait=False)
+        wait_until(lambda: len(replies(fake)) == 2, what="the reply posted twice")
+        first, second = replies(fake)
+        pasted = fake.add_comment(DEFAULT_REPO, N, first.body, login="someone-else")
+        fake.lag_comment_lists()  # the lists catch up
+        drain(rt)
+        assert [r.id for r in replies(fake)] == [first.id], "the later copy deleted"
+        assert fake.comment(pasted.id) is not None and fake.comment(second.id) is None
+        assert fake.calls("DELETE") and all(
+            r.path.endswith(f"/{second.id}") for r in fake.calls("DELETE")
+        )
+        assert reactions(fake, c) == {"eyes", "+1"} and rt.queue.counts()["failed"] == 0
         say(client, rt, fake, "/notes topic rocm", login="someone-else")
         d = say(client, rt, fake, "/notes search EAGLE", login="someone-else")
         assert len(replies(fake)) == 2 and reactions(fake, d) == {"eyes", "confused"}

@@ -45,6 +45,7 @@ from bot.github_port import (
 )
 from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
+from bot.markers import REPLY_MARKER, reply_key
 from bot.prstate import WriteBackHistory
 from tests.conftest import FAST_RETRY, AppKey
 from tests.fake_github import (
@@ -2750,6 +2751,28 @@ def test_a_create_lost_is_not_posted_again_once_the_client_closes_in_the_wait(
         made[0].create_comment(PR, "hi")
     assert len(fake_github.calls("POST", "/repos/*/issues/7/comments")) == 1
     assert len(fake_github.calls("GET", "/repos/*/issues/7/comments")) == 1
+
+
+def test_only_the_later_copies_of_a_reply_of_ours_are_deleted(fake_github, make_github_client):
+    # a reply posted again while the list lagged (bot.reply_copies): all but the oldest
+    # of ours ending with its key go; never a person's paste of it, nor a reply of ours
+    # quoting the key mid-text, nor our notes comment; a copy gone already (404) is done
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    key = reply_key("d-1", 0)
+    reply = f"{REPLY_MARKER}\nIn reply to `/notes help`:\n{key}"
+    first = client.create_comment(PR, reply)
+    pasted = fake_github.add_comment(DEFAULT_REPO, 7, reply, login="alice")
+    quoting = client.create_comment(PR, f"{REPLY_MARKER}\n`{key}`\n{reply_key('d-2', 0)}")
+    notes = client.upsert_sticky(PR, f"{MARKER}\n{key}", MARKER, create=True).comment_id
+    copies = [client.create_comment(PR, reply) for _ in range(2)]
+    fake_github.inject("DELETE", f"/repos/*/issues/comments/{copies[1]}", Fault.not_found())
+    fake_github.clear_requests()
+    assert client.delete_reply_copies(PR, key) == (first, copies)
+    left = [c.id for c in fake_github.comments(DEFAULT_REPO, 7)]
+    assert left == [first, pasted.id, quoting, notes, copies[1]]  # (the 404's: the fake's)
+    assert len(fake_github.calls("DELETE")) == 2
+    assert client.delete_reply_copies(PR, reply_key("d-3", 0)) == (None, [])
 
 
 # kills: bot/github_errors.py:may_have_applied a 500 (exactly) not taken for a write GitHub may

@@ -946,6 +946,7 @@ RANGES = [
     ("retry_max_wait", 0, 3600),
     ("retry_sleep_max", 0, 60),
     ("lost_create_wait", 0, 60),
+    ("reply_copies_check_after", 0, 86400),
     ("seconds_between_requests", 0, 10),
     ("seconds_between_writes", 0, 60),
     ("max_deferrals", 1, 100),

@@ -161,6 +161,7 @@ def app_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **values: Any) -> S
 def live_settings(tmp_path: Path, fake: FakeGitHub, key: Any, **kw: Any) -> Settings:
     """app_settings with quick retries and three workers: the served App of live tests."""
     quick = {"retry_backoff": 0.01, "max_retries": 2, "workers": 3, "lost_create_wait": 0.05}
+    quick["reply_copies_check_after"] = 0.2
     return app_settings(tmp_path, fake, key, **{**quick, **kw})
 
 
