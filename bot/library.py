@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.note_dump import FENCE
+from bot.note_dump import FENCE, toml_string
 from bot.note_files import (
     Header,
     LibraryError,
@@ -237,8 +237,7 @@ def check_notes(
             problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
             continue
         if os.path.basename(path) != note.filename:
-            msg = f"file name must be {note.filename!r} (the importer finds notes by it)"
-            problems.append(Problem(path, where.line_of("id"), "id", msg))
+            problems.append(Problem(path, where.line_of("id"), "id", _misnamed(note)))
         problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
         if note.identity in same_note:  # a copy under another id: PRs would get it twice
             msg = (
@@ -249,6 +248,14 @@ def check_notes(
         else:
             same_note[note.identity] = path
     return problems + _ids_naming_two_notes(sources)
+
+
+def _misnamed(note: Note) -> str:
+    """What a note whose file is not named after its id is told. An id written as the
+    file's name (`x.md`) is the mistake: `x.md.md` would be no fix."""
+    if note.id.endswith(".md"):
+        return f"an id is the file's name without .md: write id = {toml_string(note.id[:-3])}"
+    return f"file name must be {note.filename!r} (the importer finds notes by it)"
 
 
 def _own_id(path: str, ids: set[str]) -> str:

@@ -412,6 +412,11 @@ NOTE_DEFECTS = [
         (2, "id", "file name must be 'vllm-other.md' (the importer finds notes by it)"),
         id="file-name-not-id",
     ),
+    pytest.param(  # the file's name copied whole: `vllm-test0001.md.md` would be no fix
+        ('id = "vllm-test0001"', 'id = "vllm-test0001.md"'),
+        (2, "id", 'an id is the file\'s name without .md: write id = "vllm-test0001"'),
+        id="id-with-the-files-suffix",
+    ),
     pytest.param(  # pasted from a web page: a PR's title has a plain space
         ('"eager_break_during_capture"', '"eager break\u00a0during capture"'),
         (
