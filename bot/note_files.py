@@ -164,14 +164,17 @@ def _bad_verdict(value: Any) -> str:
     return msg + (f" ({value!r} is {meant.value!r})" if meant else "")
 
 
-def _wrong_type(kind: str, value: Any) -> str | None:
+def _wrong_type(kind: str, value: Any, field: str = "", repo: Any = None) -> str | None:
     """What to write for a value of the wrong TOML type, or None to keep pydantic's words
-    (which say "a valid tuple" of a list: TOML has none)."""
+    (which say "a valid tuple" of a list: TOML has none). `repo`: the note's, which a PR
+    number names a PR of."""
     if kind == "tuple_type" and isinstance(value, _SCALAR):  # `topics = "rocm"`
         return f"{toml_value(value)} is not a list: write one, as [{toml_value(value)}]"
     if not isinstance(value, str):
         return None
     if kind == "int_type":  # `source_pr = "#52419"`
+        if (elsewhere := _another_repos_pr(value, field, repo)) is not None:
+            return elsewhere
         m = _PR_NUMBER.fullmatch(value.strip())
         number = f", as {m[1]}" if m else ""
         return f"{toml_string(value)} is a string: write the number alone, without quotes{number}"
@@ -181,6 +184,23 @@ def _wrong_type(kind: str, value: Any) -> str | None:
 
 
 _REPO_IN_URL = re.compile(r"github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?(?:[/#?]|$)")
+
+
+def _another_repos_pr(value: str, field: str, repo: Any) -> str | None:
+    """What a PR's address of another repository than the note's is told, or None: its
+    number alone would name the note's repository's PR of that number, another PR."""
+    m, at = _PR_NUMBER.fullmatch(value.strip()), _REPO_IN_URL.search(value)
+    if m is None or at is None or not isinstance(repo, str) or at[1].lower() == repo.lower():
+        return None
+    kind = "issue" if "/issues/" in value else "PR"
+    said = (
+        f"{toml_string(value)} is {kind} {m[1]} of {at[1]}; a number here names one of the"
+        f" note's repo, {repo}: "
+    )
+    if field == "source_pr":
+        fix = f"write repo = {toml_string(at[1])} and source_pr = {m[1]}"
+        return said + fix + " if the note is about that PR"
+    return said + "delete it"
 
 
 def _misshapen(pattern: str, value: Any) -> str | None:
@@ -259,7 +279,9 @@ def pydantic_problems(
                 msg += f"; {whose} fields are {fields}: rename it to one, or delete it"
         elif field == "verdict" and err["type"] == "enum":
             msg = _bad_verdict(err.get("input"))
-        elif (wrong := _wrong_type(err["type"], err.get("input"))) is not None:
+        elif (
+            wrong := _wrong_type(err["type"], err.get("input"), field, data.get("repo"))
+        ) is not None:
             msg = wrong
         elif err["type"] == "string_pattern_mismatch" and (
             shape := _misshapen((err.get("ctx") or {}).get("pattern", ""), err.get("input"))

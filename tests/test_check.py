@@ -2875,8 +2875,39 @@ def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, ed
             ("source_pr = 52401", 'source_pr = "52401a"'),
             (4, "source_pr", '"52401a" is a string: write the number alone, without quotes'),
         ),
+        (  # its number alone would name vLLM's PR 12345, another PR
+            ("source_pr = 52401", 'source_pr = "https://github.com/sgl-project/sglang/pull/12345"'),
+            (
+                4,
+                "source_pr",
+                '"https://github.com/sgl-project/sglang/pull/12345" is PR 12345 of'
+                " sgl-project/sglang; a number here names one of the note's repo,"
+                ' vllm-project/vllm: write repo = "sgl-project/sglang" and source_pr = 12345'
+                " if the note is about that PR",
+            ),
+        ),
+        (
+            (
+                "source_pr = 52401",
+                'source_pr = 52401\nread_with = ["https://github.com/sgl-project/sglang/pull/9"]',
+            ),
+            (
+                5,
+                "read_with",
+                '"https://github.com/sgl-project/sglang/pull/9" is PR 9 of sgl-project/sglang;'
+                " a number here names one of the note's repo, vllm-project/vllm: delete it",
+            ),
+        ),
     ],
-    ids=["topics-a-string", "read-with-a-number", "an-element-a-string", "retired", "no-number"],
+    ids=[
+        "topics-a-string",
+        "read-with-a-number",
+        "an-element-a-string",
+        "retired",
+        "no-number",
+        "another-repositorys-pr",
+        "another-repositorys-pr-to-read-with",
+    ],
 )
 def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, edit, expected):
     """Defect: a list given one value was "Input should be a valid tuple" (TOML has no
