@@ -657,6 +657,8 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         raise LibraryError([Problem(path, header.line_of("guidance"), "guidance", msg)])
     data["guidance"] = body.removesuffix("\n")
     problems = []
+    if (pasted := _another_header(body, header.body_line)) is not None:
+        problems.append(Problem(path, pasted[0], "guidance", pasted[1]))
     if curated:
         for key, msg in CURATED_FIELDS.items():
             if not str(data.get(key) or "").strip():
@@ -674,6 +676,26 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     if problems:
         raise LibraryError([_with_fix(p, str(data["guidance"])) for p in problems])
     return NoteSource(note, path, header)
+
+
+# a note's opening fence below the header, a key under it: another note's header
+_ANOTHER_HEADER = re.compile(rf"^{re.escape(FENCE)}[ \t]*\n[ \t]*([A-Za-z0-9_-]+)[ \t]*=(.*)", re.M)
+
+
+def _another_header(body: str, body_line: int) -> tuple[int, str] | None:
+    """The file line and message of a note pasted into the guidance below its own (two
+    copied in one go), else None: read as guidance, it would load nowhere. One shown in a
+    fenced code block is a sample of a header, guidance as the rest."""
+    m = _ANOTHER_HEADER.search(without_fences(body))
+    if m is None:
+        return None
+    line = body_line + body[: m.start()].count("\n")
+    named = re.fullmatch(r'[ \t]*"([a-z0-9][a-z0-9._-]*)"[ \t]*', m[2]) if m[1] == "id" else None
+    file = f"{named[1]}.md" if named else "<id>.md"
+    return line, (
+        f"another note's header starts here: a file holds one note; move that note, from"
+        f" this '{FENCE}' line to the end, to a file of its own, {file}"
+    )
 
 
 # what to write for a required field left out (title_en and summary_en: CURATED_FIELDS)

@@ -935,6 +935,22 @@ def test_a_note_that_does_not_validate_also_gets_its_unknown_topics(tmp_path):
     assert str(path) in problems_of(tmp_path)[0]
 
 
+def test_a_second_note_pasted_into_a_file_is_named_not_read_as_guidance(tmp_path):
+    """Defect: a note pasted below another in its file (two notes copied from a chat in
+    one go) was read as the first one's guidance: `ok`, the second note loaded nowhere and
+    its header shown to reviewers as guidance. A `+++` line shown in a code block, with a
+    key below it, is a sample of a header and stays guidance."""
+    second = VALID.replace("vllm-test0001", "vllm-test0002")
+    path = write(tmp_path, VALID + second)
+    assert problems_of(tmp_path) == [
+        f"{path}:16: guidance: another note's header starts here: a file holds one note;"
+        " move that note, from this '+++' line to the end, to a file of its own,"
+        " vllm-test0002.md"
+    ]
+    write(tmp_path, VALID + "\n```toml\n" + second + "```\n")
+    assert problems_of(tmp_path) == []
+
+
 def test_crlf_and_bom_files_keep_their_line_numbers(tmp_path):
     text = "\ufeff" + VALID.replace('verdict = "deep"', 'verdict = "x"').replace("\n", "\r\n")
     path = tmp_path / "vllm-test0001.md"
