@@ -169,7 +169,7 @@ def _wrong_type(kind: str, value: Any, field: str = "", repo: Any = None) -> str
     (which say "a valid tuple" of a list: TOML has none). `repo`: the note's, which a PR
     number names a PR of."""
     if kind == "tuple_type" and isinstance(value, _SCALAR):  # `topics = "rocm"`
-        return f"{toml_value(value)} is not a list: write one, as [{toml_value(value)}]"
+        return f"{toml_value(value)} is not a list: write one, as {_as_list(value, field)}"
     if not isinstance(value, str):
         return None
     if kind == "int_type":  # `source_pr = "#52419"`
@@ -181,6 +181,23 @@ def _wrong_type(kind: str, value: Any, field: str = "", repo: Any = None) -> str
     if kind == "bool_type":  # `retired = "true"`
         return f"{toml_string(value)} is a string: write true or false, without quotes"
     return None
+
+
+# a note's lists of PR or issue numbers
+_NUMBER_LISTS = ("read_with", "issues")
+
+
+def _as_list(value: Any, field: str) -> str:
+    """The list to write for a value typed where a list goes: the parts a comma joins in
+    it (`"a_b, c_d"`, two terms, not one), as numbers in a list of PRs or issues (`"52448"`
+    as 52448, else the next run's problem is its quotes)."""
+    if not isinstance(value, str):
+        return f"[{toml_value(value)}]"
+    parts = [p.strip() for p in value.split(",") if p.strip()] or [value]
+    numbers = [_PR_NUMBER.fullmatch(p) for p in parts]
+    if field in _NUMBER_LISTS and all(numbers):
+        return "[" + ", ".join(m[1] for m in numbers if m) + "]"
+    return "[" + ", ".join(toml_string(p) for p in parts) + "]"
 
 
 _REPO_IN_URL = re.compile(r"github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?(?:[/#?]|$)")

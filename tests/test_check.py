@@ -2867,6 +2867,18 @@ def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, ed
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
+        (  # ["52448"] would be the next run's problem: a string where a number goes
+            ("source_pr = 52401", 'source_pr = 52401\nissues = "52448"'),
+            (5, "issues", '"52448" is not a list: write one, as [52448]'),
+        ),
+        (
+            ("source_pr = 52401", 'source_pr = 52401\nread_with = "#38390, #38391"'),
+            (5, "read_with", '"#38390, #38391" is not a list: write one, as [38390, 38391]'),
+        ),
+        (  # one keyword of both, `a_b, c_d`, would match no PR
+            ('keywords = ["eager_break_during_capture"]', 'keywords = "a_b, c_d"'),
+            (7, "keywords", '"a_b, c_d" is not a list: write one, as ["a_b", "c_d"]'),
+        ),
         (
             ('topics = ["cuda-graphs", "rocm"]', 'topics = "cuda-graphs"'),
             (6, "topics", '"cuda-graphs" is not a list: write one, as ["cuda-graphs"]'),
@@ -2916,6 +2928,9 @@ def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, ed
         ),
     ],
     ids=[
+        "issues-a-string",
+        "read-with-a-string-of-two",
+        "keywords-a-string-of-two",
         "topics-a-string",
         "read-with-a-number",
         "an-element-a-string",
