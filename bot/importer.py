@@ -34,7 +34,14 @@ from bot.note_files import (
     parse_toml,
     split_front_matter,
 )
-from bot.notes import REPO_PATTERN, Note, control_character, derive_verdict, note_id
+from bot.notes import (
+    REPO_PATTERN,
+    Note,
+    control_character,
+    derive_verdict,
+    near_verdict,
+    note_id,
+)
 from bot.toml_lines import comments, scan
 
 
@@ -118,6 +125,8 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
                 continue
             if derive_verdict(guidance) is None:
                 msg = f"the guidance states no verdict ({VERDICT_HINT})"
+                if (near := near_verdict(guidance)) is not None:  # `值得 精读`, `值得精讀`
+                    msg += f"; {near[0]!r} reads as {near[1]}: write it so"
                 problems.append(Problem(path, g_line, "verdict", msg))
             else:
                 entries.append(DigestEntry(t_lines[0].strip(), guidance, t_line, len(entries) + 1))

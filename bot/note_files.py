@@ -34,6 +34,7 @@ from bot.notes import (
     Repeated,
     Verdict,
     derive_verdict,
+    near_verdict,
     stated_verdict,
 )
 from bot.toml_errors import (
@@ -161,6 +162,9 @@ def _bad_verdict(value: Any) -> str:
     typed = value.strip().casefold()
     named = [v for v in Verdict if typed in (v.value, v.label_en.casefold())]
     meant = named[0] if named else derive_verdict(value)
+    if meant is None and (near := near_verdict(value)) is not None:  # `值得 精读`, `值得精讀`
+        read = derive_verdict(near[1])
+        return msg + f" ({value!r} reads as {near[1]}, {read and read.value!r})"
     return msg + (f" ({value!r} is {meant.value!r})" if meant else "")
 
 

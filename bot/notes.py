@@ -163,6 +163,42 @@ def stated_verdict(guidance: str) -> tuple[str, Verdict] | None:
     return None
 
 
+# The Traditional forms of the verdict words' characters (an input method left in
+# Traditional mode), and Japanese 値 for 值: each reads as the Simplified one
+_SIMPLIFIED = str.maketrans("讀閱瀏覽無過値", "读阅浏览无过值")
+_GAP = re.compile(r"[ \t\u3000]+")  # a space typed inside the words: an input method's too
+_HAN = re.compile("[\u4e00-\u9fff]")
+
+
+def near_verdict(text: str) -> tuple[str, str] | None:
+    """The words of `text` that read as a verdict's but are not it, and the verdict's
+    words they read as (`值得 精读`, `值得精讀` or `值得精度` as 值得精读), or None: with a
+    space, in Traditional characters, or, of four characters or more, one mistyped.
+    Those with no character mistyped first."""
+    # each character but a space, read as Simplified, with its place in the text
+    chars = [(c.translate(_SIMPLIFIED), i) for i, c in enumerate(text) if not _GAP.match(c)]
+    for mistyped in (0, 1):
+        found = [  # the first; at one place, the longest phrase
+            (chars[at][1], -len(phrase), chars[at + len(phrase) - 1][1], phrase)
+            for phrase, _ in _VERDICT_RULES
+            if mistyped == 0 or len(phrase) >= 4  # one of three mistyped is another word
+            for at in range(len(chars) - len(phrase) + 1)
+            if _differs(chars[at : at + len(phrase)], phrase) == mistyped
+        ]
+        if found:
+            start, _, end, phrase = min(found)
+            return (text[start : end + 1], phrase) if text[start : end + 1] != phrase else None
+    return None
+
+
+def _differs(window: list[tuple[str, int]], phrase: str) -> int:
+    """How many of the window's characters are not the phrase's (any but a Chinese
+    character counts twice: a verdict's words are Chinese characters only)."""
+    return sum(
+        0 if c == p else 1 if _HAN.match(c) else 2 for (c, _), p in zip(window, phrase, strict=True)
+    )
+
+
 def derive_verdict(guidance: str) -> Verdict | None:
     """The verdict the guidance's wording states, or None when it states none."""
     stated = stated_verdict(guidance)

@@ -265,6 +265,38 @@ NOTE_DEFECTS = [
         ),
         id="verdict-in-chinese",
     ),
+    # a verdict's Chinese words with a space, in Traditional characters or one character
+    #   mistyped were only "use one of": the words meant, and the value they are
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "值得 精读"'),
+        (
+            5,
+            "verdict",
+            "bad verdict '值得 精读'; use one of: deep, quick, skip ('值得 精读' reads as"
+            " 值得精读, 'deep')",
+        ),
+        id="verdict-in-chinese-with-a-space",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "值得快速閱讀"'),
+        (
+            5,
+            "verdict",
+            "bad verdict '值得快速閱讀'; use one of: deep, quick, skip ('值得快速閱讀' reads as"
+            " 值得快速阅读, 'quick')",
+        ),
+        id="verdict-in-traditional-chinese",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "值得精度"'),
+        (
+            5,
+            "verdict",
+            "bad verdict '值得精度'; use one of: deep, quick, skip ('值得精度' reads as"
+            " 值得精读, 'deep')",
+        ),
+        id="verdict-in-chinese-mistyped",
+    ),
     # kills: bot/note_files.py:_bad_verdict a verdict that is no text given no message
     pytest.param(
         ('verdict = "deep"', "verdict = 1"),

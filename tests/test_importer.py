@@ -194,6 +194,32 @@ MALFORMED = [
         ],
         id="no-verdict",
     ),
+    # a verdict's words with a space, in Traditional characters or one character mistyped
+    #   were "states no verdict", beside the very words: now named, with the words meant
+    pytest.param(
+        "o/r\n\n标题\n\n这个 PR 值得 精读。\n",
+        [
+            "5: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过); '值得 精读' reads as 值得精读: write it so"
+        ],
+        id="verdict-with-a-space",
+    ),
+    pytest.param(
+        "o/r\n\n标题\n\n值得精讀：很好。\n",
+        [
+            "5: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过); '值得精讀' reads as 值得精读: write it so"
+        ],
+        id="verdict-in-traditional-characters",
+    ),
+    pytest.param(
+        "o/r\n\n标题\n\n值得精度。\n",
+        [
+            "5: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过); '值得精度' reads as 值得精读: write it so"
+        ],
+        id="verdict-mistyped",
+    ),
     pytest.param(
         "o/r\n\n标题\n\n值得精读。\n\n孤立的标题\n",
         ["7: guidance: title without a guidance paragraph"],
