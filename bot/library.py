@@ -31,6 +31,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
+from bot.note_terms import describe_character
 from bot.notes import ID_PATTERN, Note, Topic, note_id_shape, topic_key, topics_by_key
 from bot.toml_lines import scan
 
@@ -330,8 +331,26 @@ def unknown_topic(topic: str, topics: Mapping[str, Topic], taxonomy: str) -> str
     its `--topics`: "unknown" alone sent the curator to look at a file that has it), and
     the topic it seems a misspelling of, if any (a near id does not say which file was
     read either)."""
-    meant = topic_did_you_mean(topic, topics) or f"; {UNKNOWN_TOPIC_FIX}"
+    meant = joined_topics(topic, topics) or topic_did_you_mean(topic, topics)
+    meant = meant or f"; {UNKNOWN_TOPIC_FIX}"
     return f"unknown topic {topic!r}: no topic has this id in {taxonomy}{meant}"
+
+
+# what separates topics typed in one string: a list's comma, and a Chinese input method's
+_JOINING = re.compile("[,、，；;]")
+
+
+def joined_topics(word: str, topics: Mapping[str, Topic]) -> str:
+    """What a string of topics a separator joins (`"cuda-graphs，rocm"`) is told: the
+    list of their ids to write, or "" (the nearest id, the first's, would drop the rest)."""
+    parts = [p.strip() for p in _JOINING.split(word)]
+    by_key = topics_by_key(topics.values())
+    meant = [by_key.get(topic_key(p)) for p in parts]
+    if len(parts) < 2 or None in meant:
+        return ""
+    ids = ", ".join(toml_string(m.id) for m in meant if m is not None)
+    joiner = describe_character(next(c for c in word if _JOINING.match(c)))
+    return f"; it joins topics with {joiner}: write each as a string of its own, [{ids}]"
 
 
 # what a topic no taxonomy has is told to do, when it is no misspelling of one

@@ -112,6 +112,19 @@ NOTE_DEFECTS = [
         ),
         id="unknown-topic-in-multiline-array-points-at-element",
     ),
+    # two topics typed in one string, as a Chinese input method separates them, were told
+    #   "did you mean 'cuda-graphs'?", the first alone
+    pytest.param(
+        ('topics = ["cuda-graphs", "rocm"]', 'topics = ["cuda-graphs，rocm"]'),
+        (
+            6,
+            "topics",
+            f"unknown topic 'cuda-graphs，rocm': no topic has this id in {TOPICS}; it joins"
+            " topics with '，' (U+FF0C FULLWIDTH COMMA): write each as a string of its own,"
+            ' ["cuda-graphs", "rocm"]',
+        ),
+        id="two-topics-in-one-string",
+    ),
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', "topics = []"),
         (6, "topics", "list at least one topic id from the taxonomy"),
