@@ -144,6 +144,34 @@ def _mistyped(term: str, noun: str) -> str | None:
     return None
 
 
+# What a regular expression writes and a term never means: alternatives, a wildcard, an
+# escape (`\d`, `\.`), an anchor at either end
+_REGEX_SYNTAX = re.compile(r"\||\.[*+?]|\\[A-Za-z.]|^\^|\$$")
+_REGEX_TOKEN = re.compile(r"\\[A-Za-z.]|\.[*+?]|[\^$()|*+?]")
+
+
+def _as_regex(term: str) -> str | None:
+    """What a term written as a regular expression is told, else None. A term matches by
+    its words (bot.terms), its punctuation a separator: `(prefix|cache)` is the phrase
+    "prefix cache", never either word, `partial.*hit` only "partial hit"."""
+    m = _REGEX_SYNTAX.search(term)
+    if m is None:
+        return None
+    said = (
+        f"{term!r} is written as a regular expression ({m[0]!r}); a term is matched as"
+        " words, not as a pattern: "
+    )
+    if "|" in term:
+        parts = [words for p in term.split("|") if (words := _regex_words(p))]
+        listed = ", ".join(toml_string(p) for p in parts)
+        return said + f"write each alternative as a term of its own, [{listed}]"
+    return said + f"write the words a PR's text has, as {_regex_words(term)!r}"
+
+
+def _regex_words(pattern: str) -> str:
+    return " ".join(_REGEX_TOKEN.sub(" ", pattern).split())
+
+
 def check_term(term: str) -> str:
     if not term.strip():
         raise ValueError("empty term")
@@ -152,6 +180,8 @@ def check_term(term: str) -> str:
     mistyped = _mistyped(term, "term")
     if mistyped is not None:
         raise ValueError(mistyped)
+    if (pattern := _as_regex(term)) is not None:
+        raise ValueError(pattern)
     if term.isascii():
         # an English keyword matches by its letters and digits (bot.terms): `C++` would be
         # `c`, every standalone C; `++` nothing at all

@@ -125,6 +125,29 @@ NOTE_DEFECTS = [
         ),
         id="two-topics-in-one-string",
     ),
+    # a keyword written as a regular expression matched by its words, silently another
+    #   term: `(prefix|cache)` as the phrase "prefix cache", never either word alone
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["(eager_break|capture)"]'),
+        (
+            7,
+            "keywords",
+            "'(eager_break|capture)' is written as a regular expression ('|'); a term is"
+            " matched as words, not as a pattern: write each alternative as a term of its"
+            ' own, ["eager_break", "capture"]',
+        ),
+        id="keyword-as-regex-alternatives",
+    ),
+    pytest.param(
+        ('keywords = ["eager_break_during_capture"]', 'keywords = ["^eager.*capture$"]'),
+        (
+            7,
+            "keywords",
+            "'^eager.*capture$' is written as a regular expression ('^'); a term is matched"
+            " as words, not as a pattern: write the words a PR's text has, as 'eager capture'",
+        ),
+        id="keyword-as-regex-wildcard",
+    ),
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', "topics = []"),
         (6, "topics", "list at least one topic id from the taxonomy"),

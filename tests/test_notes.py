@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tomllib
 import unicodedata
@@ -114,13 +115,16 @@ TITLE = LINE.filter(lambda s: not any(c < " " or c == "\x7f" for c in s))
 SUMMARY = TEXT.filter(lambda s: not any((c < " " or c == "\x7f") and c != "\n" for c in s))
 # a keyword: English ones need two letters or digits, and no keyword holds a non-ASCII
 # space, control or format character, nor what a Chinese input method types for ASCII
-# (full-width forms, its Chinese punctuation, list separators) (note_terms.check_term)
+# (full-width forms, its Chinese punctuation, list separators), nor is written as a
+# regular expression (`a|b`, `.*`, `\d`, `^` or `$` at an end) (note_terms.check_term)
 IME = set("、，；。“”‘’【】《》—·…")
+REGEX = re.compile(r"\||\.[*+?]|\\[A-Za-z.]|^\^|\$$")
 TERM = LINE.filter(
     lambda s: (
         (not s.isascii() or sum(c.isalnum() for c in s) >= 2)
         and not any(unicodedata.category(c) in UNSEEN for c in s if not c.isascii())
         and not any(c in IME or "\uff01" <= c <= "\uff5e" for c in s)
+        and not REGEX.search(s)
     )
 )
 
