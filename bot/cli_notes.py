@@ -48,6 +48,7 @@ from bot.notes_lint import (
     redundant_aspects,
     shared_fields,
     traditional_terms,
+    unchinese_titles,
     unlisted_prs,
     untranslated_lines,
 )
@@ -315,6 +316,13 @@ def _warnings(
             f" {what}, beside title_zh; write it in English"
         )
         found.append((note, field, None, msg))
+    for note in unchinese_titles(library):
+        msg = (
+            f"{note.title_zh!r} has no Chinese: the comment shows it as the original Chinese"
+            " title (原题); write the digest's title (fine as it is if the PR's original"
+            " title is English)"
+        )
+        found.append((note, "title_zh", None, msg))
     for note, field, term, chars in traditional_terms(library):
         msg = (
             f"{term!r} is written in Traditional characters ({', '.join(chars)}): a Chinese"

@@ -122,6 +122,12 @@ def untranslated_lines(library: Library) -> list[tuple[Note, str]]:
     ]
 
 
+def unchinese_titles(library: Library) -> list[Note]:
+    """Notes whose `title_zh` holds no Chinese (title_en pasted in both lines): the
+    comment shows it as the original Chinese title (原题)."""
+    return [note for note in library.notes if not _CJK_CHARACTER.search(note.title_zh)]
+
+
 # what the comment cuts at a limit (bot.render), with the limit
 _CLIPPED = (("title_en", TITLE_MAX), ("title_zh", TITLE_MAX), ("summary_en", SUMMARY_MAX))
 

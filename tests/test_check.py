@@ -3636,6 +3636,22 @@ def test_an_english_line_written_in_chinese_is_warned_of(tmp_path, capsys, field
     ]
 
 
+def test_a_chinese_title_with_no_chinese_in_it_is_warned_of(tmp_path, capsys):
+    """Defect: `title_zh = "Pick the eager region per model runner"` (title_en pasted in
+    both lines) passed check with `ok`: the comment showed it as the original Chinese
+    title (原题), the English title twice."""
+    english = "Pick the eager region per model runner"
+    path = write(tmp_path, VALID.replace('"按 runner 选择 eager 区域"', f'"{english}"'))
+    status, out = check_output(tmp_path, capsys)
+    warned = [line for line in out.splitlines() if ": warning: " in line]
+    assert status == 0
+    assert warned == [
+        f"{path}:{line_number(path, 'title_zh')}: title_zh: warning: {english!r} has no"
+        " Chinese: the comment shows it as the original Chinese title (原题); write the"
+        " digest's title (fine as it is if the PR's original title is English)"
+    ]
+
+
 # A Chinese term or message quoted in an English line is one stretch of Chinese, which may
 # count more characters than the line has English words (`Keep 前缀缓存 hits`, the page's
 # own example of a fine line): warned of only past twice the words, as a title left
