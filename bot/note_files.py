@@ -680,9 +680,16 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     problems = []
     if (pasted := _another_header(body, header.body_line)) is not None:
         problems.append(Problem(path, pasted[0], "guidance", pasted[1]))
+    # a field written misspelt (`Verdict`) is that problem alone, not also one missing:
+    # the field its problem says it means (as `pydantic_problems` says it)
+    misspelt = {
+        _dotted(k, v, _HEADER_FIELDS) or closest(k, _HEADER_FIELDS)
+        for k, v in data.items()
+        if k not in Note.model_fields
+    }
     if curated:
         for key, msg in CURATED_FIELDS.items():
-            if not str(data.get(key) or "").strip():
+            if not str(data.get(key) or "").strip() and key not in misspelt:
                 problems.append(Problem(path, header.line_of(key), key, msg))
     try:
         note = Note.model_validate(data)
@@ -693,6 +700,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
             for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS, "a note's")
             if p.field not in missing
+            and not (p.message == "missing required field" and p.field in misspelt)
         ]
     if problems:
         raise LibraryError([_with_fix(p, str(data["guidance"])) for p in problems])

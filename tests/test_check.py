@@ -148,6 +148,18 @@ NOTE_DEFECTS = [
         ),
         id="keyword-as-regex-wildcard",
     ),
+    # a field's name in another case or misspelt was also "missing" (on line 1): two
+    #   problems for one mistake, one of them not where it is
+    pytest.param(
+        ('verdict = "deep"', 'Verdict = "deep"'),
+        (5, "Verdict", "unknown field; did you mean 'verdict'?"),
+        id="field-in-capitals",
+    ),
+    pytest.param(
+        ("title_en =", "title-en ="),
+        (10, "title-en", "unknown field; did you mean 'title_en'?"),
+        id="field-misspelt-a-curated-one",
+    ),
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]', "topics = []"),
         (6, "topics", "list at least one topic id from the taxonomy"),
