@@ -174,6 +174,14 @@ def _wrong_type(kind: str, value: Any, field: str = "", repo: Any = None) -> str
     number names a PR of."""
     if kind == "tuple_type" and isinstance(value, _SCALAR):  # `topics = "rocm"`
         return f"{toml_value(value)} is not a list: write one, as {_as_list(value, field)}"
+    if kind == "greater_than_equal" and field in ("source_pr", *_NUMBER_LISTS):  # `= 0`
+        noun = "issue" if field == "issues" else "PR"
+        return f"{toml_value(value)} is no {noun} number: they start at 1"
+    if kind == "int_type" and isinstance(value, float) and value.is_integer():  # `52419.0`
+        return f"{value!r} is not a whole number: write {int(value)}"
+    if kind == "string_type" and isinstance(value, list) and len(value) == 1:  # `["..."]`
+        alone = toml_value(value[0])
+        return f"{toml_value(value)} is a list: write the text alone, as {alone}"
     if not isinstance(value, str):
         return None
     if kind == "int_type":  # `source_pr = "#52419"`

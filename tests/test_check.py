@@ -410,7 +410,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ("source_pr = 52401", "source_pr = 52401\nread_with = [0]"),
-        (5, "read_with", "Input should be greater than or equal to 1"),
+        (5, "read_with", "0 is no PR number: they start at 1"),
         id="read-with-not-a-pr-number",
     ),
     pytest.param(
@@ -449,7 +449,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ("source_pr = 52401", "source_pr = 0"),
-        (4, "source_pr", "Input should be greater than or equal to 1"),
+        (4, "source_pr", "0 is no PR number: they start at 1"),
         id="bad-source-pr",
     ),
     pytest.param(
@@ -2947,6 +2947,25 @@ def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, ed
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
+        # pydantic's words, "Input should be greater than or equal to 1", "a valid integer"
+        #   of 52401.0 and "a valid string" of a title in brackets, not the curator's
+        (
+            ("source_pr = 52401", "source_pr = 52401\nread_with = [-38390]"),
+            (5, "read_with", "-38390 is no PR number: they start at 1"),
+        ),
+        (
+            ("source_pr = 52401", "source_pr = 52401.0"),
+            (4, "source_pr", "52401.0 is not a whole number: write 52401"),
+        ),
+        (
+            ('title_zh = "按 runner 选择 eager 区域"', 'title_zh = ["按 runner 选择 eager 区域"]'),
+            (
+                9,
+                "title_zh",
+                '["按 runner 选择 eager 区域"] is a list: write the text alone, as'
+                ' "按 runner 选择 eager 区域"',
+            ),
+        ),
         (  # ["52448"] would be the next run's problem: a string where a number goes
             ("source_pr = 52401", 'source_pr = 52401\nissues = "52448"'),
             (5, "issues", '"52448" is not a list: write one, as [52448]'),
@@ -3008,6 +3027,9 @@ def test_a_pr_number_written_as_a_string_says_which_number_to_write(tmp_path, ed
         ),
     ],
     ids=[
+        "read-with-negative",
+        "source-pr-a-float",
+        "title-a-list",
         "issues-a-string",
         "read-with-a-string-of-two",
         "keywords-a-string-of-two",
@@ -3321,15 +3343,23 @@ def test_a_toml_error_stopped_at_an_unseen_character_names_it(tmp_path, edit, ex
     assert problems_of(tmp_path) == [f"{path}:{expected}"]
 
 
-@pytest.mark.parametrize("written", ['[["cuda-graphs"]]', '[{ id = "cuda-graphs" }]'])
-def test_topics_written_as_a_list_of_lists_or_tables_is_a_problem_not_a_crash(tmp_path, written):
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ('[["cuda-graphs"]]', '["cuda-graphs"] is a list: write the text alone, as "cuda-graphs"'),
+        ('[{ id = "cuda-graphs" }]', "Input should be a valid string"),
+    ],
+)
+def test_topics_written_as_a_list_of_lists_or_tables_is_a_problem_not_a_crash(
+    tmp_path, written, said
+):
     """Defect: `topics = [["cuda-graphs"]]` (a bracket typed twice) or a list of inline
     tables raised TypeError: unhashable type, a traceback from `notes check` and from the
     server's start, instead of the problem on its line: the unknown-topic check of a note
     that does not validate hashed every element."""
     path = write(tmp_path, VALID.replace('["cuda-graphs", "rocm"]', written))
     # and not "list at least one topic": pydantic counts the list without the bad one
-    assert problems_of(tmp_path) == [f"{path}:6: topics: Input should be a valid string"]
+    assert problems_of(tmp_path) == [f"{path}:6: topics: {said}"]
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
