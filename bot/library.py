@@ -500,7 +500,7 @@ def check_library(
             problems += exc.problems
             continue
         except OSError as exc:
-            problems.append(Problem(file, 1, "file", f"cannot read: {exc.strerror}"))
+            problems.append(Problem(file, 1, "file", _unreadable(file, exc)))
             continue
         try:
             sources.append(read_note(text, file, curated=True))
@@ -514,6 +514,17 @@ def check_library(
     files = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
     retired = {s.note.id: s.note for s in sources if s.note.retired}
     return Library(notes, topics, files, retired, taxonomy=str(topics_file)), []
+
+
+def _unreadable(file: str, exc: OSError) -> str:
+    """Why a note file cannot be read: a link to a file gone (a note moved or deleted
+    since) is said to be one, not "No such file" of a file the directory lists."""
+    if os.path.islink(file) and not os.path.exists(file):
+        target = os.path.join(os.path.dirname(file), os.readlink(file))
+        return (
+            f"a symbolic link to {target}, which does not exist: point it at the note, or delete it"
+        )
+    return f"cannot read: {exc.strerror}"
 
 
 def load_library(

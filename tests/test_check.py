@@ -1759,6 +1759,18 @@ def test_a_symlink_loop_in_the_notes_directory_is_read_once(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("ok: 1 notes")
 
 
+def test_a_symlink_to_a_note_that_is_gone_is_named_as_one(tmp_path):
+    """Defect: a note file that is a link to a note moved or deleted since was told
+    "cannot read: No such file or directory", of a file the curator sees listed."""
+    write(tmp_path, VALID)
+    link = tmp_path / "vllm-test0002.md"
+    link.symlink_to(tmp_path / "drafts" / "vllm-test0002.md")
+    assert problems_of(tmp_path) == [
+        f"{link}:1: file: a symbolic link to {tmp_path / 'drafts' / 'vllm-test0002.md'},"
+        " which does not exist: point it at the note, or delete it"
+    ]
+
+
 def test_check_without_paths_checks_the_notes_the_server_serves(tmp_path, capsys, monkeypatch):
     # a deployment keeps its notes elsewhere: `notes check` with no arguments must check
     # those (REVIEW_NOTES_NOTES_DIR / _TOPICS_FILE, or .env), not the shipped seeds
