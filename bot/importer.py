@@ -32,6 +32,7 @@ from bot.note_files import (
     decode_utf8,
     normalise_text,
     parse_toml,
+    repo_of_address,
     split_front_matter,
 )
 from bot.notes import (
@@ -77,13 +78,29 @@ def _an_entry_at(blocks: list[tuple[int, list[str]]], k: int) -> bool:
     return derive_verdict("\n".join(blocks[k + 1][1])) is not None
 
 
+def _not_a_repo(lines: list[str]) -> str:
+    """What a digest whose line 1 is no repository is told: the repository its address
+    names (copied from the browser), the blank lines before it to delete, or that the file
+    is empty."""
+    written = [i for i, line in enumerate(lines) if line.strip()]
+    if not written:
+        return "the file is empty: line 1 is the repository as owner/name, then the entries"
+    repo = lines[0].strip()
+    msg = f"line 1 must be the repository as owner/name, got {repo!r}"
+    if not repo and re.match(REPO_PATTERN, lines[written[0]].strip()):
+        blank = "the blank lines" if written[0] > 1 else "the blank line"
+        return msg + f": delete {blank} before line {written[0] + 1}"
+    if repo and (named := repo_of_address(repo)) is not None:
+        return msg + f": write {named}"
+    return msg
+
+
 def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
     """Split a digest into (repo, entries); raise LibraryError listing every defect."""
     lines = [line.rstrip(" \t") for line in normalise_text(text).split("\n")]
     repo = lines[0].strip()
     if not re.match(REPO_PATTERN, repo):
-        msg = f"line 1 must be the repository as owner/name, got {repo!r}"
-        raise LibraryError([Problem(path, 1, "repo", msg)])
+        raise LibraryError([Problem(path, 1, "repo", _not_a_repo(lines))])
     blocks = _blocks(lines)
     if not blocks:
         raise LibraryError([Problem(path, 1, "notes", "no title/guidance blocks after line 1")])

@@ -215,6 +215,13 @@ def _as_list(value: Any, field: str) -> str:
 _REPO_IN_URL = re.compile(r"github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?(?:[/#?]|$)")
 
 
+def repo_of_address(text: str) -> str | None:
+    """The `owner/name` of a GitHub address (`https://github.com/owner/name/pull/1`), or
+    None: what a curator pastes for a repository."""
+    m = _REPO_IN_URL.search(text)
+    return m[1] if m else None
+
+
 def _another_repos_pr(value: str, field: str, repo: Any) -> str | None:
     """What a PR's address of another repository than the note's is told, or None: its
     number alone would name the note's repository's PR of that number, another PR."""

@@ -153,6 +153,29 @@ MALFORMED = [
         ["1: repo: line 1 must be the repository as owner/name, got 'vllm'"],
         id="no-repo",
     ),
+    # the repository's address copied from the browser, a blank line before it, or an
+    #   empty file were "got 'https://...'" or "got ''": nothing of what to write
+    pytest.param(
+        "https://github.com/vllm-project/vllm\n\n标题\n\n值得精读。\n",
+        [
+            "1: repo: line 1 must be the repository as owner/name, got"
+            " 'https://github.com/vllm-project/vllm': write vllm-project/vllm"
+        ],
+        id="repo-as-its-address",
+    ),
+    pytest.param(
+        "\nvllm-project/vllm\n\n标题\n\n值得精读。\n",
+        [
+            "1: repo: line 1 must be the repository as owner/name, got '': delete the blank"
+            " line before line 2"
+        ],
+        id="blank-line-before-the-repo",
+    ),
+    pytest.param(
+        "",
+        ["1: repo: the file is empty: line 1 is the repository as owner/name, then the entries"],
+        id="empty-file",
+    ),
     pytest.param("o/r\n\n\n", ["1: notes: no title/guidance blocks after line 1"], id="empty"),
     pytest.param(
         "o/r\n\n标题一\n第二行\n\n值得精读。\n",
