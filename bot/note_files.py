@@ -157,6 +157,8 @@ def _bad_verdict(value: Any) -> str:
     another case, its label as the comment shows it (`Quick read`) or its Chinese words
     (`值得快速阅读`, as the guidance states it)."""
     msg = f"bad verdict {value!r}; use one of: " + ", ".join(Verdict)
+    if isinstance(value, list) and value in ([v.value] for v in Verdict):  # `["deep"]`
+        return f"{toml_value(value)} is a list: write the verdict alone, as {toml_value(value[0])}"
     if not isinstance(value, str):
         return msg
     typed = value.strip().casefold()

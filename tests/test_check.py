@@ -345,6 +345,12 @@ NOTE_DEFECTS = [
         ),
         id="verdict-in-chinese-mistyped",
     ),
+    # a verdict in brackets was "bad verdict ['deep']", Python's way of writing a list
+    pytest.param(
+        ('verdict = "deep"', 'verdict = ["deep"]'),
+        (5, "verdict", '["deep"] is a list: write the verdict alone, as "deep"'),
+        id="verdict-in-brackets",
+    ),
     # kills: bot/note_files.py:_bad_verdict a verdict that is no text given no message
     pytest.param(
         ('verdict = "deep"', "verdict = 1"),
