@@ -64,13 +64,14 @@ class _Watch:
         self._timer.cancel()
 
     def _expire(self) -> None:
+        # shut under the lock: once `over` returns, the pool may hand the connection, on
+        # a new socket, to the thread's next call, which a shut after it would break
         with self._lock:
             if self._over:
                 return
             self.expired = True
-            connection = self._connection
-        if connection is not None:
-            _shut(connection)
+            if self._connection is not None:
+                _shut(self._connection)
 
 
 def _shut(connection: HTTPConnection) -> None:

@@ -9,8 +9,10 @@ import dataclasses
 import email.utils
 import logging
 import re
+import socket
 import threading
 import time
+import types
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -26,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
-from bot import github_pacing, github_retry, github_sessions
+from bot import github_deadline, github_pacing, github_retry, github_sessions
 from bot.db import utcnow
 from bot.github_client import CLOCK_SLACK, GitHubClient
 from bot.github_port import (
@@ -822,6 +824,37 @@ def test_an_answer_trickled_in_past_the_deadline_fails_as_a_timeout(
     assert client.calls.total("POST", COMMENTS_ROUTE, "timeout") == 1
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
     assert len(fake_github.calls("POST", "/repos/*/comments")) == 1  # found, not posted again
+
+
+# The deadline's timer chose the connection to shut under its lock but shut it after: its
+# thread descheduled just then, the call ended meanwhile (PastDeadline) and the pool handed
+# the connection on, on a new socket, to the thread's next call, which the late shut broke
+# kills: bot/github_deadline.py:_Watch._expire the connection shut out of the watch's lock
+def test_a_deadline_met_as_the_call_ends_never_shuts_the_next_calls_socket(monkeypatch):
+    first, first_peer = socket.socketpair()
+    second, second_peer = socket.socketpair()
+    connection = types.SimpleNamespace(sock=first)
+    shut = github_deadline._shut
+
+    def shut_late(on: object) -> None:  # the timer's thread, descheduled between its steps
+        time.sleep(0.3)
+        shut(on)
+
+    def call() -> str:
+        github_deadline._tell(connection)  # the call goes on over `connection`
+        time.sleep(0.1)  # its answer read to the end just past the deadline
+        return "answer"
+
+    monkeypatch.setattr(github_deadline, "_shut", shut_late)
+    with pytest.raises(github_deadline.PastDeadline):
+        github_deadline.within_deadline(0.02, call)
+    connection.sock = second  # the next call, on the connection the pool handed back
+    time.sleep(0.5)
+    second.sendall(b"x")  # not shut
+    assert second_peer.recv(1) == b"x"
+    assert first_peer.recv(1) == b""  # the call's own socket was shut
+    for end in (first, first_peer, second, second_peer):
+        end.close()
 
 
 @pytest.mark.parametrize(
