@@ -446,10 +446,10 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
 
 # The header an email client writes above the notification a reply by email quotes ("On
 # ..., Alice <notifications@github.com> wrote:", Outlook's "From: Alice
-# <notifications@github.com>"): GitHub's sender address, which a reply's text on GitHub
-# shows hidden as every address in it is ("Alice ***@***.***> wrote:"), and which no
-# comment typed on GitHub names.
-_EMAIL_QUOTE = re.compile(r"notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*", re.I)
+# <notifications@github.com>"): GitHub's sender address closed by `>`, which a reply's
+# text on GitHub shows hidden as every address in it is ("Alice ***@***.***> wrote:").
+# The `>` is the header's: an address in the replier's own words has none.
+_EMAIL_QUOTE = re.compile(r"(?:notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*)>", re.I)
 
 
 def _email_quote_line(text: str) -> int | None:

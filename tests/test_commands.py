@@ -236,6 +236,23 @@ def test_below_an_email_replys_quote_in_gt_lines_the_replier_writes_again():
     assert kinds(reply) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an email reply naming someone by address in its own words (GitHub hides it)
+        "Thanks ***@***.*** for the catch.\n\n/notes wrong 1 unrelated\n\n"
+        "On Mon, Dec 7, 2026 at 1:00 PM Alice ***@***.***> wrote:\n\n> hi\n",
+        # a comment typed on GitHub that names the sender's address in its prose or code
+        "Our filter drops mail from notifications@github.com, so:\n\n/notes wrong 1 unrelated\n",
+        "Mail from `notifications@github.com` is filtered.\n/notes wrong 1 unrelated\n",
+    ],
+)
+def test_an_address_in_the_repliers_own_words_is_no_email_quotes_header(text):
+    # only a header line names the sender as `Name <address>` (hidden: `Name ***@***.***>`);
+    # an address in prose above a command took the command for quoted text
+    assert kinds(text) == [("wrong", ("1", "unrelated"))]
+
+
 def test_a_blockquote_typed_elsewhere_leaves_a_lazy_line_under_a_quote_its_authors():
     text = "<blockquote>\nthe bot said\n</blockquote>\n\n> can it skip this PR?\n/notes off"
     assert kinds(text) == [("off", ())]
