@@ -590,8 +590,10 @@ _BRACKETED = re.compile(
 # The words one pair holds at most when read as a list's numbers typed apart (`(2, 3)`,
 # `"2 , 3"`): a list of notes is short
 _MOST_IN_A_PAIR = 8
-# What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`)
-_BETWEEN = re.compile(r"[-.:,、]*")
+# What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`), and
+# `和`, `及` or `与` ("and"), which join notes' numbers into a list (`「2」和「3」` as `2和3`:
+# `_ENUMERATED`)
+_BETWEEN = re.compile(r"[-.:,、和及与]*")
 
 
 def _unbracketed(words: list[str]) -> list[str]:

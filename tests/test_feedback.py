@@ -2261,3 +2261,17 @@ def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
         assert pick_note(command.args, SHOWN).reason == reason
     else:
         assert pick_note(command.args, SHOWN[:1]).reason == typed
+
+
+# kills: bot/feedback.py:_BETWEEN notes' numbers in brackets or quotes joined by `和`
+#   ("and") read as the first note and a reason: `「2」和「3」` hid note 2 with `和「3」`,
+#   where `2和3` names no one note (before quoted numbers were read, it asked which)
+@pytest.mark.parametrize(
+    "typed", ["「2」和「3」", "【2】和【3】", "(2)和(3)", "“2”与“3”只是改名", "【2】 和 【3】"]
+)
+def test_bracketed_numbers_joined_by_and_in_chinese_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    (said,) = parse_commands("/notes wrong 2和3")
+    assert pick_note(command.args, SHOWN[:1]).note_id is None
+    assert command.key == said.key  # as `2和3`: an edit between them runs nothing
