@@ -71,7 +71,8 @@ Key = tuple[str, tuple[str, ...]]
 UNLOCKED_ID = "#unlocked"
 # set in its payload when the comment's 👀 shows: its run adds no second one
 HEARD = "review_notes_heard"
-# set in its payload when the comment was edited since it was kept: its text then
+# set in its payload when the comment was edited since it was kept: its text then; in an
+# owed run's (`owe_again`), the owed commands' lines, for a release before `OWED`
 STILL = "review_notes_still"
 # set in the payload of a release's run queued again (`owe_again`): the keys of the kept
 # commands a budget left unanswered, and how many runs left them so
@@ -566,7 +567,10 @@ def owe_again(ctx: BotContext, ref: PRRef, delivery: Delivery, keys: set[Key]) -
         return f"given up after {MOST_OWED_RUNS} runs over a budget"
     payload = copy.deepcopy(delivery.payload)
     payload.update({HEARD: True, OWED: sorted(keys), OWED_RUNS: runs})
-    payload.pop(STILL, None)  # (`owed` reads the comment's text at the run)
+    # (`owed` reads the comment's text at the run.) A release before `owed` reads `STILL`,
+    # the kept commands to run: the owed ones' lines, lest it answer the others again, or,
+    # its unlock's run taken to have answered them all (`released_still`), none
+    payload[STILL] = _lines_of(payload, keys, ctx.command_reading)
     base = delivery.id.split(_OWED_ID, 1)[0]
     wait = max(ctx.commands.reply_refill_s, ctx.commands.installation_reply_refill_s)
     ctx.queue.enqueue(
@@ -583,6 +587,13 @@ def owe_again(ctx: BotContext, ref: PRRef, delivery: Delivery, keys: set[Key]) -
 
 
 _OWED_ID = "#owed"  # the id of a run `owe_again` queued: the release's run's, then this
+
+
+def _lines_of(payload: dict[str, Any], keys: set[Key], reading: Reading) -> str:
+    """The lines of the kept comment's text (the payload's) that each read as one of the
+    commands `keys` alone, blank lines between."""
+    body = str((payload.get("comment") or {}).get("body") or "")
+    return "\n\n".join(line for line in body.splitlines() if _one_key(line, reading) in keys)
 
 
 def owed(payload: dict[str, Any]) -> frozenset[Key] | None:

@@ -1029,3 +1029,50 @@ def test_a_rollback_past_the_signature_edits_the_signed_comment_and_forward_sign
         tune(rt)
         say(client, rt, fake, "/notes why", login=AUTHOR)
         assert ours(fake) == [signed] and SIGNATURE_OPENING in signed.body
+
+
+# --- owed runs and reply-copies checks across a rollback ---
+
+
+def test_a_rollback_runs_an_owed_kept_command_and_answers_none_again(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """Kept `/notes help` and `/notes search deadlock` on the locked PR, with one reply of
+    the PR's two left at the unlock: the release's run answers `help` and leaves `search`
+    owed, queued again (`#owed1`) for when the budget refills. Rolled back before it ran,
+    the release before owed runs reads the run's payload as the kept comment's: it
+    answered nothing ("no new command"), the unlock's read (`released_still`) taken for
+    an answer to both, and `search` was lost. It must answer `search`, and not `help` a
+    second time (a duplicate reply, everyone notified)."""
+    from bot.commands import CommandConfig
+    from bot.db import utcnow
+    from tests.command_kit import replies, unlocked
+    from tests.test_unlocks import said_while_locked
+
+    fake = fake_github
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        now = [50.0]
+        tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: now[0])
+        say(client, rt, fake, "/notes")
+        say(client, rt, fake, "/notes help")  # one of the PR's two replies
+        fake.lock(DEFAULT_REPO, N)
+        said_while_locked(client, rt, fake, "/notes help\n\n/notes search deadlock")
+        unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
+        wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the release's run")
+        assert len(replies(fake)) == 2  # `help` answered; `search` owed
+        (owed,) = rt.queue.db.execute("SELECT id FROM deliveries WHERE state = 'pending'")
+        assert owed["id"].endswith("#owed1")
+        # the budget's refill is over by the time the older release runs
+        due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
+        rt.queue.db.execute(due, (utcnow(),))
+    server = old_server(tmp_path, fake, app_key, settings, UNSIGNED)
+    with server.run():
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="the older release ran the owed run",
+        )
+        assert server.health()["failed"] == 0
+    bodies = [r.body for r in replies(fake)]
+    assert len(bodies) == 3, bodies  # `search` answered, `help` not again
+    assert "search" in bodies[2].lower() and "/notes topic" not in bodies[2]
