@@ -1076,3 +1076,50 @@ def test_a_rollback_runs_an_owed_kept_command_and_answers_none_again(
     bodies = [r.body for r in replies(fake)]
     assert len(bodies) == 3, bodies  # `search` answered, `help` not again
     assert "search" in bodies[2].lower() and "/notes topic" not in bodies[2]
+
+
+def test_a_rollback_leaves_a_reply_copies_check_done_unrun_and_says_so(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'A rollback past the release that deletes a reply's later
+    copies': a reply posted twice (its answer lost, the list lagging) queues a check of
+    the bot's own. Rolled back before it ran, the release before it has no handler for
+    it: done (not failed, not run again), the log naming it, both copies left as that
+    release always left them; forward again, nothing runs it."""
+    from bot.commands import CommandConfig
+    from bot.db import utcnow
+    from bot.reply_copies import CHECK_ACTION
+    from tests.command_kit import replies
+
+    fake = fake_github
+    _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
+    settings = live_settings(
+        tmp_path, fake, app_key, lost_create_wait=0.05, reply_copies_check_after=3600
+    )
+    with serving(settings) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=2), clock=lambda: 50.0)
+        fake.lag_comment_lists(seconds=0.4)
+        fake.inject(
+            "POST", f"/repos/{DEFAULT_REPO}/issues/{N}/comments", Fault.error(502, apply=True)
+        )
+        say(client, rt, fake, "/notes help", wait=False)
+        wait_until(lambda: len(replies(fake)) == 2, what="the reply posted twice")
+        fake.lag_comment_lists()
+        wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the copies' check queued")
+        (check,) = rt.queue.db.execute("SELECT id FROM deliveries WHERE state = 'pending'")
+        due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
+        rt.queue.db.execute(due, (utcnow(),))
+    server = old_server(tmp_path, fake, app_key, settings, UNSIGNED)
+    with server.run():
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what="the older release took the check",
+        )
+        assert server.health()["failed"] == 0
+    logged = server.logs[-1].read_text()
+    assert f"{check['id']} pull_request.{CHECK_ACTION}" in logged
+    assert f"ignored: no handler for pull_request.{CHECK_ACTION}" in logged
+    assert len(replies(fake)) == 2  # as the older release left every copy
+    with serving(settings) as (client, rt):
+        assert rt.queue.get(check["id"]).state == "done"
+        assert rt.queue.counts()["pending"] == 0
