@@ -1123,3 +1123,56 @@ def test_a_rollback_leaves_a_reply_copies_check_done_unrun_and_says_so(
     with serving(settings) as (client, rt):
         assert rt.queue.get(check["id"]).state == "done"
         assert rt.queue.counts()["pending"] == 0
+
+
+# --- what this release refuses of a library the release before it took ---
+
+
+def _regex_aspect(text: str) -> str:
+    return text.replace("aspects = [", 'aspects = ["partial.*hit", ', 1)
+
+
+def _pasted_second_note(text: str) -> str:
+    return text + '\n+++\nid = "vllm-99999999"\nrepo = "vllm-project/vllm"\n+++\nguidance\n'
+
+
+def _invisible_title(text: str) -> str:
+    import re
+
+    return re.sub(r'^title_en = ".*"$', 'title_en = "\u200b"', text, count=1, flags=re.M)
+
+
+_NOTES_REFUSED_SINCE_UNSIGNED = [
+    (_regex_aspect, "regular expression"),
+    (_pasted_second_note, "second note"),
+    (_invisible_title, "invisible characters alone"),
+]
+
+
+@pytest.mark.parametrize(("edit", "named"), _NOTES_REFUSED_SINCE_UNSIGNED)
+def test_a_note_the_release_before_took_and_this_one_refuses_is_in_upgrading(tmp_path, edit, named):
+    """docs/upgrading.md lists the notes this release refuses that an older one took: the
+    server does not start on them, so a curator checks them before the upgrade. The
+    release before took each of these (its `notes check` says ok), this one does not."""
+    import shutil
+
+    from tests.docs_kit import doc
+    from tests.webhook_kit import PY, base_env
+
+    notes = tmp_path / "notes"
+    shutil.copytree(ROOT / "seeds" / "notes", notes)
+    note = next(p for p in sorted(notes.glob("*.md")) if "\naspects = [" in p.read_text())
+    note.write_text(edit(note.read_text("utf-8")), "utf-8")
+    for where, refused in [(old_release(tmp_path, UNSIGNED), False), (ROOT, True)]:
+        checked = subprocess.run(
+            [PY, "-m", "bot.cli", "notes", "check", str(notes)]
+            + ["--topics", str(where / "config" / "topics.toml")]
+            + ["--config", str(where / "config" / "matching.toml")],
+            env=base_env(tmp_path) | {"PYTHONPATH": str(where)},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert (checked.returncode != 0) == refused, (where, checked.stdout, checked.stderr)
+    refusals = doc("upgrading.md").split("## What this release refuses")[1].split("\n## ")[0]
+    assert named in " ".join(refusals.split()), f"upgrading.md does not name a {named!r} note"
