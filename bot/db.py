@@ -281,7 +281,8 @@ class Database:
             self._check_version()
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(f"PRAGMA busy_timeout={round(BUSY_TIMEOUT_SECONDS * 1000)}")
+            self._busy_timeout = BUSY_TIMEOUT_SECONDS  # the connection's, read at its opening
+            self._set_busy_timeout(self._busy_timeout)
 
     def _check_version(self) -> None:
         """Refuse a file of a newer schema version (closed, nothing written to it); set
@@ -360,12 +361,27 @@ class Database:
             self.last_used = time.monotonic()
             self._conn.executescript(sql)
 
+    def _set_busy_timeout(self, seconds: float) -> None:
+        self._conn.execute(f"PRAGMA busy_timeout={round(seconds * 1000)}")
+
     @contextmanager
-    def tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE: other writers wait, no upgrade deadlock)."""
+    def tx(self, busy_timeout: float | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE: other writers wait, no upgrade deadlock).
+
+        `busy_timeout`: how long to wait for another process's write lock, when shorter
+        than the connection's: for a caller that tries again later anyway (a worker's
+        claim), as the wait holds the in-process lock, and every write behind it (a
+        webhook's, on the event loop), that long."""
         with self._lock:
             self.last_used = time.monotonic()
-            self._conn.execute("BEGIN IMMEDIATE")
+            short = None if busy_timeout is None else min(busy_timeout, self._busy_timeout)
+            if short is not None:
+                self._set_busy_timeout(short)
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: what waits (WAL)
+            finally:
+                if short is not None:
+                    self._set_busy_timeout(self._busy_timeout)
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")

@@ -68,6 +68,12 @@ MAX_WAITS = 100
 # reading now was timed on a clock since stepped back (`DeliveryQueue.claim`): over. A
 # smaller step (NTP's routine corrections) only makes a wait that much longer.
 CLOCK_STEP_SECONDS = 60.0
+# How long a claim waits for another process's write lock (`DeliveryQueue.claim`), in
+# place of the connection's 10 s: the wait holds the Database's in-process lock, and a
+# webhook's write waited behind each worker's claim in turn, then its own 10 s (28 s, on
+# the event loop: GitHub gives up at 10 s). A claim refused is tried at the worker's next
+# poll; a short write of another process (`review-notes retry`) is waited out.
+CLAIM_BUSY_TIMEOUT_SECONDS = 0.2
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
 # A release before `waits` (a rollback's `review-notes retry`) cleared deferrals only: the
@@ -484,7 +490,7 @@ class DeliveryQueue:
         )
         now, order = utcnow(), "d.seq"
         stepped = utcnow(after_s=CLOCK_STEP_SECONDS)  # set later than this: a clock stepped back
-        with self.db.tx() as conn:
+        with self.db.tx(busy_timeout=CLAIM_BUSY_TIMEOUT_SECONDS) as conn:
             outage = conn.execute("SELECT until, since FROM github_outage").fetchone()
             if outage is not None and (outage["since"] or "") > stepped:
                 # begun after now: the clock stepped back since (NTP correcting a

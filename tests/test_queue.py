@@ -643,6 +643,39 @@ def test_group_commit_waits_out_a_lock_once_per_burst_not_once_per_delivery(tmp_
     assert asyncio.run(burst()) == [Enqueued.QUEUED] * 5  # the lock gone, stored as ever
 
 
+# kills: bot/queue.py:DeliveryQueue._claim `tx(busy_timeout=...)` -> `tx()`, and
+#   bot/db.py:Database.tx the connection's busy timeout not set back after it
+def test_a_claim_waits_briefly_for_another_process_lock_the_intake_as_long_as_ever(
+    tmp_path, monkeypatch
+):
+    # a claim's wait for the lock holds the Database's in-process lock: a webhook's write
+    # waited behind each worker's claim, then its own timeout. A claim gives up soon (the
+    # worker tries at its next poll); the intake still waits the connection's timeout.
+    from bot import db as bot_db
+
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 2.0)
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            q.claim()
+        claimed_in = time.monotonic() - started
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            add(q, "d2", number=2)
+        stored_in = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    print(f"under the lock: a claim refused in {claimed_in:.2f}s, a write in {stored_in:.2f}s")
+    assert claimed_in < 1.0 and stored_in >= 1.9
+    assert q.db.execute("PRAGMA busy_timeout")[0][0] == 2000
+    assert q.claim().id == "d1"  # the lock gone, the claim refused lost nothing
+
+
 def test_checkpoints_run_in_the_background_not_in_commits(tmp_path):
     q = queue_at(tmp_path)
     q.db.checkpoint_in_background(every=0.05)
