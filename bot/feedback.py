@@ -84,16 +84,33 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # 改名`: the words after it are the reason's); `第2条、第3条`, `第2条和第3条`, each counted;
 # and numbers joined by `和`, `及` or `与` ("and"), which join no quantity (`2和3`, `2 和 3`,
 # `2和3只是改名`, `二和三`; numerals only with no word glued after them: `二和三十分钟`).
+# In English, numbers joined by `and` or `&` (`2 and 3`, `#2 & #3`, `notes 2 and 3`, `note
+# 2 and note 3`, `(2) and (3)`: `_BETWEEN`), but not a count (`_COUNTED`: `2 and 30 files
+# changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
 _COUNTER = "[条條个個项項号號]"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
+# After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
+# glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
+# `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
+# is a rename`, `2 and 3 as well`), which a count is not followed by
+_NOT_COUNTED = ("is", "was", "has", "does", "as", "this", "thus", "plus", "seems", "looks", "fits")
+_COUNTED = (
+    r"(?:[0-9%]|\.[0-9]|[^\W\d_]"
+    rf"| (?!(?:{'|'.join(_NOT_COUNTED)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s(?![^\W\d_]))"
+)
+_ENGLISH_LIST = (
+    r"(?i:(?:notes? ?)?#*[0-9]+(?: ?(?:and|&) ?(?:note ?)?#*[0-9]+)+)"
+    rf"(?!{_COUNTED})"
+)
 _ENUMERATED = re.compile(
     rf"第 ?{_ENUM_NUMBER}"
     rf"(?: ?[、和及与] ?(?:第 ?)?{_ENUM_NUMBER}| ?[,、和及与] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、和及与] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
     rf"|[0-9]+(?: ?[和及与] ?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
     rf"|{_NUMERALS}(?: ?[和及与] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
+    rf"|{_ENGLISH_LIST}"
 )
 _ENUM_NUMBERS = re.compile(_ENUM_NUMBER)
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
@@ -591,9 +608,9 @@ _BRACKETED = re.compile(
 # `"2 , 3"`): a list of notes is short
 _MOST_IN_A_PAIR = 8
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`), and
-# `和`, `及` or `与` ("and"), which join notes' numbers into a list (`「2」和「3」` as `2和3`:
-# `_ENUMERATED`)
-_BETWEEN = re.compile(r"[-.:,、和及与]*")
+# `和`, `及`, `与`, `and` or `&`, which join notes' numbers into a list (`「2」和「3」` as
+# `2和3`, `(2) and (3)` as `2and3`: `_ENUMERATED`)
+_BETWEEN = re.compile(r"(?:[-.:,、和及与&]|(?i:and))*")
 
 
 def _unbracketed(words: list[str]) -> list[str]:

@@ -743,7 +743,8 @@ def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first)
     assert pick.asked == first.removesuffix(": only renames")  # quoted as typed
 
 
-@pytest.mark.parametrize("reason", ["notes 2 and 3 fit better", "noteworthy only for CI", "note"])
+# (`notes 2 and 3 fit better` names notes 2 and 3: `test_notes_numbers_joined_by_and_in_english…`)
+@pytest.mark.parametrize("reason", ["notes 2 fit better", "noteworthy only for CI", "note"])
 def test_words_starting_with_note_but_no_number_are_kept_as_typed(reason):
     (command,) = parse_commands(f"/notes wrong {reason}")
     assert pick_note(command.args, SHOWN[:1]).reason == reason
@@ -2275,3 +2276,55 @@ def test_bracketed_numbers_joined_by_and_in_chinese_name_no_one_note(typed):
     (said,) = parse_commands("/notes wrong 2和3")
     assert pick_note(command.args, SHOWN[:1]).note_id is None
     assert command.key == said.key  # as `2和3`: an edit between them runs nothing
+
+
+# kills: bot/feedback.py:_ENUMERATED, _BETWEEN notes' numbers joined by English's `and` or
+#   `&` read as the first note and a reason: `2 and 3` hid note 2 with the reason `and 3`,
+#   where `2和3` names no one note
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 and 3",
+        "2 & 3",
+        "2&3",
+        "2 AND 3",
+        "2 and 3 are renames",
+        "2 and 3: only renames",
+        "2 and 3 is a rename",  # `is`: no count, though it ends as a plural does
+        "(2) and (3)",
+        "[2] & [3] both off",
+        "「2」and「3」",
+        "notes 2 and 3",
+        "Notes 2 & 3 are renames",
+        "notes 2 and 3 fit better",
+        "note 2 and note 3",
+        "#2 and #3",
+        "(2) and 3",
+    ],
+)
+def test_notes_numbers_joined_by_and_in_english_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 and this is unrelated", "and this is unrelated"),
+        ("2 and 30 files changed", "and 30 files changed"),  # a count, as `2、30分钟` is
+        ("2 and 3 tests fail", "and 3 tests fail"),
+        ("2 and 3 PRs later", "and 3 PRs later"),
+        ("2 and 3x faster", "and 3x faster"),  # a unit glued on, as `2，1.5倍`
+        ("2 and 2.5 times slower", "and 2.5 times slower"),
+        ("2 and 30% slower", "and 30% slower"),
+        ("(2) and 30 files changed", "and 30 files changed"),
+        ("2 android", "android"),
+    ],
+)
+def test_a_count_after_and_stays_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
