@@ -25,8 +25,9 @@ from bot.cli import (
 )
 from bot.library import (
     Library,
+    NoteHeader,
     check_library,
-    header_of,
+    headers_of,
     load_library,
     notes_above,
     read_taxonomy,
@@ -203,16 +204,17 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     retired = f" ({len(library.retired)} retired)" if library.retired else ""
     print(f"ok: {len(library.notes)} notes{retired}, {len(library.topics)} topics")
     served = settings.repos if settings is not None else ()
-    warnings = _warnings(library, config, Path(args.dir), served)  # likely wrong
+    header = headers_of(Path(args.dir), library)  # one read and scan per note
+    warnings = _warnings(library, config, Path(args.dir), header, served)  # likely wrong
     warnings += _glued_elsewhere(library, config, Path(args.topics), Path(args.config))
     for warning in sorted(warnings):
         print(warning)
-    for hint in sorted(_hints(library, Path(args.dir))):  # advice, not a defect
+    for hint in sorted(_hints(library, header)):  # advice, not a defect
         print(hint)
     return 0
 
 
-def _hints(library: Library, notes_dir: Path) -> list[Problem]:
+def _hints(library: Library, header: NoteHeader) -> list[Problem]:
     """What a clean library may want, each as `file:line: field: hint: message`, on the
     line it is about: the keywords with no code name, the line of the text naming a PR it
     does not list, an aspect that is also a keyword."""
@@ -230,9 +232,9 @@ def _hints(library: Library, notes_dir: Path) -> list[Problem]:
             f"its text names PR {number}; {own}add it to read_with if a reviewer of that PR"
             " should get this note (to issues if it is an issue its PR fixes)"
         )
-        path, header = header_of(notes_dir, library, note)
+        path, lines = header(note)
         # the guidance's own line; a summary's key (a wrapped one's lines are one value)
-        line = header.body_line + at if field == "guidance" else header.line_of(field)
+        line = lines.body_line + at if field == "guidance" else lines.line_of(field)
         hints.append(Problem(path, line, field, f"hint: {msg}"))
     for note, aspect in redundant_aspects(library):
         msg = (
@@ -241,8 +243,8 @@ def _hints(library: Library, notes_dir: Path) -> list[Problem]:
         )
         found.append((note, "aspects", aspect, msg))
     for note, field, value, msg in found:
-        path, header = header_of(notes_dir, library, note)
-        hints.append(Problem(path, header.line_of(field, value), field, f"hint: {msg}"))
+        path, lines = header(note)
+        hints.append(Problem(path, lines.line_of(field, value), field, f"hint: {msg}"))
     return hints
 
 
@@ -269,7 +271,11 @@ def _loaded_settings() -> Settings | None:
 
 
 def _warnings(
-    library: Library, config: MatchConfig, notes_dir: Path, served: tuple[str, ...] = ()
+    library: Library,
+    config: MatchConfig,
+    notes_dir: Path,
+    header: NoteHeader,
+    served: tuple[str, ...] = (),
 ) -> list[Problem]:
     """What a clean library likely has wrong: a note for a repository the bot does not
     serve (`served`, lower case), a keyword as common as `fix`, a path glob matching
@@ -340,14 +346,14 @@ def _warnings(
         found.append((note, "verdict", None, msg))
     for note, field, other in shared_fields(library):
         found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
-    warnings = _fenced_conflicts(library, notes_dir) + _long_guidance(library, config, notes_dir)
+    warnings = _fenced_conflicts(library, notes_dir) + _long_guidance(library, config, header)
     # a note saved a directory too high (`seeds/` for `seeds/notes/`) is not loaded; a
     # warning, not a problem: another tool's files (Hugo's) may open with `+++` too
     moved = f"warning: a note outside the notes directory is not loaded: move it into {notes_dir}"
     warnings += [Problem(file, 1, "file", moved) for file in notes_above(notes_dir)]
     for note, field, value, msg in found:
-        path, header = header_of(notes_dir, library, note)
-        warnings.append(Problem(path, header.line_of(field, value), field, f"warning: {msg}"))
+        path, lines = header(note)
+        warnings.append(Problem(path, lines.line_of(field, value), field, f"warning: {msg}"))
     return sorted(warnings)
 
 
@@ -384,11 +390,11 @@ def _glued_elsewhere(
     return warnings
 
 
-def _long_guidance(library: Library, config: MatchConfig, notes_dir: Path) -> list[Problem]:
+def _long_guidance(library: Library, config: MatchConfig, header: NoteHeader) -> list[Problem]:
     """A warning on the first line of each guidance longer than `guidance_max_chars`."""
     warnings = []
     for note, length in long_guidance(library, config.guidance_max_chars):
-        path, header = header_of(notes_dir, library, note)
+        path, lines = header(note)
         cut = (
             f"; a search reads its first {SEARCHED_GUIDANCE_CHARS:,} only"
             if length > SEARCHED_GUIDANCE_CHARS
@@ -399,7 +405,7 @@ def _long_guidance(library: Library, config: MatchConfig, notes_dir: Path) -> li
             f" {config.guidance_max_chars:,}): reading guidance says what to read in the PR and"
             f" why; the PR, its diff or its discussion pasted in is for GitHub to show{cut}"
         )
-        warnings.append(Problem(path, header.body_line, "guidance", msg))
+        warnings.append(Problem(path, lines.body_line, "guidance", msg))
     return warnings
 
 

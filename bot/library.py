@@ -2,16 +2,17 @@
 
 Parsing and checking are pure (text in, models and problems out); what reads the disk
 is here too: `load_library` and `check_library`, and for them `note_files`,
-`read_taxonomy` and `header_of` (a loaded note's header, to put a warning on its line).
-Loading is deterministic: notes are sorted by id, topics keep file order. The
-warnings `notes check` adds for a library that loads are `bot.notes_lint`'s.
+`read_taxonomy` and `header_of` (a loaded note's header, to put a warning on its line;
+`headers_of` reads each once). Loading is deterministic: notes are sorted by id, topics
+keep file order. The warnings `notes check` adds for a library that loads are
+`bot.notes_lint`'s.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -212,6 +213,24 @@ def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Heade
     path = notes_dir / library.files.get(note.id, note.filename)
     header_text, _, first = split_front_matter(_read(path), str(path))
     return str(path), Header(header_text, first)
+
+
+# a loaded note -> its file and header (`headers_of`)
+NoteHeader = Callable[[Note], tuple[str, Header]]
+
+
+def headers_of(notes_dir: Path, library: Library) -> NoteHeader:
+    """`header_of` for one run over `library`, each note's file read and its header scanned
+    once: `notes check` puts a warning per broad path, so hundreds may go on one note, and a
+    scan per warning cost the header's length times theirs."""
+    found: dict[str, tuple[str, Header]] = {}
+
+    def header(note: Note) -> tuple[str, Header]:
+        if note.id not in found:
+            found[note.id] = header_of(notes_dir, library, note)
+        return found[note.id]
+
+    return header
 
 
 def check_notes(

@@ -3740,3 +3740,75 @@ def test_every_seed_title_zh_copied_as_title_en_is_warned_of():
     copied = dataclasses.replace(library, notes=notes)
     assert [n.id for n, _ in untranslated_lines(copied)] == [n.id for n in library.notes]
     assert untranslated_lines(library) == []
+
+
+# A note with a warning or a hint of most kinds, laid out as curators write one: arrays over
+# lines with comments, a quoted key, a value in two lists, a wrapped summary
+MANY_WARNINGS = """\
++++
+id = "vllm-test0002"
+repo = "vllm-project/vllm"
+source_pr = 52402
+verdict = "skip"
+topics = ["cuda-graphs"]  # paths = ["vllm/"] in a comment
+"keywords" = [
+  "fix",  # as common as it gets
+  "前綴緩存",
+  "eager",
+]
+aspects = ["eager", "piecewise"]
+paths = [
+  "vllm/",
+  "**/*.py",  # "vllm/**foo.py"
+  "vllm/**foo.py",
+  'vllm/**/utils.py',
+]
+title_zh = "Pick the eager region"
+title_en = "按 runner 选择 eager 区域的方法，修复 MRV1"
+summary_en = \"\"\"Shows how a function pointer picks the eager region, \\
+  as PR 52401 did.\"\"\"
+created = 2026-08-14
+updated = 2026-12-02
++++
+值得精读。See PR 12345 and #23456.
+"""
+
+
+def _many_broad_paths(count: int) -> str:
+    paths = "".join(f'  "vllm_part_{i:04d}/**/*.py",\n' for i in range(count))
+    old = 'paths = ["vllm/models/deepseek_v4/attention.py"]'
+    return VALID.replace(old, f"paths = [\n{paths}]")
+
+
+def test_warnings_and_hints_keep_their_lines_with_each_header_read_once(
+    tmp_path, capsys, monkeypatch
+):
+    # `notes check` read and scanned a note's header again for every warning on it: 150
+    # broad paths on one note took 29 s. Read once, each warning still names the line it did.
+    from bot import cli_notes, library
+
+    shipped, mixed = tmp_path / "shipped", tmp_path / "mixed"
+    shutil.copytree(DEFAULT_NOTES_DIR, shipped)
+    write(mixed, VALID)
+    write(mixed, MANY_WARNINGS, "vllm-test0002.md")
+    third = _many_broad_paths(40).replace("vllm-test0001", "vllm-test0003")
+    write(mixed, third.replace("eager 区域", "eager 区"), "x/vllm-test0003.md")
+    said = {d: check_output(d, capsys) for d in (shipped, mixed)}
+    assert said[mixed][1].count(": warning: ") > 50 and ": hint: " in said[mixed][1]
+
+    def one_read_a_warning(notes_dir, loaded):  # main's way: no note's header kept
+        return lambda note: library.header_of(notes_dir, loaded, note)
+
+    monkeypatch.setattr(cli_notes, "headers_of", one_read_a_warning)
+    assert {d: check_output(d, capsys) for d in (shipped, mixed)} == said
+
+
+def test_a_note_with_many_warnings_has_its_header_scanned_once(tmp_path, capsys, monkeypatch):
+    from bot import toml_lines
+
+    write(tmp_path, _many_broad_paths(150))
+    scanned, scan = [], toml_lines._scanned
+    monkeypatch.setattr(toml_lines, "_scanned", lambda text: scanned.append(text) or scan(text))
+    status, out = check_output(tmp_path, capsys)
+    assert status == 0 and out.count("matches files all over the tree") == 150, out
+    assert sum("vllm_part_0000" in text for text in scanned) == 1
