@@ -14,6 +14,17 @@ from dataclasses import dataclass
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _SPACE = " \t"
+# A string's characters by its quote and whether it is multi-line, matched at once (a
+# header's strings are most of it): to its closing quote (a one-line string's line end
+# too), a `\` in a "..." string taking the character after it, whatever it is
+_BODIES = {
+    ('"', False): re.compile(r'(?:[^"\\\n]+|\\[\s\S])*'),
+    ('"', True): re.compile(r'(?:[^"\\]+|"(?!"")|\\[\s\S])*'),
+    ("'", False): re.compile(r"[^'\n]*"),
+    ("'", True): re.compile(r"(?:[^']+|'(?!''))*"),
+}
+# what a value holds between its strings, comments, brackets and line ends
+_IN_VALUE = re.compile(r"[^\"'\n#\[\]{}]+")
 
 
 @dataclass(frozen=True)
@@ -53,29 +64,21 @@ class _Scanner:
     def string(self) -> str:
         """Skip a string of any kind at i; its text (escapes left as written)."""
         quote = self.peek()
-        if self.peek(3) == quote * 3:  # multi-line: runs to the closing triple quote
-            start = self.i = self.i + 3
-            while self.i < len(self.text) and self.peek(3) != quote * 3:
-                self.step(escapes=quote == '"')
-            text = self.text[start : self.i]
+        multi = self.peek(3) == quote * 3  # runs to the closing triple quote
+        start = self.i = self.i + (3 if multi else 1)
+        body = _BODIES[quote, multi].match(self.text, start)
+        self.i = body.end() if body else start  # (it always matches: a body may be empty)
+        if self.peek() == "\\":  # a `\` last in the text, escaping nothing: the string's
+            self.i += 1
+        self.line += self.text.count("\n", start, self.i)
+        text = self.text[start : self.i]
+        if multi:
             self.i += 3
             while self.peek() == quote:  # `""""` closes with a quote inside
                 self.i += 1
-            return text
-        start = self.i = self.i + 1
-        while self.i < len(self.text) and self.peek() not in (quote, "\n"):
-            self.step(escapes=quote == '"')
-        text = self.text[start : self.i]
-        if self.peek() == quote:
+        elif self.peek() == quote:
             self.i += 1
         return text
-
-    def step(self, escapes: bool) -> None:
-        if escapes and self.peek() == "\\":
-            self.i += 1
-        if self.peek() == "\n":
-            self.line += 1
-        self.i += 1
 
     def key(self) -> tuple[str, ...]:
         """A key path at i (`a."b c".d`); empty when there is none."""
@@ -114,6 +117,9 @@ class _Scanner:
                 depth += 1
             elif c in "]}":
                 depth -= 1
+            elif m := _IN_VALUE.match(self.text, self.i):  # numbers, commas, spaces
+                self.i = m.end()
+                continue
             self.i += 1
 
 

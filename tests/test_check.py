@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import shutil
@@ -9,9 +10,13 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bot import toml_lines
 from bot.cli import main
 from bot.importer import derive_verdict
 from bot.library import (
@@ -3812,3 +3817,109 @@ def test_a_note_with_many_warnings_has_its_header_scanned_once(tmp_path, capsys,
     status, out = check_output(tmp_path, capsys)
     assert status == 0 and out.count("matches files all over the tree") == 150, out
     assert sum("vllm_part_0000" in text for text in scanned) == 1
+
+
+class CharByCharScanner(toml_lines._Scanner):
+    """The scanner as it was, a string and a value read a character at a time: what the
+    scanner that matches them at once must find, entry for entry."""
+
+    def string(self) -> str:
+        quote = self.peek()
+        if self.peek(3) == quote * 3:
+            start = self.i = self.i + 3
+            while self.i < len(self.text) and self.peek(3) != quote * 3:
+                self.step(escapes=quote == '"')
+            text = self.text[start : self.i]
+            self.i += 3
+            while self.peek() == quote:
+                self.i += 1
+            return text
+        start = self.i = self.i + 1
+        while self.i < len(self.text) and self.peek() not in (quote, "\n"):
+            self.step(escapes=quote == '"')
+        text = self.text[start : self.i]
+        if self.peek() == quote:
+            self.i += 1
+        return text
+
+    def step(self, escapes: bool) -> None:
+        if escapes and self.peek() == "\\":
+            self.i += 1
+        if self.peek() == "\n":
+            self.line += 1
+        self.i += 1
+
+    def value(self) -> None:
+        depth = 0
+        while self.i < len(self.text):
+            c = self.peek()
+            if c in ('"', "'"):
+                self.string()
+                continue
+            if c == "\n":
+                if depth == 0:
+                    return
+                self.line += 1
+            elif c == "#":
+                self.rest_of_line()
+                continue
+            elif c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+            self.i += 1
+
+
+def _scanned_both_ways(text: str) -> tuple[object, object]:
+    entries, s = toml_lines._scanned(text)
+    with mock.patch.object(toml_lines, "_Scanner", CharByCharScanner):
+        old_entries, old = toml_lines._scanned(text)
+    return (entries, s.comments, s.i, s.line), (old_entries, old.comments, old.i, old.line)
+
+
+def _test_strings() -> list[str]:
+    """Every string the tests write, TOML and malformed TOML among them."""
+    found = []
+    for file in sorted(Path(__file__).parent.glob("test_*.py")):
+        tree = ast.parse(file.read_text("utf-8"))
+        found += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+    return [s for s in found if isinstance(s, str) and len(s) > 1]
+
+
+def test_the_scanner_finds_what_it_found_a_character_at_a_time():
+    # the notes, the config files and every string of the tests, most of them TOML or TOML
+    # gone wrong (strings left open, a `\` last, quotes in threes and fours)
+    texts = [p.read_text("utf-8") for p in sorted(DEFAULT_NOTES_DIR.glob("*.md"))]
+    texts += [p.read_text("utf-8") for p in sorted((ROOT / "config").glob("*.toml"))]
+    texts += _test_strings()
+    assert len(texts) > 5_000
+    for text in texts:
+        now, before = _scanned_both_ways(text)
+        assert now == before, text
+
+
+@settings(max_examples=2_000, derandomize=True, database=None, deadline=None)
+@given(st.text(alphabet="\"'\\\n#[]{}=. a1\t", max_size=40))
+def test_the_scanner_finds_what_it_found_on_any_text(text):
+    now, before = _scanned_both_ways(text)
+    assert now == before
+
+
+def test_each_problem_keeps_its_line_with_the_scanner_matching_strings_at_once(
+    tmp_path, monkeypatch
+):
+    # every defect these tests give a note and the taxonomy, checked with each scanner
+    malformed = test_malformed_header_names_the_line.pytestmark[0].args[1]
+    edits = [p.values[0] for p in (*NOTE_DEFECTS, *malformed)]
+    for n, (old, new) in enumerate(edits):
+        write(tmp_path / "notes" / str(n), VALID.replace(old, new, 1))
+    rocm = write(tmp_path / "rocm", VALID.replace('"cuda-graphs", "rocm"', '"rocm"')).parent
+    (tmp_path / "topics").mkdir()
+    for n, p in enumerate(TAXONOMY_DEFECTS):
+        (tmp_path / "topics" / f"{n}.toml").write_text(TAXONOMY.replace(*p.values[0], 1), "utf-8")
+    runs = [(tmp_path / "notes" / str(n), TOPICS) for n in range(len(edits))]
+    runs += [(rocm, tmp_path / "topics" / f"{n}.toml") for n in range(len(TAXONOMY_DEFECTS))]
+    said = [problems_of(notes, taxonomy) for notes, taxonomy in runs]
+    assert sum(map(len, said)) >= len(runs)
+    monkeypatch.setattr(toml_lines, "_Scanner", CharByCharScanner)
+    assert [problems_of(notes, taxonomy) for notes, taxonomy in runs] == said
