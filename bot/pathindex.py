@@ -47,10 +47,8 @@ class GlobIndex(Generic[Owner]):
         self._depth = max((key.count("/") + 1 for key in literal), default=0)
         runs = sorted(self._by_run, key=len, reverse=True)
         # The scan reports the longest run at each position; shorter runs that are its
-        # prefixes occur there too.
-        self._run_prefixes = {
-            r: [r[:k] for k in range(1, len(r)) if r[:k] in self._by_run] for r in runs
-        }
+        # prefixes occur there too, each reached from the next longer one.
+        self._shorter_run = _shorter_runs(runs)
         self._runs = re.compile("(?=(" + trie_regex(runs) + "))") if runs else None
 
     def _add(self, pattern: str, owner: Owner) -> None:
@@ -105,10 +103,27 @@ class GlobIndex(Generic[Owner]):
                 )
         if self._runs is not None:
             present: set[str] = set()
-            for run in set(self._runs.findall(path)):  # a run repeated in a long path: once
-                present.add(run)
-                present.update(self._run_prefixes[run])
+            for found_run in set(self._runs.findall(path)):  # repeated in a long path: once
+                run: str | None = found_run
+                while run is not None and run not in present:  # (its prefixes are in too)
+                    present.add(run)
+                    run = self._shorter_run[run]
             for run in present:
                 found.update(o for rx, o in self._by_run[run] if o not in found and rx.match(path))
         found.update(o for rx, o in self._always if o not in found and rx.match(path))
         return found
+
+
+def _shorter_runs(runs: Iterable[str]) -> dict[str, str | None]:
+    """Each run -> the longest other run that is a prefix of it, or None. In sorted order a
+    run's prefixes come before it and the runs starting with one follow it together, so
+    a stack holds the current run's: n nested runs (`j`, `jj`, ...) cost n steps, where
+    listing each one's prefixes cost n squared slices of up to n characters."""
+    shorter: dict[str, str | None] = {}
+    stack: list[str] = []
+    for run in sorted(runs):
+        while stack and not run.startswith(stack[-1]):
+            stack.pop()
+        shorter[run] = stack[-1] if stack else None
+        stack.append(run)
+    return shorter

@@ -526,6 +526,22 @@ def test_globs_whose_runs_are_each_a_prefix_of_the_next_compile_and_match():
     assert index.owners(f"src/{'j' * 5}.py") == {2, 3, 4, 5}
 
 
+def test_globs_whose_runs_share_prefixes_are_found_as_glob_matches_finds_them():
+    # runs that are prefixes of one another in branches (`*ab*`, `*aba*`, `*abb*`, ...):
+    # a run found in a path brings every shorter run it begins with, and no other
+    rng = random.Random(11)
+    runs = {"".join(rng.choice("ab") for _ in range(rng.randint(1, 7))) for _ in range(120)}
+    globs = [f"*{r}*" for r in runs] + [f"{r}*.py" for r in list(runs)[:30]] + ["x/*ab*"]
+    index = GlobIndex((g, g) for g in globs)
+    paths = ["/".join(rng.choice(["ab", "ba", "aab", "x"]) for _ in range(3)) for _ in range(200)]
+    paths += [
+        "".join(rng.choice("ab/.") for _ in range(rng.randint(1, 20))).strip("/") or "a"
+        for _ in range(800)
+    ]
+    for path in paths:
+        assert index.owners(path) == {g for g in globs if glob_matches(g, path)}, path
+
+
 @pytest.mark.parametrize("nesting", [1, 3])
 def test_a_trie_cut_into_shallow_ones_finds_what_the_one_trie_finds(monkeypatch, nesting):
     # the trie written as several, each nesting at most `nesting` groups, must find every
