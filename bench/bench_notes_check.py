@@ -1,13 +1,18 @@
 """How fast `review-notes notes check` answers on a library that loads, warnings and all.
 
-    .venv/bin/python bench/bench_notes_check.py [--notes 1000] [--warnings 150] [--repeat 3]
+    .venv/bin/python bench/bench_notes_check.py [--notes 1000] [--warnings 150]
+        [--globs 2000] [--repeat 3]
 
 Runs the command in this process (imports excluded: bench_cli.py times a new process) on
 the shipped notes, on a generated library of `notes` notes (bench_library.py's), and on
 the shipped notes plus one note with `warnings` broad paths, a warning each. Each is run
-as the code is, and with each warning reading its note's file and scanning its header
-again (before the headers were kept for the run), with the ratio; the two must print the
-same. Not a test: the machine is shared, so figures are printed, never asserted.
+as the code is and as it was (each warning reading its note's file and scanning its
+header again, the header's strings scanned a character at a time: the scanner that
+tests/test_check.py keeps), with the ratio; the two must print the same. Then the path
+glob index (`bot.pathindex`, built by `notes check`, `match` and the server's start) on
+`globs` globs whose literal runs are each a prefix of the next (`*jj*`, `*jjj*`, ...),
+as it is and listing each run's shorter runs as it did. Not a test: the machine is
+shared, so figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from bench_library import generate  # noqa: E402
+from test_check import CharByCharScanner  # noqa: E402
 
-from bot import cli_notes, library  # noqa: E402
+from bot import cli_notes, library, pathindex, toml_lines  # noqa: E402
 from bot.cli import main  # noqa: E402
+from bot.globs import compile_glob  # noqa: E402
 from bot.library import DEFAULT_NOTES_DIR  # noqa: E402
 
 
@@ -54,6 +63,35 @@ def a_read_per_warning(notes_dir: Path, loaded: library.Library) -> library.Note
     return lambda note: library.header_of(notes_dir, loaded, note)
 
 
+@contextlib.contextmanager
+def as_it_was() -> Iterator[None]:
+    """`notes check` as it was: a read per warning, a character at a time."""
+    kept = cli_notes.headers_of, toml_lines._Scanner
+    cli_notes.headers_of, toml_lines._Scanner = a_read_per_warning, CharByCharScanner
+    try:
+        yield
+    finally:
+        cli_notes.headers_of, toml_lines._Scanner = kept
+
+
+def prefix_lists(runs: Iterable[str]) -> dict[str, str | None]:
+    """Each run's shorter runs found as the index found them before: every prefix sliced
+    and looked up (n squared slices of up to n characters for n nested runs)."""
+    known = set(runs)
+    lists = {r: [r[:k] for k in range(1, len(r)) if r[:k] in known] for r in known}
+    return {r: (found[-1] if found else None) for r, found in lists.items()}
+
+
+def index_build(repeat: int, globs: list[tuple[str, int]]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        compile_glob.cache_clear()  # each glob compiled afresh, as at a start
+        start = time.perf_counter()
+        pathindex.GlobIndex(globs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def one_note_warned(directory: Path, warnings: int) -> None:
     """The shipped notes, one of them given `warnings` broad paths, one a line."""
     shutil.copytree(DEFAULT_NOTES_DIR, directory)
@@ -69,6 +107,7 @@ def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=1_000)
     parser.add_argument("--warnings", type=int, default=150)
+    parser.add_argument("--globs", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,21 +121,29 @@ def main_bench() -> None:
             f"one note with {args.warnings} warnings": warned,
         }
         check(DEFAULT_NOTES_DIR)  # imports and first-use caches out of the figures
-        kept = cli_notes.headers_of
-        print(f"best of {args.repeat}, seconds: headers kept, a read per warning, ratio")
+        print(f"notes check, best of {args.repeat}, seconds: now, before, ratio")
         for name, notes_dir in cases.items():
             now, said = best_of(args.repeat, notes_dir)
-            cli_notes.headers_of = a_read_per_warning
-            try:
+            with as_it_was():
                 before, said_before = best_of(args.repeat, notes_dir)
-            finally:
-                cli_notes.headers_of = kept
             lines = said.count("\n") - 1  # the `ok:` line
             same = "same output" if said == said_before else "OUTPUT DIFFERS"
             print(
                 f"  {name:<32} {now:7.3f} {before:7.3f} {before / now:6.1f}x"
                 f"  ({lines:,} warnings and hints, {same})"
             )
+    print(f"glob index build, best of {args.repeat}, seconds: now, before, ratio")
+    for count in sorted({args.globs // 4, args.globs // 2, args.globs}):
+        globs = [(f"*{'j' * n}*", n) for n in range(2, count + 2)]
+        now = index_build(args.repeat, globs)
+        kept = pathindex._shorter_runs
+        pathindex._shorter_runs = prefix_lists
+        try:
+            before = index_build(args.repeat, globs)
+        finally:
+            pathindex._shorter_runs = kept
+        name = f"{count:,} nested globs"
+        print(f"  {name:<32} {now:7.3f} {before:7.3f} {before / now:6.1f}x")
 
 
 if __name__ == "__main__":

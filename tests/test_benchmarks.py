@@ -17,7 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
     [
         ("bench_matching.py", ["--quick"], "generated library: 10000 notes, 1000 topics"),
         ("bench_library.py", ["--notes", "200", "--repeat", "1"], "the 16 seed notes"),
-        ("bench_notes_check.py", ["--notes", "100", "--repeat", "1"], "150 warnings"),
+        (
+            "bench_notes_check.py",
+            ["--notes", "100", "--globs", "200", "--repeat", "1"],
+            "200 nested globs",
+        ),
         ("bench_cli.py", ["--runs", "1"], "serve to /healthz 200"),
         ("bench_load.py", ["--quick"], "failed deliveries: 0"),
         ("bench_commands.py", ["--quick"], "x prose"),
