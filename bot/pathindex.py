@@ -52,16 +52,16 @@ class GlobIndex(Generic[Owner]):
         self._runs = re.compile("(?=(" + trie_regex(runs) + "))") if runs else None
 
     def _add(self, pattern: str, owner: Owner) -> None:
-        glob_to_regex(pattern)  # validates (raises GlobError) without compiling
         pat = pattern.lstrip("/").rstrip("/")
         if not _GLOB_CHARS.search(pat):  # a name anywhere, unless `/` anchors it at the root
+            glob_to_regex(pattern)  # validates (raises GlobError) without compiling
             anchored = "/" in pat or pattern.startswith("/")
             if pattern.endswith("/"):
                 (self._exact_dir if anchored else self._part_dir)[pat].add(owner)
             else:
                 (self._exact if anchored else self._part)[pat].add(owner)
             return
-        rx = compile_glob(pattern)
+        rx = compile_glob(pattern)  # (raises GlobError as glob_to_regex does)
         parts = pat.split("/")
         if len(parts) > 1:
             lead = []
