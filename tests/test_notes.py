@@ -109,10 +109,21 @@ def test_loading_is_deterministic_whatever_the_file_order(tmp_path):
 UNSEEN = ("Cc", "Cf", "Zl", "Zp", "Zs")
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
 LINE = TEXT.filter(lambda s: "\n" not in s and "\r" not in s and s == s.strip() and s.strip())
+
+
+def _shows_something(s: str) -> bool:
+    """Not invisible characters alone (zero-width spaces, a BOM): refused in a title or a
+    summary (notes.control_character)."""
+    shown = [c for c in s if not c.isspace()]
+    return not shown or any(unicodedata.category(c) != "Cf" for c in shown)
+
+
 # a title: one line, with no tab or other control character (Note._one_line)
-TITLE = LINE.filter(lambda s: not any(c < " " or c == "\x7f" for c in s))
+TITLE = LINE.filter(lambda s: not any(c < " " or c == "\x7f" for c in s)).filter(_shows_something)
 # a summary: lines of text, no tab or other control character (Note._no_control)
-SUMMARY = TEXT.filter(lambda s: not any((c < " " or c == "\x7f") and c != "\n" for c in s))
+SUMMARY = TEXT.filter(lambda s: not any((c < " " or c == "\x7f") and c != "\n" for c in s)).filter(
+    _shows_something
+)
 # a keyword: English ones need two letters or digits, and no keyword holds a non-ASCII
 # space, control or format character, nor what a Chinese input method types for ASCII
 # (full-width forms, its Chinese punctuation, list separators), nor is written as a
