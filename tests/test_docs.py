@@ -65,7 +65,7 @@ def anchor(heading: str) -> str:
 
 def anchors(text: str) -> set[str]:
     found: set[str] = set()
-    for line in prose(text).splitlines():
+    for line in unfenced(text).splitlines():  # a code span's text is in the anchor
         heading = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
         if heading:
             name, n = anchor(heading.group(1)), 1
@@ -110,6 +110,8 @@ def test_anchors_follow_githubs_rule():
     assert anchor("Create the GitHub App (manifest flow)") == "create-the-github-app-manifest-flow"
     assert anchor("📚 Review notes") == "-review-notes"
     assert anchors("# A\n## A\n```\n# B\n```\n## A\n") == {"a", "a-1", "a-2"}
+    # a code span's text stays in its heading's anchor, its backticks dropped
+    assert anchors("### `notes check` with many warnings\n") == {"notes-check-with-many-warnings"}
 
 
 def test_a_broken_link_is_named(tmp_path):
