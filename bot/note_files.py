@@ -50,7 +50,7 @@ from bot.toml_errors import (
     unquoted,
     year_first_date,
 )
-from bot.toml_lines import first_lines
+from bot.toml_lines import Layout, layout
 
 
 @dataclass(frozen=True, order=True)
@@ -89,20 +89,28 @@ class Header:
     text: str
     first: int  # file line number of the block's first line
 
-    @cached_property
-    def lines(self) -> list[str]:
-        return self.text.split("\n")
-
     @property
     def body_line(self) -> int:
         """The file line the guidance starts on, after the header's closing `+++`."""
         return self.first + self.text.count("\n") + 2
 
     @cached_property
+    def layout(self) -> Layout:
+        """Its keys and its values' strings, scanned as TOML (worked out only when a
+        problem needs it)."""
+        return layout(self.text)
+
+    @cached_property
     def keys(self) -> dict[str, int]:
-        """Each key, dotted, and each table (`[links]`) -> index into lines, scanned as
-        TOML (worked out only when a problem needs it)."""
-        return first_lines(self.text)
+        """Each key, dotted, and each table (`[links]`) -> index of its line."""
+        return self.layout.keys
+
+    @cached_property
+    def strings(self) -> list[tuple[int, str | None]]:
+        """Each string its values hold, as TOML reads it (`"no\\u002dtopic"` is
+        no-topic), by the index of its line: a value quoted in a comment or inside
+        another string is none."""
+        return [(line, _read_string(written)) for line, written in self.layout.strings]
 
     def line_of(self, key: str, value: Any = None, default: int | None = None, nth: int = 0) -> int:
         """The file line of `key`, or of the array element `value` under it (its `nth`
@@ -111,15 +119,22 @@ class Header:
             return self.first - 1 if default is None else default
         start = self.keys[key]
         if isinstance(value, str):
-            later = [i for i in self.keys.values() if i > start]
-            end = min(later, default=len(self.lines))
-            for needle in (toml_string(value), f"'{value}'"):
-                seen = 0
-                for i in range(start, end):
-                    seen += self.lines[i].count(needle)
-                    if seen > nth:
-                        return self.first + i
+            end = min(
+                (i for i in self.keys.values() if i > start), default=self.text.count("\n") + 1
+            )
+            found = [i for i, read in self.strings if start <= i < end and read == value]
+            if len(found) > nth:
+                return self.first + found[nth]
         return self.first + start
+
+
+def _read_string(written: str) -> str | None:
+    """A TOML string as written, quotes and all, read; None if it is none (the scanner
+    reads on through text TOML refuses)."""
+    try:
+        return tomllib.loads(f"s = {written}")["s"]
+    except tomllib.TOMLDecodeError:
+        return None
 
 
 def _not_a_date(value: Any) -> str:

@@ -1,6 +1,7 @@
 """Where each key and table of a TOML text is, by line (pure).
 
-tomllib gives values, not lines; a problem must name the line of its key. This scans
+tomllib gives values, not lines; a problem must name the line of its key (or of the
+array element at fault: the strings a value holds, by line, too). This scans
 the text as TOML does: a table header (`[weights]`, `[["topic"]]`) or a key (bare,
 quoted or dotted) at the start of a line, and values skipped whole, so a multi-line
 string or array that holds a `[[topic]]` or `key =` line is never read as one. It
@@ -41,6 +42,7 @@ class _Scanner:
     def __init__(self, text: str):
         self.text, self.i, self.line = text, 0, 0
         self.comments: list[int] = []  # where each comment's `#` is
+        self.strings: list[tuple[int, int, int]] = []  # each value's string: line, start, end
 
     def rest_of_line(self) -> None:
         """To the start of the next line, noting a comment on the way."""
@@ -99,12 +101,14 @@ class _Scanner:
 
     def value(self) -> None:
         """Skip a value at i: strings, and arrays and inline tables to their closing
-        bracket, over as many lines as they take."""
+        bracket, over as many lines as they take, noting each string on the way."""
         depth = 0
         while self.i < len(self.text):
             c = self.peek()
             if c in ('"', "'"):
-                self.string()
+                line, start = self.line, self.i
+                self.string()  # (left open, it ends past the text's end)
+                self.strings.append((line, start, min(self.i, len(self.text))))
                 continue
             if c == "\n":
                 if depth == 0:
@@ -136,6 +140,21 @@ def comments(text: str) -> dict[int, int]:
         start = text.rfind("\n", 0, at) + 1
         found[text.count("\n", 0, at)] = at - start
     return found
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A TOML text's keys (as `first_lines` gives them) and the strings its values hold,
+    each as written, quotes and all, with the 0-based line it opens on: an array's
+    elements, not a quote of one in a comment or inside another string. One scan."""
+
+    keys: dict[str, int]
+    strings: list[tuple[int, str]]
+
+
+def layout(text: str) -> Layout:
+    entries, s = _scanned(text)
+    return Layout(_first_lines(entries), [(line, text[a:b]) for line, a, b in s.strings])
 
 
 def _scanned(text: str) -> tuple[list[Entry], _Scanner]:
@@ -173,8 +192,12 @@ def _scanned(text: str) -> tuple[list[Entry], _Scanner]:
 def first_lines(text: str) -> dict[str, int]:
     """Each key path, dotted (`weights.path`), and each of its prefixes (`weights`) ->
     the 0-based line it first appears on."""
+    return _first_lines(scan(text))
+
+
+def _first_lines(entries: list[Entry]) -> dict[str, int]:
     lines: dict[str, int] = {}
-    for entry in scan(text):
+    for entry in entries:
         for n in range(1, len(entry.path) + 1):
             lines.setdefault(".".join(entry.path[:n]), entry.line)
     return lines

@@ -3525,6 +3525,23 @@ def test_a_double_star_glued_to_other_characters_is_warned_of_on_its_line(tmp_pa
     assert "CODEOWNERS and .gitignore" in said[0] and "'**' alone between slashes" in said[0]
 
 
+# kills: bot/note_files.py:Header.line_of (hand) a value quoted in a comment taken for the
+#   value: the warning of the glob on the next line put on the comment's line
+def test_a_warning_names_its_values_line_not_a_comment_quoting_it(tmp_path, capsys):
+    commented = '  "vllm/models/deepseek_v4/attention.py",  # was "vllm/**foo.py"\n'
+    path = write(
+        tmp_path,
+        VALID.replace(
+            'paths = ["vllm/models/deepseek_v4/attention.py"]',
+            f'paths = [\n{commented}  "vllm/**foo.py",\n]',
+        ),
+    )
+    assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if "'**' glued" in line]
+    assert [s.split(": warning: ")[0] for s in said] == [f"{path}:10: paths"]
+    assert line_at(path, 10) == '  "vllm/**foo.py",'
+
+
 # kills: bot/cli_notes.py:_long_guidance (hand) no warning: a note of 28 MB of guidance (a
 #   PR's diff pasted in) loaded in silence, and made every `/notes?q=` take 0.7 s
 def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_path, capsys):
@@ -3854,7 +3871,9 @@ class CharByCharScanner(toml_lines._Scanner):
         while self.i < len(self.text):
             c = self.peek()
             if c in ('"', "'"):
+                line, start = self.line, self.i
                 self.string()
+                self.strings.append((line, start, min(self.i, len(self.text))))
                 continue
             if c == "\n":
                 if depth == 0:
@@ -3874,7 +3893,8 @@ def _scanned_both_ways(text: str) -> tuple[object, object]:
     entries, s = toml_lines._scanned(text)
     with mock.patch.object(toml_lines, "_Scanner", CharByCharScanner):
         old_entries, old = toml_lines._scanned(text)
-    return (entries, s.comments, s.i, s.line), (old_entries, old.comments, old.i, old.line)
+    now = (entries, s.comments, s.strings, s.i, s.line)
+    return now, (old_entries, old.comments, old.strings, old.i, old.line)
 
 
 def _test_strings() -> list[str]:

@@ -420,6 +420,28 @@ def test_an_element_not_found_as_typed_is_named_on_its_keys_line_not_a_later_key
     assert header.line_of("keywords", "no-topic") == 3
 
 
+# kills: bot/note_files.py:Header.line_of (hand) a value found as text on a line, not as an
+#   element: one quoted in a comment or inside another string (a multi-line one too) took
+#   the problem to that line, and a repeat written in the other quotes went unfound
+@pytest.mark.parametrize(
+    ("text", "nth", "line"),
+    [
+        ('paths = [\n  "a",  # not "b"\n  "b",\n]', 0, 3),
+        ('aspects = [\n  \'the "b" case\',\n  "b",\n]', 0, 3),
+        ("keywords = [\n  \"it's 'b'\",\n  'b',\n]", 0, 3),
+        ('keywords = [\n  """see\n"b" here""",\n  "b",\n]', 0, 4),
+        ("keywords = [\n  \"b\",\n  'b',\n]", 1, 3),
+        ('topics = [\n  "a",\n  "no\\u002dtopic",\n]', 0, 3),
+    ],
+    ids=["comment", "in-a-literal", "in-a-basic", "in-a-multi-line", "repeat", "escaped"],
+)
+def test_an_elements_line_is_the_elements_own_not_one_quoting_it(text, nth, line):
+    tomllib.loads(text)
+    key = text.split(" ", 1)[0]
+    value = "no-topic" if key == "topics" else "b"
+    assert Header(text, first=1).line_of(key, value, nth=nth) == line
+
+
 # --- the model ---------------------------------------------------------------------------
 
 
