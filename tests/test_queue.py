@@ -582,14 +582,9 @@ def test_group_commit_answers_the_rest_of_a_burst_when_the_refused_ones_client_h
     assert q.counts()["pending"] == 2 and q.get("bad") is None
 
 
-# kills: bot/webhook.py:GroupCommit.enqueue each delivery of a burst written in a transaction of its
-#        own
-def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
-    from bot.webhook import GroupCommit
-
-    q = queue_at(tmp_path)
-    commit = GroupCommit(q)
-    written: list[int] = []  # the size of each enqueue_many, one transaction each
+def _enqueue_many_sizes(q: DeliveryQueue) -> list[int]:
+    """The size of each `enqueue_many` of q's from now on, filled in as it is called."""
+    written: list[int] = []
     enqueue_many = q.enqueue_many
 
     def counted(items):
@@ -597,6 +592,17 @@ def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
         return enqueue_many(items)
 
     q.enqueue_many = counted
+    return written
+
+
+# kills: bot/webhook.py:GroupCommit.enqueue each delivery of a burst written in a transaction of its
+#        own
+def test_group_commit_writes_a_burst_in_one_transaction(tmp_path):
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    written = _enqueue_many_sizes(q)  # one transaction each
     items = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(3)]
 
     async def burst():
@@ -617,14 +623,7 @@ def test_group_commit_waits_out_a_lock_once_per_burst_not_once_per_delivery(tmp_
     monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 0.1)
     q = queue_at(tmp_path)
     commit = GroupCommit(q)
-    written: list[int] = []  # the size of each enqueue_many, one busy timeout each
-    enqueue_many = q.enqueue_many
-
-    def counted(items):
-        written.append(len(items))
-        return enqueue_many(items)
-
-    q.enqueue_many = counted
+    written = _enqueue_many_sizes(q)  # one busy timeout each
     items = [Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in range(5)]
 
     async def burst():
