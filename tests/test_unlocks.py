@@ -1642,6 +1642,17 @@ def test_a_kept_comment_its_edits_answered_is_said_answered_at_the_unlock(live, 
     assert len(replies(fake)) == 1 and rt.queue.counts()["failed"] == 0
 
 
+def _locked_with_its_one_reply_spent(client, rt, fake) -> list[float]:
+    """The PR's notes comment and its one reply (a budget of one) said, then the PR
+    locked; the commands' clock, to move on to the budget's refill."""
+    now = [50.0]
+    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
+    say(client, rt, fake, "/notes")
+    say(client, rt, fake, "/notes help")  # the PR's one reply
+    fake.lock(DEFAULT_REPO, N)
+    return now
+
+
 # kills: bot/command_answers.py:run_commands a kept command an edit's run only 😕'd, over
 #        the reply budget, marked answered (the release skipping it for good)
 # kills: bot/command_answers.py:_run_judged a kept typo whose one reply the budget refused
@@ -1662,11 +1673,7 @@ def test_a_kept_command_an_edits_run_left_over_the_reply_budget_is_answered_at_t
     got the answer. Left owed, it is answered at the unlock, once the budget refilled."""
     client, rt, fake = live
     caplog.set_level("INFO")
-    now = [50.0]
-    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
-    say(client, rt, fake, "/notes")
-    say(client, rt, fake, "/notes help")  # the PR's one reply
-    fake.lock(DEFAULT_REPO, N)
+    now = _locked_with_its_one_reply_spent(client, rt, fake)
     c = said_while_locked(client, rt, fake, command)
     fake.unlock(DEFAULT_REPO, N)  # (its event after the edits')
     _taken_out_and_put_back_while_locked(client, rt, c)
@@ -1685,11 +1692,7 @@ def test_a_kept_command_the_releases_run_left_over_the_reply_budget_stays_owed(l
     the answer. It stays owed, and a later run answers it once the budget has room."""
     client, rt, fake = live
     caplog.set_level("INFO")
-    now = [50.0]
-    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
-    say(client, rt, fake, "/notes")
-    say(client, rt, fake, "/notes help")  # the PR's one reply
-    fake.lock(DEFAULT_REPO, N)
+    now = _locked_with_its_one_reply_spent(client, rt, fake)
     c = said_while_locked(client, rt, fake, "/notes help")
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)  # (one waits after)
     wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the release's run")
@@ -1706,11 +1709,7 @@ def test_a_kept_command_owed_since_the_release_is_not_run_once_its_comment_is_de
     owed run reads its text, and answers nothing, as the release answers nothing of a
     comment deleted since it was kept."""
     client, rt, fake = live
-    now = [50.0]
-    tune(rt, CommandConfig(min_update_interval_s=0, reply_burst=1), clock=lambda: now[0])
-    say(client, rt, fake, "/notes")
-    say(client, rt, fake, "/notes help")  # the PR's one reply
-    fake.lock(DEFAULT_REPO, N)
+    now = _locked_with_its_one_reply_spent(client, rt, fake)
     c = said_while_locked(client, rt, fake, "/notes help")
     unlocked(client, rt, fake, "2026-09-01T10:01:00Z", drained=False)
     wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the release's run")
