@@ -1034,6 +1034,25 @@ def test_a_rollback_past_the_signature_edits_the_signed_comment_and_forward_sign
 # --- owed runs and reply-copies checks across a rollback ---
 
 
+def _pending_due_now(rt) -> None:
+    """What waits in this release's queue (for a budget's refill, a delay) made due now."""
+    from bot.db import utcnow
+
+    due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
+    rt.queue.db.execute(due, (utcnow(),))
+
+
+def _older_release_runs_the_queue(server: LiveServer, what: str) -> None:
+    """The older release started on the queue this one left, until it has run `what`
+    and the rest, none failed."""
+    with server.run():
+        wait_until(
+            lambda: server.health()["pending"] == server.health()["processing"] == 0,
+            what=f"the older release ran {what}",
+        )
+        assert server.health()["failed"] == 0
+
+
 def test_a_rollback_runs_an_owed_kept_command_and_answers_none_again(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -1045,7 +1064,6 @@ def test_a_rollback_runs_an_owed_kept_command_and_answers_none_again(
     an answer to both, and `search` was lost. It must answer `search`, and not `help` a
     second time (a duplicate reply, everyone notified)."""
     from bot.commands import CommandConfig
-    from bot.db import utcnow
     from tests.command_kit import replies, unlocked
     from tests.test_unlocks import said_while_locked
 
@@ -1063,16 +1081,9 @@ def test_a_rollback_runs_an_owed_kept_command_and_answers_none_again(
         assert len(replies(fake)) == 2  # `help` answered; `search` owed
         (owed,) = rt.queue.db.execute("SELECT id FROM deliveries WHERE state = 'pending'")
         assert owed["id"].endswith("#owed1")
-        # the budget's refill is over by the time the older release runs
-        due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
-        rt.queue.db.execute(due, (utcnow(),))
+        _pending_due_now(rt)  # the budget's refill is over by the time the older release runs
     server = old_server(tmp_path, fake, app_key, settings, UNSIGNED)
-    with server.run():
-        wait_until(
-            lambda: server.health()["pending"] == server.health()["processing"] == 0,
-            what="the older release ran the owed run",
-        )
-        assert server.health()["failed"] == 0
+    _older_release_runs_the_queue(server, "the owed run")
     bodies = [r.body for r in replies(fake)]
     assert len(bodies) == 3, bodies  # `search` answered, `help` not again
     assert "search" in bodies[2].lower() and "/notes topic" not in bodies[2]
@@ -1087,7 +1098,6 @@ def test_a_rollback_leaves_a_reply_copies_check_done_unrun_and_says_so(
     it: done (not failed, not run again), the log naming it, both copies left as that
     release always left them; forward again, nothing runs it."""
     from bot.commands import CommandConfig
-    from bot.db import utcnow
     from bot.reply_copies import CHECK_ACTION
     from tests.command_kit import replies
 
@@ -1107,15 +1117,9 @@ def test_a_rollback_leaves_a_reply_copies_check_done_unrun_and_says_so(
         fake.lag_comment_lists()
         wait_until(lambda: rt.queue.counts()["pending"] == 1, what="the copies' check queued")
         (check,) = rt.queue.db.execute("SELECT id FROM deliveries WHERE state = 'pending'")
-        due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
-        rt.queue.db.execute(due, (utcnow(),))
+        _pending_due_now(rt)
     server = old_server(tmp_path, fake, app_key, settings, UNSIGNED)
-    with server.run():
-        wait_until(
-            lambda: server.health()["pending"] == server.health()["processing"] == 0,
-            what="the older release took the check",
-        )
-        assert server.health()["failed"] == 0
+    _older_release_runs_the_queue(server, "the check")
     logged = server.logs[-1].read_text()
     assert f"{check['id']} pull_request.{CHECK_ACTION}" in logged
     assert f"ignored: no handler for pull_request.{CHECK_ACTION}" in logged
