@@ -1940,36 +1940,46 @@ def test_a_webhook_under_another_process_lock_is_answered_after_one_busy_timeout
     answered 500, GitHub's 10 s. Each worker's claim held the Database's in-process lock
     through a busy wait of its own, and the intake's write waited behind them: 28 s, the
     event loop held meanwhile, and GitHub had given up long before."""
+    with _served_under_another_process_lock(tmp_path, monkeypatch, 90) as (rt, http, holder):
+        started = time.monotonic()
+        r = post(http, "pull_request", pr_payload(number=2), delivery="under-the-lock")
+        took = time.monotonic() - started
+        print(f"a webhook under the lock: {r.status_code} in {took:.2f}s")
+        assert r.status_code == 500, r.text
+        assert took < 14, f"answered after {took:.1f}s: past the one busy timeout"
+        holder.execute("ROLLBACK")
+        # the lock gone, the delivery sent again is stored and run
+        again = post(http, "pull_request", pr_payload(number=2), delivery="under-the-lock")
+        assert again.status_code == 202, again.text
+        wait_until(lambda: rt.queue.counts()["done"] == 2, what="the second one done")
+
+
+@contextlib.contextmanager
+def _served_under_another_process_lock(tmp_path, monkeypatch, timeout: float, **more):
+    """A server of two workers on a real port, SQLite's busy timeout its own, one
+    delivery done; then another process holds the write lock (its connection, `holder`:
+    a ROLLBACK lets go) and both workers claim under it, refused. Yields the runtime, an
+    HTTP client with `timeout` and the holder; `more`: settings of the test's own."""
     import httpx
 
     import bot.db as bot_db
     from tests.browser_kit import serving_in_thread
 
     monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 10.0)  # the server's own
-    settings = make_settings(tmp_path, workers=2, workers_poll_seconds=0.05)
+    settings = make_settings(tmp_path, workers=2, workers_poll_seconds=0.05, **more)
     rt = build_runtime(settings)
     rt.start()
     holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None)
     try:
         app = create_app(rt)
-        with serving_in_thread(app) as base, httpx.Client(base_url=base, timeout=90) as http:
+        with serving_in_thread(app) as base, httpx.Client(base_url=base, timeout=timeout) as http:
             assert post(http, "pull_request", pr_payload(number=1)).status_code == 202
             wait_until(lambda: rt.queue.counts()["done"] == 1, what="the delivery done")
             holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-            time.sleep(0.5)  # both workers claiming under it
-            started = time.monotonic()
-            r = post(http, "pull_request", pr_payload(number=2), delivery="under-the-lock")
-            took = time.monotonic() - started
-            print(f"a webhook under the lock: {r.status_code} in {took:.2f}s")
-            assert r.status_code == 500, r.text
-            assert took < 14, f"answered after {took:.1f}s: past the one busy timeout"
-            holder.execute("ROLLBACK")
-            # the lock gone, the delivery sent again is stored and run
-            again = post(http, "pull_request", pr_payload(number=2), delivery="under-the-lock")
-            assert again.status_code == 202, again.text
-            wait_until(lambda: rt.queue.counts()["done"] == 2, what="the second one done")
+            time.sleep(0.5)  # both workers claiming under it, refused
+            yield rt, http, holder
     finally:
-        holder.close()
+        holder.close()  # (a transaction still open rolled back)
         rt.stop()
 
 
@@ -3475,38 +3485,18 @@ def test_healthz_and_metrics_answer_while_another_process_holds_the_write_lock(
     worker's claim waited SQLite's 10 s busy timeout holding the Database's in-process
     lock, and /healthz's reads, each behind a claim, took 37-47 s: the container
     unhealthy, with no answer to say why."""
-    import httpx
+    served = _served_under_another_process_lock(tmp_path, monkeypatch, 4, workers_stuck_seconds=2)
+    with served as (rt, http, _):
+        started = time.monotonic()  # each answer within 4 s, as the HEALTHCHECK's
+        r = http.get("/healthz")
+        print(f"/healthz under the lock: {time.monotonic() - started:.2f}s")
+        assert r.status_code == 200 and r.json()["done"] == 1, r.text
+        assert 'review_notes_queue_depth{state="done"} 1.0' in http.get("/metrics").text
 
-    import bot.db as bot_db
-    from tests.browser_kit import serving_in_thread
+        def failing() -> dict | None:
+            body = http.get("/healthz").json()
+            return body if body["status"] == "failing" else None
 
-    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 10.0)  # the server's own
-    settings = make_settings(
-        tmp_path, workers=2, workers_poll_seconds=0.05, workers_stuck_seconds=2
-    )
-    rt = build_runtime(settings)
-    rt.start()
-    holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None)
-    try:
-        app = create_app(rt)
-        with serving_in_thread(app) as base, httpx.Client(base_url=base, timeout=4) as http:
-            assert post(http, "pull_request", pr_payload(number=1)).status_code == 202
-            wait_until(lambda: rt.queue.counts()["done"] == 1, what="the delivery done")
-            holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-            time.sleep(0.5)  # both workers claiming under it, refused
-            started = time.monotonic()  # each answer within 4 s, as the HEALTHCHECK's
-            r = http.get("/healthz")
-            print(f"/healthz under the lock: {time.monotonic() - started:.2f}s")
-            assert r.status_code == 200 and r.json()["done"] == 1, r.text
-            assert 'review_notes_queue_depth{state="done"} 1.0' in http.get("/metrics").text
-
-            def failing() -> dict | None:
-                body = http.get("/healthz").json()
-                return body if body["status"] == "failing" else None
-
-            body = wait_until(failing, what="/healthz naming the failing claim", timeout=30)
-            assert body["worker_error"].startswith("claiming a delivery has failed"), body
-            assert "database is locked" in body["worker_error"], body
-    finally:
-        holder.close()  # (its transaction rolled back)
-        rt.stop()
+        body = wait_until(failing, what="/healthz naming the failing claim", timeout=30)
+        assert body["worker_error"].startswith("claiming a delivery has failed"), body
+        assert "database is locked" in body["worker_error"], body
