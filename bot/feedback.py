@@ -85,7 +85,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # and numbers joined by `和`, `及` or `与` ("and"), which join no quantity (`2和3`, `2 和 3`,
 # `2和3只是改名`, `二和三`; numerals only with no word glued after them: `二和三十分钟`).
 # In English, numbers joined by `and` or `&` (`2 and 3`, `#2 & #3`, `notes 2 and 3`, `note
-# 2 and note 3`, `(2) and (3)`: `_BETWEEN`), but not a count (`_COUNTED`: `2 and 30 files
+# 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
+# third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
@@ -100,9 +101,21 @@ _COUNTED = (
     r"(?:[0-9%]|\.[0-9]|[^\W\d_]"
     rf"| (?!(?:{'|'.join(_NOT_COUNTED)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s(?![^\W\d_]))"
 )
+# An item of an English list: a number or an ordinal (`3rd`, `third`, `the third`). The last,
+# an ordinal, is an adjective, no note's, with a word glued on (`3rd-party`, `thirdly`) or
+# before a noun an ordinal qualifies (`_ADJECTIVE_OF`): `2 and 3rd party deps` is note 2
+# and its reason, as `2 and 30 files` is; a counting word after it is the list's (`2nd and
+# 3rd notes`, `second and third ones`)
+_EN_ITEM = rf"(?:the )?(?:note ?)?#*[0-9]+(?![0-9])(?:st|nd|rd|th)?|(?:the )?(?:{_ENGLISH_ORDINAL})"
+_EN_AND = r" ?(?:and|&) ?"
+_ADJECTIVE_OF = ("party", "parties", "time", "times", "half", "hand", "pass", "order")
+_EN_ORDINAL_LAST = (
+    rf"(?:the )?(?:#*[0-9]+(?:st|nd|rd|th)|{_ENGLISH_ORDINAL})(?![-A-Za-z0-9_])"
+    rf"(?! (?:{'|'.join(_ADJECTIVE_OF)})(?![^\W\d_]))(?: (?:notes?|ones?)(?![^\W\d_]))?"
+)
 _ENGLISH_LIST = (
-    r"(?i:(?:notes? ?)?#*[0-9]+(?: ?(?:and|&) ?(?:note ?)?#*[0-9]+)+)"
-    rf"(?!{_COUNTED})"
+    rf"(?i:(?:notes? ?)?(?:{_EN_ITEM})(?:{_EN_AND}(?:{_EN_ITEM}))*{_EN_AND}"
+    rf"(?:{_EN_ORDINAL_LAST}|(?:note ?)?#*[0-9]+(?!{_COUNTED})))"
 )
 _ENUMERATED = re.compile(
     rf"第 ?{_ENUM_NUMBER}"
@@ -112,7 +125,7 @@ _ENUMERATED = re.compile(
     rf"|{_NUMERALS}(?: ?[和及与] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )
-_ENUM_NUMBERS = re.compile(_ENUM_NUMBER)
+_ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
 # `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
 # not clear; no reason, also with one note shown, where the number may be left out. The
@@ -507,7 +520,7 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem.
     `article`: whether `the second` (an ordinal after `the`) may name the note."""
     joined = " ".join(words)
-    if listed := _enumerated(joined):
+    if (listed := _enumerated(joined)) and (article or not joined[:4].casefold() == "the "):
         return listed
     said = _ORDINAL.match(joined.translate(FULL_WIDTH))  # `ｎｏｔｅ ２`, `ｓｅｃｏｎｄ`: as ASCII
     number = None if said is None or (said["the"] and not article) else _number_said(said)
@@ -515,8 +528,11 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
     counted = said["c"] or said["d"] or said["k"]
-    if said["w"] and not counted and not glued and _english_word(after[0] if after else ""):
-        return words, words[0]  # `first time contributor`, `second half`: an adjective
+    # `first time contributor`, `second half`: an adjective; not before another ordinal
+    # (`second third`, as `2nd 3rd`: a list)
+    adjective = _english_word(after[0] if after else "") and _ordinal(after[:1])[0] == after[:1]
+    if said["w"] and not counted and not glued and adjective:
+        return words, words[0]
     first = number + ("." if counted and glued else "") + glued
     if not _numbered(first):  # `第一次…` ("the first time"): words
         return words, words[0]
@@ -531,12 +547,19 @@ def _enumerated(joined: str) -> tuple[list[str], str] | None:
     said = _ENUMERATED.match(joined.translate(FULL_WIDTH))
     if said is None:
         return None
-    digits = [_chinese_number(n) for n in _ENUM_NUMBERS.findall(said[0])]
+    digits = [_list_number(n) for n in _ENUM_NUMBERS.findall(said[0])]
     if None in digits:  # `十十`: no number
         return None
     numbers = ",".join(str(int(d)) for d in digits if d is not None)
     glued, *after = joined[said.end() :].split(" ")
     return [numbers + ("." if glued else "") + glued, *after], joined[: said.end()] + glued
+
+
+def _list_number(word: str) -> str | None:
+    """A list's number (`_ENUM_NUMBERS`) in digits: `second` as `2`, `二` as `2`."""
+    if word.casefold() in _ENGLISH_ORDINALS:
+        return str(_ENGLISH_ORDINALS.index(word.casefold()) + 1)
+    return _chinese_number(word)
 
 
 def _english_word(word: str) -> bool:

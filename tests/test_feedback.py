@@ -2310,6 +2310,54 @@ def test_notes_numbers_joined_by_and_in_english_name_no_one_note(typed):
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
 
+# kills: bot/feedback.py:_ENGLISH_LIST ordinals joined by `and` read as the first note and a
+#   reason: `2nd and 3rd`, `second and third` hid note 2 with the reason `and 3rd`, or (an
+#   ordinal word before `and` read as an adjective) with one note shown hid note 1 with
+#   all of it, where `2 and 3` and `第2和第3条` name no one note
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2nd and 3rd",
+        "second and third",
+        "the second and the third",
+        "2nd & 3rd",
+        "the 2nd and 3rd",
+        "2 and 3rd",
+        "2nd and 3",
+        "2 and third",
+        "second and third ones",
+        "2nd and 3rd notes",
+        "second and third are renames",
+        "2nd and 3rd: only renames",
+        "second third",  # as `2nd 3rd`, `second, third`
+    ],
+)
+def test_ordinals_joined_by_and_in_english_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
+
+
+# An ordinal as an adjective (`3rd-party`, `3rd party`, `first-time`) after `and` is the
+# reason's, as a count is
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 and 3rd-party deps", "and 3rd-party deps"),
+        ("2 and 3rd party deps", "and 3rd party deps"),
+        ("2 and first-time contributors", "and first-time contributors"),
+        ("2 and second half of the diff", "and second half of the diff"),
+        ("2 and thirdly", "and thirdly"),
+    ],
+)
+def test_an_ordinal_adjective_after_and_stays_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
 @pytest.mark.parametrize(
     ("typed", "reason"),
     [
