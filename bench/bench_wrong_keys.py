@@ -6,7 +6,7 @@ An edited command keyed as the command it replaces (`Command.key`) is not run ag
 spellings keyed alike must mean the same. This generates `wrong` spellings (a note's
 number in digits, full-width, Chinese and English ordinals, brackets; its id or link;
 lists; separators glued or typed apart; reasons glued or apart, quoted; stray punctuation
-and emoji before and after; 40,000 drawn with a seed from some 24 million, as many with
+and emoji before and after; 40,000 drawn with a seed from some 25 million, as many with
 each of several seeds, all with `--count 0`), reads each as the bot does (`parse_commands`,
 then `pick_note` with one note shown and with three) and groups them by key. It prints how
 many groups hold spellings answered differently, and the biggest such groups with a
@@ -102,6 +102,8 @@ NUMBERS = {  # a note's number, however typed: {n} is 1, 2 or 9
     "list ordinal words": "{o} and third",
     "list the ordinals": "the {o} and the third one",
     "list ordinals apart": "{o} third",
+    "notes N": "notes {n}",
+    "notes list": "notes {n},3",
     "decimal": "{n}.3",
     "N个": "{n}个",
     "第N个": "第{n}个",

@@ -62,7 +62,8 @@ _NUMBER = re.compile(
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
 # In English, as the footer of a comment of several notes says it ("`/notes wrong N` if
-# note N does not fit"): `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`); and as
+# note N does not fit"): `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`), and
+# `notes 2` as `notes 2 and 3` starts (`notes 2,3`: a list, as `2,3`); and as
 # English counts items, `2nd`, `second` (`(?P<s>)`, `(?P<w>)`: any suffix after digits,
 # `2th` is no other number), with `note` or `one` after it as a counting word (`(?P<k>)`:
 # `2nd note`, `second one`), and `the` before it (`(?P<the>)`: `the second one`, `the
@@ -73,7 +74,7 @@ _ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(
     rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
-    r"|(?i:note) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
+    r"|(?i:notes?) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
     rf"|(?i:(?P<the>the )?(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
     r"(?: (?P<k>note|one)(?![^\W\d_]))?)"
 )

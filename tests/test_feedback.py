@@ -743,8 +743,8 @@ def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first)
     assert pick.asked == first.removesuffix(": only renames")  # quoted as typed
 
 
-# (`notes 2 and 3 fit better` names notes 2 and 3: `test_notes_numbers_joined_by_and_in_english…`)
-@pytest.mark.parametrize("reason", ["notes 2 fit better", "noteworthy only for CI", "note"])
+# (`notes 2 fit better` names note 2: `test_notes_before_a_number_names_it_as_note_does`)
+@pytest.mark.parametrize("reason", ["noteworthy only for CI", "note", "notes"])
 def test_words_starting_with_note_but_no_number_are_kept_as_typed(reason):
     (command,) = parse_commands(f"/notes wrong {reason}")
     assert pick_note(command.args, SHOWN[:1]).reason == reason
@@ -2338,6 +2338,30 @@ def test_ordinals_joined_by_and_in_english_name_no_one_note(typed):
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
+
+
+# kills: bot/feedback.py:_ORDINAL `notes` before a number read as a word: `notes 2,3` and
+#   `notes 2` with one note shown hid note 1 with all of it the reason, where `note 2`
+#   and `notes 2 and 3` name note 2
+@pytest.mark.parametrize(
+    ("typed", "rank", "key"),
+    [
+        ("notes 2,3", 0, ("2,3",)),
+        ("notes 2, 3", 0, ("2,3",)),
+        ("notes 2 3", 0, ("2,3",)),
+        ("notes 2", 2, ("2",)),
+        ("Notes #2", 2, ("2",)),
+        ("notes 2 fit better", 2, ("2", "fit", "better")),
+        ("notes 2: only renames", 2, ("2", "only", "renames")),
+    ],
+)
+def test_notes_before_a_number_names_it_as_note_does(typed, rank, key):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert pick.rank == rank and (pick.note_id is None) == (rank == 0)
+    one = pick_note(command.args, SHOWN[:1])
+    assert (one.note_id, one.problem, one.rank) == (None, PickProblem.RANGE, 2)
+    assert command.key == ("wrong", key)
 
 
 # An ordinal as an adjective (`3rd-party`, `3rd party`, `first-time`) after `and` is the
