@@ -72,7 +72,8 @@ CLOCK_STEP_SECONDS = 60.0
 # place of the connection's 10 s: the wait holds the Database's in-process lock, and a
 # webhook's write waited behind each worker's claim in turn, then its own 10 s (28 s, on
 # the event loop: GitHub gives up at 10 s). A claim refused is tried at the worker's next
-# poll; a short write of another process (`review-notes retry`) is waited out.
+# poll, logged as a fault only once it lasts (`workers.Failures`): a short write of another
+# process (`review-notes retry`) is waited out.
 CLAIM_BUSY_TIMEOUT_SECONDS = 0.2
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.

@@ -152,6 +152,7 @@ class Runtime:
                 self.settings.outage_wait_total,
             ),
             self.settings.workers_poll_seconds,
+            stuck_seconds=self.settings.workers_stuck_seconds,
         )
         failing = self.ctx.metrics.workers_failing
         self.ctx.metrics.on_collect(lambda: failing.set(self.workers.failures.failing_for()))

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from bot.db import is_locked
 from bot.github_port import (
     ClientClosed,
     LimitsSeen,
@@ -89,33 +90,52 @@ class _Failing:
     since: float  # time.monotonic() of the first failure
     tries: int = 1
     said_at: float = 0.0  # time.monotonic() of the last line logged about it
+    told: bool = False  # logged as a fault (not only a claim's quiet refusals so far)
 
 
 class Failures:
     """Each worker's failing claim or outcome write, told once: the first failure with its
     traceback, then a line every SAY_EVERY seconds with the count, then the recovery.
-    A claim fails every try (each fallback poll on a full disk, each busy timeout while
-    another process holds the lock): a traceback each time flooded the log. The oldest
-    failure is what /healthz and /metrics report (`failing_for`, `stuck`)."""
+    A claim fails every try (each fallback poll on a full disk): a traceback each time
+    flooded the log. The oldest failure is what /healthz and /metrics report
+    (`failing_for`, `stuck`), from its first try.
+
+    A claim refused for another process's lock (`quiet`) is a wait, not a fault: the
+    next poll takes it, once `review-notes retry` or a backup has let go. Its traceback
+    and recovery, logged at each `retry`, read as faults; it is told at DEBUG, and as a
+    WARNING only once it has lasted `quiet_for` seconds (the stuck threshold /healthz
+    reports it at), then as any failure."""
 
     SAY_EVERY = 300.0
 
-    def __init__(self, redact: Callable[[str], str], clock: Callable[[], float] = time.monotonic):
-        self.redact, self.clock = redact, clock
+    def __init__(
+        self,
+        redact: Callable[[str], str],
+        clock: Callable[[], float] = time.monotonic,
+        quiet_for: float = 60.0,
+    ):
+        self.redact, self.clock, self.quiet_for = redact, clock, quiet_for
         self._by_worker: dict[str, _Failing] = {}
         self._lock = threading.Lock()
 
-    def failed(self, what: str, exc: Exception, extra: dict[str, Any] | None = None) -> None:
-        """Called in an `except` block by the worker whose write failed."""
+    def failed(
+        self, what: str, exc: Exception, extra: dict[str, Any] | None = None, quiet: bool = False
+    ) -> None:
+        """Called in an `except` block by the worker whose write failed; `quiet`: a claim
+        refused for another process's lock."""
         now, name = self.clock(), threading.current_thread().name
         error = self.redact(f"{type(exc).__name__}: {exc}")
         with self._lock:
             failing = self._by_worker.get(name)
+            first = failing is None
             if failing is None:
-                self._by_worker[name] = _Failing(what, error, now, said_at=now)
+                failing = self._by_worker[name] = _Failing(what, error, now, said_at=now)
             else:
                 failing.what, failing.error, failing.tries = what, error, failing.tries + 1
-        if failing is None:
+        if not failing.told and quiet:
+            self._wait_told(failing, now, first, extra)
+        elif not failing.told:  # the first fault (after quiet refusals, maybe)
+            failing.told, failing.said_at = True, now
             log.exception(
                 "%s failed; trying again (said again every %.0fs until it works)",
                 what,
@@ -133,12 +153,37 @@ class Failures:
                 extra=extra,
             )
 
+    def _wait_told(
+        self, failing: _Failing, now: float, first: bool, extra: dict[str, Any] | None
+    ) -> None:
+        """A quiet refusal said: at DEBUG, or as a WARNING once it has lasted `quiet_for`."""
+        if now - failing.since >= self.quiet_for:
+            failing.told, failing.said_at = True, now
+            log.warning(
+                "%s refused for %.0fs (%d tries): another process holds the database's"
+                " lock (%s); trying again (said again every %.0fs until it works)",
+                failing.what,
+                now - failing.since,
+                failing.tries,
+                failing.error,
+                self.SAY_EVERY,
+                extra=extra,
+            )
+        elif first:
+            log.debug(
+                "%s refused: another process holds the database's lock (%s); trying again",
+                failing.what,
+                failing.error,
+                extra=extra,
+            )
+
     def succeeded(self) -> None:
         """The calling worker's write went through: its failure, if any, is over."""
         with self._lock:
             failing = self._by_worker.pop(threading.current_thread().name, None)
         if failing is not None:
-            log.warning(
+            log.log(
+                logging.WARNING if failing.told else logging.DEBUG,
                 "%s works again, after %d failed tries in %.0fs",
                 failing.what,
                 failing.tries,
@@ -206,6 +251,7 @@ class Workers:
         outage: OutageWaits = OutageWaits(),
         poll_seconds: float = 5.0,
         wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        stuck_seconds: float = 60.0,
     ):
         self.queue = queue
         self.process = process
@@ -217,7 +263,8 @@ class Workers:
         self.outage = outage
         self.poll_seconds = poll_seconds  # the longest idle sleep (another process's writes)
         self.wall_clock = wall_clock  # the queue's due times are UTC wall-clock times
-        self.failures = Failures(redact)
+        # a claim refused for a lock is logged as a fault once /healthz reports it stuck
+        self.failures = Failures(redact, quiet_for=stuck_seconds)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._ended: list[str] = []  # workers whose thread ended while running (`ended`)
@@ -288,8 +335,8 @@ class Workers:
                         exc_info=True,
                     )
                     return
-                # database busy or gone: wait and try again
-                self.failures.failed("claiming a delivery", exc)
+                # database locked, full or gone: wait and try again
+                self.failures.failed("claiming a delivery", exc, quiet=is_locked(exc))
                 self.queue.wait_for_work(seen, self.poll_seconds)
                 continue
             if delivery is None:

@@ -2064,6 +2064,53 @@ def test_a_failing_write_is_logged_once_then_every_say_every_then_its_recovery(c
     assert told == ["claiming a delivery works again, after 5 failed tries in 301s"]
 
 
+def _refused(failures: Failures) -> None:
+    try:
+        raise sqlite3.OperationalError("database is locked")
+    except sqlite3.OperationalError as exc:
+        failures.failed("claiming a delivery", exc, quiet=True)
+
+
+# kills: bot/workers.py:Failures._wait_told no warning once a lock has lasted `quiet_for`
+# kills: bot/workers.py:Failures.succeeded a quiet refusal's end told as a WARNING
+def test_a_claim_refused_for_a_lock_warns_once_it_has_lasted_the_stuck_time(caplog):
+    clock = Clock()
+    failures = Failures(str, clock, quiet_for=60.0)
+    with caplog.at_level(logging.INFO, logger="bot.workers"):
+        _refused(failures)
+        clock.now += 59.5
+        _refused(failures)
+        assert caplog.records == []  # quiet, yet counted from the first refusal:
+        assert failures.failing_for() == 59.5 and failures.stuck(30) is not None
+        clock.now += 0.5
+        _refused(failures)
+        _refused(failures)  # said once
+        assert [(r.levelname, r.getMessage(), r.exc_info) for r in caplog.records] == [
+            (
+                "WARNING",
+                "claiming a delivery refused for 60s (3 tries): another process holds the"
+                " database's lock (OperationalError: database is locked); trying again"
+                " (said again every 300s until it works)",
+                None,
+            )
+        ]
+        clock.now += Failures.SAY_EVERY  # then as any failure: a reminder, the recovery
+        _refused(failures)
+        failures.succeeded()
+    told = [(r.levelname, r.getMessage()[:40]) for r in caplog.records[1:]]
+    assert told == [
+        ("ERROR", "claiming a delivery still failing: 5 tri"),
+        ("WARNING", "claiming a delivery works again, after 5"),
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="bot.workers"):
+        _refused(failures)
+        failures.succeeded()  # a short wait: its end at DEBUG too
+        _refused(failures)
+        _fail(failures)  # then a fault (a full disk): told with its traceback
+    assert [(r.levelname, bool(r.exc_info)) for r in caplog.records] == [("ERROR", True)]
+
+
 # kills: bot/workers.py:Failures.stuck `<` -> `<=` (not stuck at exactly the limit)
 # kills: bot/workers.py:Failures.failing_for the newest failure instead of the oldest
 def test_stuck_once_a_worker_has_failed_for_the_configured_time_until_it_succeeds():
@@ -2119,6 +2166,35 @@ def test_a_claim_that_works_again_ends_the_failure_with_nothing_to_run(
             w.stop()
     told = [r.getMessage() for r in caplog.records if "claiming a delivery" in r.getMessage()]
     assert len(told) == 2 and told[1].startswith("claiming a delivery works again, after 2")
+
+
+# kills: bot/workers.py:Workers._claim_and_run a claim refused for a lock told as a fault
+def test_a_claim_refused_for_another_process_lock_is_retried_quietly(tmp_path, caplog):
+    # `review-notes retry --all` holding the write lock a little past a claim's 0.2 s wait
+    # logged a traceback ("claiming a delivery failed") and a "works again" warning: a
+    # fault to the operator, for a wait the next poll ends. Still counted meanwhile
+    # (/healthz's `worker_error` once it lasts `workers_stuck_seconds`).
+    q = queue_at(tmp_path)
+    add(q, "a")
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    w = Workers(q, lambda d: None, count=1, poll_seconds=0.05)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="bot.workers"):
+            w.start()
+            wait_until(lambda: w.failures.failing_for() > 0, what="a claim refused")
+            time.sleep(0.5)  # refused at a few polls
+            assert w.failures.stuck(0) is not None  # counted from the first refusal
+            holder.execute("ROLLBACK")
+            wait_until(lambda: q.get("a").state == State.DONE, what="the delivery done")
+            wait_until(lambda: w.failures.failing_for() == 0.0, what="the failure ended")
+    finally:
+        holder.close()
+        w.stop()
+    told = [r for r in caplog.records if "claiming a delivery" in r.getMessage()]
+    assert told, "the refusal is in the debug log"
+    loud = [(r.levelname, r.getMessage()) for r in told if r.levelno >= logging.INFO]
+    assert loud == [] and not any(r.exc_info for r in told), loud
 
 
 # kills: bot/workers.py:Workers._record an outcome stored at last not ending the failure

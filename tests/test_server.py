@@ -3475,8 +3475,9 @@ def test_the_pages_default_repository_is_the_first_the_bot_is_installed_for(tmp_
         assert r.status_code == 404 and "notes are kept for Acme/Widgets" in r.text
 
 
+# kills: bot/server.py:Runtime.__post_init__ Workers not given `workers_stuck_seconds`
 def test_healthz_and_metrics_answer_while_another_process_holds_the_write_lock(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, caplog
 ):
     """docs/reliability.md (Another process holding the database): a `VACUUM` or a
     `sqlite3` shell left in a transaction holds the write lock; /healthz answers at once,
@@ -3500,3 +3501,10 @@ def test_healthz_and_metrics_answer_while_another_process_holds_the_write_lock(
         body = wait_until(failing, what="/healthz naming the failing claim", timeout=30)
         assert body["worker_error"].startswith("claiming a delivery has failed"), body
         assert "database is locked" in body["worker_error"], body
+
+        def warned() -> list[logging.LogRecord]:
+            return [r for r in caplog.records if " refused for " in r.getMessage()]
+
+        # the claims refused, quiet till then, are a WARNING once /healthz says so
+        said = wait_until(warned, what="a warning of the refused claims")
+        assert said[0].levelname == "WARNING" and not said[0].exc_info, said
