@@ -307,10 +307,11 @@ class Database:
 
     def read(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
         """A read on a connection of its own, outside the writers' lock: WAL lets it read
-        the last commit while a writer holds the file's lock. A worker's claim holds the
-        in-process lock through SQLite's busy wait while another process holds the file's
-        (a VACUUM, a `sqlite3` shell in a transaction), so /healthz and /metrics, reading
-        through `execute`, each waited behind a claim: 40 s, past the health check's 4 s."""
+        the last commit while a writer holds the file's lock. A write holds the in-process
+        lock through SQLite's busy wait while another process holds the file's (a VACUUM,
+        a `sqlite3` shell in a transaction): a worker's outcome 10 s at each try, a claim
+        0.2 s (`tx(busy_timeout=...)`), each claim in turn. /healthz and /metrics, reading
+        through `execute`, waited behind them: 40 s, past the health check's 4 s."""
         with self._reading:
             if self._reader is None:
                 reader = sqlite3.connect(
