@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from bot.markdown_text import without_fences
 from bot.note_dump import FENCE, toml_string, toml_value
-from bot.note_terms import describe_character
+from bot.note_terms import LIST_SEPARATORS, describe_character
 from bot.notes import (
     ID_PATTERN,
     REPO_PATTERN,
@@ -216,13 +216,18 @@ def _wrong_type(kind: str, value: Any, field: str = "", repo: Any = None) -> str
 _NUMBER_LISTS = ("read_with", "issues")
 
 
+# what joins a list's values typed in one string: a comma, or a Chinese input method's
+_JOINED = re.compile(f"[,{LIST_SEPARATORS}]")
+
+
 def _as_list(value: Any, field: str) -> str:
     """The list to write for a value typed where a list goes: the parts a comma joins in
-    it (`"a_b, c_d"`, two terms, not one), as numbers in a list of PRs or issues (`"52448"`
-    as 52448, else the next run's problem is its quotes)."""
+    it (`"a_b, c_d"`, two terms, not one; `"a_b，c_d"` too, else the next run's problem is
+    the Chinese comma), as numbers in a list of PRs or issues (`"52448"` as 52448, else
+    the next run's problem is its quotes)."""
     if not isinstance(value, str):
         return f"[{toml_value(value)}]"
-    parts = [p.strip() for p in value.split(",") if p.strip()] or [value]
+    parts = [p.strip() for p in _JOINED.split(value) if p.strip()] or [value]
     numbers = [_PR_NUMBER.fullmatch(p) for p in parts]
     if field in _NUMBER_LISTS and all(numbers):
         return "[" + ", ".join(m[1] for m in numbers if m) + "]"

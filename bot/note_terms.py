@@ -51,7 +51,7 @@ def _emoji_sides(before: str, after: str) -> bool:
 
 # What a Chinese input method types for a list's comma: the enumeration comma and the
 # full-width comma and semicolon. One between two terms makes them one term.
-_LIST_SEPARATORS = "、，；"
+LIST_SEPARATORS = "、，；"
 
 
 # What a Chinese input method types, in its punctuation mode, for these ASCII keys
@@ -126,9 +126,9 @@ def _mistyped(term: str, noun: str) -> str | None:
         if unseen.isspace():
             return f"{term!r} holds {char} where a PR's text has a plain space: write a plain space"
         return f"{term!r} holds {char}, invisible and absent from a PR's text: delete it"
-    separator = next((c for c in term if c in _LIST_SEPARATORS), None)
+    separator = next((c for c in term if c in LIST_SEPARATORS), None)
     if separator is not None:
-        parts = [p.strip() for p in re.split(f"[{_LIST_SEPARATORS}]", term) if p.strip()]
+        parts = [p.strip() for p in re.split(f"[{LIST_SEPARATORS}]", term) if p.strip()]
         listed = ", ".join(toml_string(p) for p in parts)
         return (
             f"{term!r} holds {describe_character(separator)}, a Chinese list separator: write"

@@ -3073,6 +3073,38 @@ def test_a_value_of_the_wrong_type_says_what_to_write_in_toml_words(tmp_path, ed
     assert [(p.line, p.field, p.message) for p in check_library(tmp_path, TOPICS)[1]] == [expected]
 
 
+# the line replaced, and what replaces it: the field and its value, `{}`
+_TOPICS = ('topics = ["cuda-graphs", "rocm"]', "topics = {}")
+_ISSUES = ("source_pr = 52401", "source_pr = 52401\nissues = {}")
+_KEYWORDS = ('keywords = ["eager_break_during_capture"]', "keywords = {}")
+
+
+@pytest.mark.parametrize(
+    ("edit", "typed", "told"),
+    [
+        (_TOPICS, '"cuda-graphs，rocm"', '["cuda-graphs", "rocm"]'),
+        (_TOPICS, '"cuda-graphs、 rocm"', '["cuda-graphs", "rocm"]'),
+        (_TOPICS, '"cuda-graphs；rocm"', '["cuda-graphs", "rocm"]'),
+        (_ISSUES, '"#38390，#38391"', "[38390, 38391]"),
+        (_KEYWORDS, '"a_b、c_d, e_f"', '["a_b", "c_d", "e_f"]'),
+    ],
+    ids=["full-width-comma", "enumeration-comma", "full-width-semicolon", "issues", "mixed"],
+)
+def test_values_a_chinese_list_separator_joins_where_a_list_goes_get_the_final_list(
+    tmp_path, edit, typed, told
+):
+    """Defect: `topics = "cuda-graphs，rocm"`, two topics a Chinese input method's comma
+    joins, was told to write ["cuda-graphs，rocm"], which the next run refused in turn
+    (one unknown topic) before it gave the list meant: the split took ASCII commas alone.
+    Written as told, the list is the last edit."""
+    line, field = edit
+    write(tmp_path, VALID.replace(line, field.format(typed)))
+    (problem,) = check_library(tmp_path, TOPICS)[1]
+    assert problem.message == f"{typed} is not a list: write one, as {told}"
+    write(tmp_path, VALID.replace(line, field.format(told)))
+    assert problems_of(tmp_path) == []
+
+
 # kills: bot/toml_errors.py:ended_early `m.end() - 1` -> `m.end() - 2` (a multi-line string,
 #   which may hold a quote, taken for one ended by it)
 @pytest.mark.parametrize(
