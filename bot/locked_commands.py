@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
-from bot.commands import Reading
+from bot.commands import Kind, Reading
 from bot.db import Database, as_github_time, github_time, utcnow
 from bot.github_port import PRRef
 from bot.notes import ID_PATTERN
@@ -237,7 +237,7 @@ class LockedCommands:
             ).fetchone()
             if row is None:
                 return
-            answered = sorted(_keys(row["answered"]) | keys)
+            answered = sorted(_keys(row["answered"]) | _with_typed(keys, source.body, reading))
             conn.execute(
                 "UPDATE locked_commands SET answered = ?"
                 " WHERE repo = ? AND number = ? AND comment_id = ?",
@@ -470,7 +470,8 @@ def release(ctx: BotContext, ref: PRRef) -> str | None:
                 by_bot=True,
             )
             if still:
-                ctx.locked.release_still(ref, k.comment_id, still, read_at)
+                typed = _with_typed(still, now, reading)
+                ctx.locked.release_still(ref, k.comment_id, typed, read_at)
             queued += 1
         else:
             dropped.append(f"{k.comment_id} ({_dropped_why(k, now)})")
@@ -641,6 +642,20 @@ def _as_read(key: Key, reading: Reading) -> frozenset[Key]:
         commands = reading.parse(f"{reading.word} {text}")
         read |= {commands[0].key} if len(commands) == 1 else set()
     return frozenset(read)
+
+
+def _with_typed(keys: set[Key], text: str, reading: Reading) -> set[Key]:
+    """`keys` to store (`answered`, `released_still`), with each `wrong`'s arguments as
+    `text` types them: the release before this one re-reads a stored key from its words
+    (its `_as_read`) and keys `"2"` and `2 and 3` with a reason, so it finds such a
+    `wrong` answered after a rollback, not to answer it again. This release reads them
+    as the key (`_as_read`)."""
+    typed = {
+        (c.kind.value, tuple(a.casefold() for a in c.args))
+        for c in reading.parse(text)
+        if c.kind is Kind.WRONG and c.key in keys
+    }
+    return keys | typed
 
 
 def _all_as_read(keys: frozenset[Key], reading: Reading) -> frozenset[Key]:
