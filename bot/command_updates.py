@@ -10,7 +10,6 @@ renamed before it runs: `handle_refresh`.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -21,7 +20,6 @@ from bot.command_reactions import Reactions
 from bot.command_source import Source
 from bot.commands import Kind
 from bot.context import BotContext
-from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.files_recheck import after_command
 from bot.flood_control import Admission
@@ -37,7 +35,7 @@ from bot.github_port import (
 from bot.order_keys import said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState, showing_key
-from bot.queue import Delivery, pr_key
+from bot.queue import Delivery, own_delivery_id, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 from bot.write_backs import charged
 
@@ -183,19 +181,10 @@ def _schedule(
     assert ctx.queue is not None
     asked = {k: v for k, v in pull.items() if k != "head"}  # it asks for the head then
     payload = own_payload(ref, REFRESH_ACTION, repo_id, asked)
-    delivery = f"{REFRESH_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}"
+    delivery = own_delivery_id(REFRESH_ACTION, ref.repo, ref.number)
     if prepaid:
         ctx.flood.prepaid(delivery)
-    ctx.queue.enqueue(
-        delivery,
-        "pull_request",
-        REFRESH_ACTION,
-        payload,
-        ref.repo,
-        ref.number,
-        not_before=utcnow(after_s=delay_s),
-        by_bot=True,
-    )
+    ctx.queue.enqueue_own(delivery, REFRESH_ACTION, payload, ref.repo, ref.number, delay_s)
 
 
 def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:

@@ -10,11 +10,9 @@ case included: `handle_recheck`.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 from bot.context import BotContext
-from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import (
     ConversationLocked,
@@ -27,7 +25,7 @@ from bot.github_port import (
 )
 from bot.prfacts import PRFacts
 from bot.prstate import PendingUpdate, PRState, showing_key
-from bot.queue import Delivery
+from bot.queue import Delivery, own_delivery_id
 from bot.render import PauseCause, render_paused
 from bot.sticky import body_hash, refresh_sticky
 from bot.write_backs import charged
@@ -82,16 +80,8 @@ def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int
     assert ctx.queue is not None
     payload = own_payload(ref, RECHECK_ACTION, repo_id, {"number": ref.number})
     payload[_LOOK] = look
-    ctx.queue.enqueue(
-        f"{RECHECK_ACTION}:{ref.repo}#{ref.number}:{look}:{uuid.uuid4().hex}",
-        "pull_request",
-        RECHECK_ACTION,
-        payload,
-        ref.repo,
-        ref.number,
-        not_before=utcnow(after_s=delay),
-        by_bot=True,
-    )
+    delivery = own_delivery_id(RECHECK_ACTION, ref.repo, ref.number, look)
+    ctx.queue.enqueue_own(delivery, RECHECK_ACTION, payload, ref.repo, ref.number, delay)
 
 
 def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:

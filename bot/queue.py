@@ -19,6 +19,7 @@ import json
 import logging
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -301,6 +302,13 @@ def pr_key(repo: str | None, number: int | None) -> str | None:
     return f"{repo.lower()}#{number}" if repo and number is not None else None
 
 
+def own_delivery_id(action: str, repo: str, pr_number: int, *more: object) -> str:
+    """A unique id for a delivery the bot queues for itself: its action, its PR, what
+    else tells it apart (`more`), and a random tail, so no two are ever one."""
+    parts = [action, f"{repo}#{pr_number}", *map(str, more), uuid.uuid4().hex]
+    return ":".join(parts)
+
+
 class DeliveryQueue:
     def __init__(self, db: Database, max_deferrals: int = MAX_DEFERRALS):
         self.db = db
@@ -397,6 +405,29 @@ class DeliveryQueue:
             delivery_id, event, action, text, repo, pr_number, not_before, by_bot=by_bot
         )
         return self.enqueue_many([item])[0]
+
+    def enqueue_own(
+        self,
+        delivery_id: str,
+        action: str,
+        payload: dict[str, Any],
+        repo: str,
+        pr_number: int,
+        delay_s: float,
+    ) -> Enqueued:
+        """A `pull_request` delivery the bot queues for itself (`github_port.own_payload`:
+        a files re-check, a deferred update, a reply-copies check), due `delay_s` from now;
+        its id from `own_delivery_id`."""
+        return self.enqueue(
+            delivery_id,
+            "pull_request",
+            action,
+            payload,
+            repo,
+            pr_number,
+            not_before=utcnow(after_s=delay_s),
+            by_bot=True,
+        )
 
     def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
         """Store deliveries in one transaction (one commit for a burst); outcome per item.

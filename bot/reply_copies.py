@@ -11,13 +11,10 @@ first. When a check is queued: `after_posted_again`; what it deletes: `handle_ch
 
 from __future__ import annotations
 
-import uuid
-
 from bot.context import BotContext
-from bot.db import utcnow
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import PRRef, own_payload, ref_from_payload
-from bot.queue import Delivery
+from bot.queue import Delivery, own_delivery_id
 
 CHECK_ACTION = "review_notes_reply_copies"  # not GitHub's: a reply's copies looked for
 _KEY = "review_notes_reply_key"  # the reply's key (bot.markers.reply_key)
@@ -37,16 +34,8 @@ def after_posted_again(ctx: BotContext, ref: PRRef, key: str) -> None:
         return
     payload = own_payload(ref, CHECK_ACTION, ref.repo_id, {"number": ref.number})
     payload[_KEY] = key
-    ctx.queue.enqueue(
-        f"{CHECK_ACTION}:{ref.repo}#{ref.number}:{uuid.uuid4().hex}",
-        "pull_request",
-        CHECK_ACTION,
-        payload,
-        ref.repo,
-        ref.number,
-        not_before=utcnow(after_s=delay),
-        by_bot=True,
-    )
+    delivery = own_delivery_id(CHECK_ACTION, ref.repo, ref.number)
+    ctx.queue.enqueue_own(delivery, CHECK_ACTION, payload, ref.repo, ref.number, delay)
 
 
 def handle_check(ctx: BotContext, delivery: Delivery) -> str:
