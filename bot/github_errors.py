@@ -66,6 +66,12 @@ class NotTheAPI(GithubException):
 GITHUB_HEADERS = ("x-github-request-id", "x-github-media-type")
 
 
+def a_page(content_type: str, text: str) -> bool:
+    """HTML by its content type, or by its first character whatever the type says (no JSON
+    opens with `<`): a web site's or a proxy's page, never GitHub's API."""
+    return "html" in content_type.lower() or text.lstrip().startswith("<")
+
+
 def not_githubs(exc: GithubException) -> str | None:
     """What answered, in words, when an error answer is surely not GitHub's API: a web
     page (HTML by its content type, or text opening with `<`, which PyGithub reads as
@@ -74,7 +80,7 @@ def not_githubs(exc: GithubException) -> str | None:
     headers = headers_of(exc)
     data = exc.data if isinstance(exc.data, dict) else {}
     text = str(data.get("data") or "") if set(data) == {"data"} else ""
-    if "html" in headers.get("content-type", "").lower() or text.lstrip().startswith("<"):
+    if a_page(headers.get("content-type", ""), text):
         return "a web page, not GitHub's JSON"
     if not any(name in headers for name in GITHUB_HEADERS):
         return "an answer with no header GitHub's API sends (X-GitHub-Request-Id), not its own"

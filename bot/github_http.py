@@ -30,7 +30,7 @@ from github.Requester import (
 )
 
 from bot.github_deadline import mount_watched, within_deadline
-from bot.github_errors import NotTheAPI, UnreadableAnswer, rate_header
+from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, rate_header
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ def success_readable(response: RequestsResponse, verb: str, url: str) -> Request
     if not 200 <= response.status < 300:
         return response
     text = response.read()
-    if a_page(response, text):
+    if a_page(str(response.headers.get("content-type") or ""), text):
         log.info("answered %s with a web page, not GitHub's JSON", response.status)
         raise NotTheAPI(response.status)
     if response.status not in (200, 201):
@@ -155,13 +155,6 @@ def wrong_shape(data: object, verb: str, url: str) -> str | None:
 
 _JSON_KINDS = {dict: "object", list: "list", str: "string", int: "number", float: "number"}
 _JSON_KINDS[bool] = "boolean"
-
-
-def a_page(response: RequestsResponse, text: str) -> bool:
-    """HTML by its content type, or by its first character whatever the type says (no JSON
-    opens with `<`): a web site's or a proxy's page, never GitHub's API."""
-    kind = str(response.headers.get("content-type") or "").lower()
-    return "html" in kind or text.lstrip().startswith("<")
 
 
 def move_handed_back(response: RequestsResponse) -> RequestsResponse:
