@@ -735,7 +735,7 @@ def within_api(base_url: str, url: str, location: str) -> str | None:
     the API's: GitHub's redirects stay under `base_url` (its scheme, host, port and path),
     and PyGithub sends any URL to the API's host, keeping only its path. None elsewhere."""
     base = urlsplit(base_url)
-    there = urlsplit(urljoin(_absolute(base_url, url), location))
+    there = _target(base_url, url, location)
     try:
         same_origin = _origin(there) == _origin(base)
     except ValueError:  # a port that is no number: nowhere to send it
@@ -758,7 +758,7 @@ def _redirect(base_url: str, url: str, location: str | None) -> str:
     or fragment (a login page's may carry a ticket) or user and password."""
     if not location:
         return "a redirect GitHub's API does not make, to nowhere"
-    there = urlsplit(urljoin(_absolute(base_url, url), location))
+    there = _target(base_url, url, location)
     host = there.hostname or ""
     try:
         host += f":{there.port}" if there.port is not None else ""
@@ -767,9 +767,11 @@ def _redirect(base_url: str, url: str, location: str | None) -> str:
     return f"a redirect GitHub's API does not make, to {there.scheme}://{host}{there.path}"
 
 
-def _absolute(base_url: str, url: str) -> str:
-    """A request's URL: PyGithub takes a path as under `base_url`."""
-    return base_url.rstrip("/") + url if url.startswith("/") else url
+def _target(base_url: str, url: str, location: str) -> SplitResult:
+    """Where a request to `url` was redirected (`location`, made absolute against it):
+    PyGithub takes a request's path as under `base_url`."""
+    absolute = base_url.rstrip("/") + url if url.startswith("/") else url
+    return urlsplit(urljoin(absolute, location))
 
 
 def _origin(url: SplitResult) -> tuple[str, str | None, int | None]:
