@@ -151,23 +151,22 @@ class DryRunGitHub:
         # a dry run's comments are not on GitHub: none of them is there to write onto
         return RestoreResult(RestoreOutcome.GONE)
 
-    def find_comment(self, ref: PRRef, key: str) -> int | None:
-        earlier = self.db.execute(
-            "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
-            " AND instr(body, ?) > 0 ORDER BY id",
-            (ref.repo, ref.number, key),
-        )
-        # its key ends the reply: another reply may quote it, echoing what a user typed
-        found = [row["id"] for row in earlier if ends_with_key(row["body"], key)]
-        return int(found[0]) if found else None
-
-    def delete_reply_copies(self, ref: PRRef, key: str) -> tuple[int | None, list[int]]:
+    def _replies_under(self, ref: PRRef, key: str) -> list[int]:
+        """The ids of the PR's replies under `key`, oldest first."""
         rows = self.db.execute(
             "SELECT id, body FROM dry_run_comments WHERE repo = ? AND number = ? AND sticky = 0"
             " AND instr(body, ?) > 0 ORDER BY id",
             (ref.repo, ref.number, key),
         )
-        found = [int(row["id"]) for row in rows if ends_with_key(row["body"], key)]
+        # its key ends the reply: another reply may quote it, echoing what a user typed
+        return [int(row["id"]) for row in rows if ends_with_key(row["body"], key)]
+
+    def find_comment(self, ref: PRRef, key: str) -> int | None:
+        found = self._replies_under(ref, key)
+        return found[0] if found else None
+
+    def delete_reply_copies(self, ref: PRRef, key: str) -> tuple[int | None, list[int]]:
+        found = self._replies_under(ref, key)
         if not found:
             return None, []
         for copy in found[1:]:
