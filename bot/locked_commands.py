@@ -194,7 +194,7 @@ class LockedCommands:
         to the release (`kept_before`): the comment keeps their lines, so that an older
         edit's event, run later, meeting the lock and keeping its text (the commands
         taken out), does not take them from the release too (`_with_deferred`)."""
-        lines = [line for line in source.body.splitlines() if _one_key(line, reading) in keys]
+        lines = _lines_of(source.body, keys, reading)
         if not lines:
             return
         key = (ref.repo.lower(), ref.number, source.comment_id)
@@ -534,7 +534,7 @@ def _with_taken_back(kept: Kept, still: str, reading: Reading) -> str | None:
     out = {c.key for c in reading.changed(kept.old_body, kept.body)} - now
     if not out:  # (no line to look for: the usual case, each kept command still there)
         return kept.old_body
-    lines = [line for line in kept.body.splitlines() if _one_key(line, reading) in out]
+    lines = _lines_of(kept.body, out, reading)
     if not lines:
         return kept.old_body
     return "\n\n".join([*lines, kept.old_body or ""])
@@ -571,7 +571,8 @@ def owe_again(ctx: BotContext, ref: PRRef, delivery: Delivery, keys: set[Key]) -
     # (`owed` reads the comment's text at the run.) A release before `owed` reads `STILL`,
     # the kept commands to run: the owed ones' lines, lest it answer the others again, or,
     # its unlock's run taken to have answered them all (`released_still`), none
-    payload[STILL] = _lines_of(payload, keys, ctx.command_reading)
+    body = str((payload.get("comment") or {}).get("body") or "")
+    payload[STILL] = "\n\n".join(_lines_of(body, keys, ctx.command_reading))
     base = delivery.id.split(_OWED_ID, 1)[0]
     wait = max(ctx.commands.reply_refill_s, ctx.commands.installation_reply_refill_s)
     ctx.queue.enqueue(
@@ -590,11 +591,9 @@ def owe_again(ctx: BotContext, ref: PRRef, delivery: Delivery, keys: set[Key]) -
 _OWED_ID = "#owed"  # the id of a run `owe_again` queued: the release's run's, then this
 
 
-def _lines_of(payload: dict[str, Any], keys: set[Key], reading: Reading) -> str:
-    """The lines of the kept comment's text (the payload's) that each read as one of the
-    commands `keys` alone, blank lines between."""
-    body = str((payload.get("comment") or {}).get("body") or "")
-    return "\n\n".join(line for line in body.splitlines() if _one_key(line, reading) in keys)
+def _lines_of(text: str, keys: set[Key], reading: Reading) -> list[str]:
+    """The lines of `text` that each read as one of the commands `keys` alone."""
+    return [line for line in text.splitlines() if _one_key(line, reading) in keys]
 
 
 def owed(payload: dict[str, Any]) -> frozenset[Key] | None:
