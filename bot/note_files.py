@@ -274,10 +274,8 @@ def _misshapen(pattern: str, value: Any) -> str | None:
             f" 64 at most, starting with a letter or digit{like}"
         )
     if pattern == REPO_PATTERN:  # often the repository's address, pasted
-        m = _REPO_IN_URL.search(value)
-        return f"{toml_string(value)} is not a repository: write owner/name, as " + (
-            m[1] if m else "vllm-project/vllm"
-        )
+        named = repo_of_address(value) or "vllm-project/vllm"
+        return f"{toml_string(value)} is not a repository: write owner/name, as {named}"
     return None
 
 
