@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     _escape_what_stdout_cannot_hold()
     try:
         try:
-            args = _parsed(build_parser(sys.argv[1:] if argv is None else argv), argv)
+            given = sys.argv[1:] if argv is None else argv
+            args = _parsed(build_parser(given), given)
         except SystemExit:  # --help, -h or a usage error: what argparse printed goes out here
             _flush_output()
             raise
@@ -101,13 +102,13 @@ def _version() -> str:
     return f"review-notes {version('review-notes')}"
 
 
-def _parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """The arguments, as parse_args reads them; words left over after a --title are said
     to be its own, unquoted (`--title [Bugfix] Fix x`: the shell splits it at spaces)."""
     args, extra = parser.parse_known_args(argv)
     if extra:
         title = getattr(args, "title", None)
-        words = _title_rest(sys.argv[1:] if argv is None else argv, title, extra)
+        words = _title_rest(argv, title, extra)
         hint = ""
         if title and words:
             quoted = shlex.quote(" ".join([title, *words]))
