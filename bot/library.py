@@ -32,7 +32,7 @@ from bot.note_files import (
     read_note,
     split_front_matter,
 )
-from bot.note_terms import describe_character
+from bot.note_terms import LIST_SEPARATORS, describe_character
 from bot.notes import ID_PATTERN, Note, Topic, note_id_shape, topic_key, topics_by_key
 from bot.toml_lines import scan
 
@@ -356,7 +356,7 @@ def unknown_topic(topic: str, topics: Mapping[str, Topic], taxonomy: str) -> str
 
 
 # what separates topics typed in one string: a list's comma, and a Chinese input method's
-_JOINING = re.compile("[,、，；;]")
+_JOINING = re.compile(f"[,;{LIST_SEPARATORS}]")
 
 
 def joined_topics(word: str, topics: Mapping[str, Topic]) -> str:
