@@ -2514,12 +2514,13 @@ def test_a_token_start_check_spends_no_call_and_a_dry_run_asks_nothing(
     assert fake_github.requests == []
 
 
-@pytest.mark.parametrize("down", ["502", "refused", "404"])
+@pytest.mark.parametrize("down", ["502", "refused", "404", "403"])
 def test_github_failing_when_the_token_is_checked_at_start_warns_and_starts(
     tmp_path, fake_github, caplog, down
 ):
     # a restart during GitHub's outage must still start (the deliveries wait in the queue);
-    # so must one at an API answering the check 404 (not the rate limit's words): warned
+    # so must one at an API answering the check 404 (not the rate limit's words), or 403,
+    # GitHub's own answers: warned
     settings = token_start_settings(tmp_path, fake_github)
     if down == "refused":
         with socket.socket() as free:  # a port nothing listens on
@@ -2564,29 +2565,39 @@ def test_a_start_check_trickled_in_past_the_deadline_warns_and_starts(
     assert len(warned) == 1 and "timed out" in warned[0], said
 
 
-# A 404 for the token's check that is surely not GitHub's (a web page; or no header GitHub
-# puts on every answer: a proxy's, another server's at a wrong GITHUB_API_URL) only warned
-# and the server started, to fail every delivery; it now refuses the start naming
-# GITHUB_API_URL. GitHub's own 404 still warns: a GitHub Enterprise Server with its rate
-# limiting off may answer so in words the check does not know
-@pytest.mark.parametrize(
-    "answer",
-    [
-        Fault(status=404, raw=b"<html><body><h1>404 Not Found</h1></body></html>"),
-        Fault(status=404, raw=b"<!DOCTYPE html><title>Not Found</title>", foreign=True),
-        Fault(status=404, body={"error": "no such route"}, foreign=True),
-    ],
-    ids=["page", "proxy-page", "not-github-json"],
-)
-def test_a_404_for_the_token_not_from_github_refuses_the_start_naming_github_api_url(
-    tmp_path, fake_github, caplog, answer
+# A refusal of the start's check that is surely not GitHub's (a web page; or no header
+# GitHub puts on every answer: a proxy's, another server's at a wrong GITHUB_API_URL): with
+# a token, a 404 or a proxy's 403 page only warned and the server started, to fail every
+# delivery, and a 401 was named as the token; in App mode each was named as GITHUB_APP_ID
+# and the key, which GitHub never saw. Each now refuses the start naming GITHUB_API_URL.
+# GitHub's own 404 and 403 still warn with a token: a GitHub Enterprise Server with its
+# rate limiting off may answer so in words the check does not know
+FOREIGN_REFUSALS = {
+    "page": dict(raw=b"<html><body><h1>Not Found</h1></body></html>"),
+    "proxy-page": dict(raw=b"<!DOCTYPE html><title>Forbidden</title>", foreign=True),
+    "not-github-json": dict(body={"error": "no such route"}, foreign=True),
+}
+
+
+@pytest.mark.parametrize("mode", ["app", "token"])
+@pytest.mark.parametrize("status", [401, 403, 404])
+@pytest.mark.parametrize("kind", list(FOREIGN_REFUSALS))
+def test_a_refusal_at_start_not_from_github_refuses_it_naming_github_api_url(
+    tmp_path, fake_github, app_key, caplog, mode, status, kind
 ):
-    fake_github.inject("GET", "/rate_limit", answer)
+    answer = Fault(status=status, **FOREIGN_REFUSALS[kind])  # type: ignore[arg-type]
+    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", answer)
+    if mode == "app":
+        settings = app_settings(tmp_path, fake_github, app_key)
+    else:
+        settings = token_start_settings(tmp_path, fake_github)
     with caplog.at_level(logging.WARNING), pytest.raises(SettingsError) as refused:
-        build_runtime(token_start_settings(tmp_path, fake_github))
+        build_runtime(settings)
     text = str(refused.value)
-    assert text.startswith("GITHUB_API_URL: GitHub check the token: 404 "), text
-    assert "https://HOST/api/v3" in text and "GITHUB_TOKEN" not in text, text
+    what = "get the App" if mode == "app" else "check the token"
+    assert text.startswith(f"GITHUB_API_URL: GitHub {what}: {status} "), text
+    assert "https://HOST/api/v3" in text and "\n" not in text, text
+    assert "GITHUB_TOKEN" not in text and "GITHUB_APP_ID" not in text, text
     said = "a web page" if answer.raw else "no header GitHub's API sends (X-GitHub-Request-Id"
     assert said in text, text
     assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
