@@ -499,14 +499,13 @@ class GitHubClient:
 
     def create_comment(self, ref: PRRef, body: str) -> int:
         since = datetime.now(UTC) - CLOCK_SLACK
-        runs = 0
+        # run again after a 401 or 403 (a new token): a POST of the first run whose answer
+        # was lost may have landed; one GitHub refused did not, and is not looked for
+        unclear = _Unclear()
 
         def op(gh: Github) -> int:
-            nonlocal runs
-            runs += 1
             issue = self._repo_of(gh, ref).get_issue(ref.number)
-            # run again after a 401 (a new token): the first run's POST may have landed
-            return self._create(ref, issue, body, same_text, since, look_first=runs > 1).id
+            return self._create(ref, issue, body, same_text, since, unclear).id
 
         def same_text(c: IssueComment) -> bool:
             return _same_text(c.body, body)
@@ -743,25 +742,33 @@ class GitHubClient:
         body: str,
         matches: Callable[[IssueComment], bool],
         since: datetime | None,
-        look_first: bool = False,
+        unclear: _Unclear | None = None,
     ) -> IssueComment:
-        """POST a comment; after an unclear failure (or first, when asked), look for it
-        before posting again."""
-        unclear = look_first
+        """POST a comment; after an unclear failure (of this call's tries, or of an earlier
+        run's sharing `unclear`), look for it before posting again."""
+        lost = unclear or _Unclear()
 
         def attempt() -> IssueComment:
-            nonlocal unclear
-            if unclear and (found := self._made_before(ref, issue, matches, since)) is not None:
+            found = self._made_before(ref, issue, matches, since) if lost.posted else None
+            if found is not None:
                 log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
                 return found
             try:
                 write_asked()
                 return issue.create_comment(body)
             except Exception as exc:
-                unclear = unclear or may_have_applied(exc)
+                lost.posted = lost.posted or may_have_applied(exc)
                 raise
 
         return self._retry.call(f"create a comment on {_pr(ref)}", attempt)
+
+
+class _Unclear:
+    """Whether a POST of one create may have landed with its answer lost (a timeout, a
+    dropped connection, a 5xx): its next POST, a retry's or a run's again, looks first."""
+
+    def __init__(self) -> None:
+        self.posted = False
 
 
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')

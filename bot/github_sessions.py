@@ -305,7 +305,8 @@ class GitHubSessions:
         refused (401), or lacks a permission (403 "not accessible by integration": a token
         keeps the permissions it was minted with, and an owner may have accepted new ones
         since), mint a new one and run it once more. So `op` may run twice: a write in it
-        looks first for what the first run may have done (`GitHubClient.create_comment`).
+        looks first for what the first run may have done, its answer lost
+        (`GitHubClient.create_comment`).
         A 404 under the installation the delivery named, or under the one a lookup cached
         for a delivery naming none, may mean the repository left it (`_left_installation`).
         `needs` names the permission `op` needs ("issues: write"):

@@ -2746,6 +2746,32 @@ def test_a_create_lost_while_the_list_lags_is_looked_for_again_after_a_wait(
     assert len(fake_github.calls("GET", "/repos/*/issues/7/comments")) == 2
 
 
+# A create GitHub refused outright (its token expired: 401; or it lacked the permission,
+# 403) runs again with a new token. That run looked for the comment first and, missing,
+# waited `lost_create_wait` (5 s) for a lagging list: a wait meant for a create whose
+# answer was lost. A refusal is an answer, nothing was posted: no look, no wait. One that
+# followed a lost answer still looks (`test_a_token_refused_after_an_unclear_create_...`).
+@pytest.mark.parametrize(
+    "refusal",
+    [Fault.bad_credentials(), Fault.error(403, "Resource not accessible by integration")],
+    ids=["401", "403"],
+)
+def test_a_create_refused_runs_again_without_looking_for_it_first(
+    fake_github, make_github_client, refusal
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    slept: list[float] = []
+    policy = dataclasses.replace(FAST_RETRY, lost_create_wait=3.0)
+    client = make_github_client(retry=policy, sleep=slept.append)
+    client.bot_login()
+    fake_github.inject("POST", "/repos/*/issues/7/comments", refusal)
+    made = client.create_comment(PR, "hi")
+    assert [(c.id, c.body) for c in fake_github.comments(DEFAULT_REPO, 7)] == [(made, "hi")]
+    posts = [r.status for r in fake_github.calls("POST", "/repos/*/issues/7/comments")]
+    assert posts == [refusal.status, 201]
+    assert fake_github.calls("GET", "/repos/*/issues/7/comments") == [] and slept == []
+
+
 @pytest.mark.parametrize(("wait", "posts"), [(0.0, 2), (3.0, 2)], ids=["no-wait", "lag-outlasts"])
 def test_a_create_lost_is_posted_again_when_the_list_still_lacks_it(
     fake_github, make_github_client, wait, posts
