@@ -256,6 +256,10 @@ class GitHubClient:
         def sticky_of_ours(c: IssueComment) -> bool:
             return opens_with(c.body, marker) and c.id not in given_back
 
+        # a run again after a 401 or 403 (a new token) whose list lags a create of the
+        # first run, its answer lost, looks for it before posting (as `create_comment`)
+        unclear = _Unclear()
+
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
             issue = self._repo_of(gh, ref).get_issue(ref.number)
@@ -278,7 +282,7 @@ class GitHubClient:
             else:
                 if not create:
                     return StickyResult(Outcome.SKIPPED)
-                made = self._create(ref, issue, body, sticky_of_ours, since=None)
+                made = self._create(ref, issue, body, sticky_of_ours, None, unclear)
                 return StickyResult(Outcome.CREATED, made.id)
             for copy in copies:  # after the edit: the comment kept is current even if one fails
                 self._delete_copy(ref, copy)

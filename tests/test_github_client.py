@@ -1877,6 +1877,26 @@ def test_a_token_refused_after_an_unclear_create_does_not_post_twice(
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["a reply to /notes help"]
 
 
+# The notes comment's create landed, its answer lost (502); looking for it, the token was
+# refused, and the run again with a new token read a list still lacking it: it posted a
+# second notes comment (everyone notified twice; the next run deletes the copy). The run
+# again now knows its create may have landed, and looks for it before posting.
+def test_a_token_refused_after_an_unclear_sticky_create_does_not_post_twice(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    client.bot_login()
+    fake_github.lag_comment_lists(reads=1)
+    fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502, apply=True))
+    comments = "/repos/*/issues/7/comments"
+    fake_github.inject("GET", comments, Fault(), Fault.bad_credentials())  # the look's
+    made = client.upsert_sticky(PR, f"{MARKER}\nnotes", MARKER, create=True)
+    assert made.outcome is Outcome.CREATED
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made.comment_id]
+    assert len(fake_github.calls("POST", comments)) == 1
+
+
 # kills: bot/github_sessions.py:GitHubSessions.as_installation a failure after a 401 said
 #        never sent, the first run's write sent (known); bot/github_retry.py:Retrier.call
 #        a later try's call held back said never sent, the first try's write sent (unknown)
