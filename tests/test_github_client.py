@@ -10,6 +10,7 @@ import email.utils
 import logging
 import re
 import socket
+import ssl
 import threading
 import time
 import types
@@ -17,14 +18,18 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from ipaddress import ip_address
+from pathlib import Path
 from urllib.parse import urljoin
 
 import httpx
 import jwt
 import pytest
 import requests
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import NameOID
 from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
@@ -824,6 +829,101 @@ def test_an_answer_trickled_in_past_the_deadline_fails_as_a_timeout(
     assert client.calls.total("POST", COMMENTS_ROUTE, "timeout") == 1
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
     assert len(fake_github.calls("POST", "/repos/*/comments")) == 1  # found, not posted again
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by its own key, and the key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    loopback = x509.SubjectAlternativeName([x509.IPAddress(ip_address("127.0.0.1"))])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(loopback, critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+@contextmanager
+def _trickling_tls_server(
+    folder: Path, per_byte: float, give_up: float
+) -> Iterator[types.SimpleNamespace]:
+    """A loopback TLS server (`.port`) that sends its side of each handshake (hello,
+    certificate, ...) one byte every `per_byte` seconds, for at most `give_up` seconds;
+    `.sent`: how many bytes of it it sent, one count per connection, once it hung up."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*_self_signed(folder))
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    server = types.SimpleNamespace(port=listener.getsockname()[1], sent=[])
+
+    def handshake(conn: socket.socket) -> None:
+        incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        tls = context.wrap_bio(incoming, outgoing, server_side=True)
+        sent, until = 0, time.monotonic() + give_up
+        with conn, contextlib.suppress(OSError):
+            while not outgoing.pending:  # the client's hello, whole
+                incoming.write(conn.recv(65536))
+                with contextlib.suppress(ssl.SSLWantReadError):
+                    tls.do_handshake()
+            for byte in outgoing.read():
+                if stop.wait(per_byte) or time.monotonic() > until:
+                    break
+                conn.sendall(bytes([byte]))
+                sent += 1
+        server.sent.append(sent)
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):  # the listener closed
+            while True:
+                conn, _ = listener.accept()
+                threading.Thread(target=handshake, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server
+    finally:
+        stop.set()
+        listener.close()
+
+
+# A TLS handshake trickled in (a server or a proxy sending its certificate a byte at a
+# time) is out of the deadline's reach: the socket the watch would shut is handed to TLS
+# (`github_deadline._shut`). Python's ssl bounds the whole handshake by the socket's
+# timeout (REVIEW_NOTES_HTTP_TIMEOUT), not each of its reads: the call fails as a timeout
+# within it, not when the server gives up
+def test_a_tls_handshake_trickled_in_fails_within_the_timeout(tmp_path, make_github_client):
+    with _trickling_tls_server(tmp_path, per_byte=0.05, give_up=20) as server:
+        client = make_github_client(
+            base_url=f"https://127.0.0.1:{server.port}",
+            token="ghp_handshake",
+            timeout=1,
+            deadline=1.0,
+            retry=dataclasses.replace(FAST_RETRY, attempts=1),
+        )
+        began = time.monotonic()
+        with pytest.raises(GitHubError, match="timed out") as failed:
+            client.is_pull(PR)
+        took = time.monotonic() - began
+        wait_until(lambda: server.sent, timeout=5, what="the server to hang up")
+    assert failed.value.transient and took < 10, took
+    assert 0 < server.sent[0] < 20 / 0.05, server.sent  # under way, and cut short
 
 
 # The deadline's timer chose the connection to shut under its lock but shut it after: its
