@@ -9,7 +9,7 @@ start's check), for as long as it went on. Past the deadline
 (REVIEW_NOTES_HTTP_DEADLINE) the call's connection is shut down, which wakes a read
 blocked on it, and the call fails as a timeout does (`PastDeadline`), retried by the
 same rules. Not covered: a TLS handshake trickled in (its socket is out of reach until
-the handshake ends); each of its waits is still bounded by the timeout.
+the handshake ends); Python's ssl bounds the whole handshake by the timeout instead.
 """
 
 from __future__ import annotations
