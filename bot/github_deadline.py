@@ -8,14 +8,19 @@ proxy trickling a byte every few seconds held one call, its worker with it (and 
 start's check), for as long as it went on. Past the deadline
 (REVIEW_NOTES_HTTP_DEADLINE) the call's connection is shut down, which wakes a read
 blocked on it, and the call fails as a timeout does (`PastDeadline`), retried by the
-same rules. Not covered: a TLS handshake trickled in (its socket is out of reach until
-the handshake ends); Python's ssl bounds the whole handshake by the timeout instead.
+same rules. One thread per client keeps the deadlines of all its calls (`Watchdog`).
+Not covered: a TLS handshake trickled in (its socket is out of reach until the handshake
+ends); Python's ssl bounds the whole handshake by the timeout instead.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -25,6 +30,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 class PastDeadline(requests.exceptions.Timeout):
@@ -38,16 +45,13 @@ class _Watch:
     """One call's deadline. Past it, the connection the call is on is shut down: a read
     blocked on it returns at once, and each later step on it fails."""
 
-    def __init__(self, seconds: float):
-        self._lock = threading.Lock()  # against the timer's thread
+    def __init__(self, watchdog: Watchdog):
+        self._watchdog = watchdog
+        self._lock = threading.Lock()  # against the watchdog's thread
         self._connection: HTTPConnection | None = None
         self._over = False
         self.expired = False
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-
-    def start(self) -> None:
-        self._timer.start()
+        self.armed = True  # till it ends or expires; the watchdog's, under its condition
 
     def on(self, connection: HTTPConnection) -> None:
         """The call goes on over `connection` (it connects, or sends the request)."""
@@ -61,7 +65,8 @@ class _Watch:
         """The call ended: its connection may carry the next call, untouched."""
         with self._lock:
             self._over = True
-        self._timer.cancel()
+            self._connection = None
+        self._watchdog.disarm(self)
 
     def _expire(self) -> None:
         # shut under the lock: once `over` returns, the pool may hand the connection, on
@@ -84,16 +89,110 @@ def _shut(connection: HTTPConnection) -> None:
         pass
 
 
+class Watchdog:
+    """One daemon thread that expires the deadlines of a client's calls, in every thread
+    of it, soonest first: a timer thread per call cost each call a thread's start.
+
+    Started by the first call, and again by the first after `close`. A call that ends
+    leaves its deadline in the heap, skipped when it comes due (taking it out at once
+    would cost a search), and the heap is swept when those are most of it.
+    """
+
+    def __init__(self) -> None:
+        self._due = threading.Condition()
+        self._heap: list[tuple[float, int, _Watch]] = []  # (monotonic time due, order, call)
+        self._order = itertools.count()  # breaks ties: a _Watch has no order
+        self._armed = 0  # calls under way
+        self._stale = 0  # calls ended, their deadlines still in the heap
+        self._thread: threading.Thread | None = None
+        self._closing = False
+
+    def arm(self, seconds: float) -> _Watch:
+        """A deadline `seconds` from now for the calling thread's call."""
+        watch = _Watch(self)
+        with self._due:
+            if self._thread is None:  # a thread that cannot start fails the call, unarmed
+                thread = threading.Thread(
+                    target=self._run, name="review-notes-deadlines", daemon=True
+                )
+                thread.start()
+                self._thread = thread
+            heapq.heappush(self._heap, (time.monotonic() + seconds, next(self._order), watch))
+            self._armed += 1
+            self._closing = False
+            if self._heap[0][2] is watch:  # due before the one the thread waits for
+                self._due.notify()
+        return watch
+
+    def disarm(self, watch: _Watch) -> None:
+        """`watch`'s call ended (`_Watch.over`): its deadline no longer expires."""
+        with self._due:
+            if not watch.armed:  # expired already
+                return
+            watch.armed = False
+            self._armed -= 1
+            self._stale += 1
+            if self._stale > 64 and 2 * self._stale > len(self._heap):
+                self._heap = [entry for entry in self._heap if entry[2].armed]
+                heapq.heapify(self._heap)
+                self._stale = 0
+            if self._closing and self._armed == 0:
+                self._due.notify()
+
+    def close(self) -> None:
+        """Stop the thread: at once when no call is under way, else after the last one
+        ends or expires (a call under way keeps its deadline)."""
+        with self._due:
+            self._closing = True
+            thread, idle = self._thread, self._armed == 0
+            if idle:
+                self._thread = None  # which tells the thread to end
+            self._due.notify()
+        if thread is not None and idle:
+            thread.join()
+
+    def _run(self) -> None:
+        me = threading.current_thread()
+        while (watch := self._next_due(me)) is not None:
+            try:
+                watch._expire()  # out of the condition: `_Watch.over` takes them the other way
+            except Exception:  # one call's, which must not end every later call's deadline
+                log.exception("could not shut a call past its deadline")
+
+    def _next_due(self, me: threading.Thread) -> _Watch | None:
+        """The next call past its deadline, once it is; None when the thread is to end."""
+        with self._due:
+            while True:
+                if self._closing and self._armed == 0 and self._thread is me:
+                    self._thread = None
+                if self._thread is not me:  # closed
+                    return None
+                while self._heap and not self._heap[0][2].armed:
+                    heapq.heappop(self._heap)
+                    self._stale -= 1
+                if not self._heap:
+                    self._due.wait()
+                    continue
+                wait = self._heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self._due.wait(wait)
+                    continue
+                watch = heapq.heappop(self._heap)[2]
+                watch.armed = False
+                self._armed -= 1
+                return watch
+
+
 _current = threading.local()  # .watch: the call this thread is making
 
 
-def within_deadline(seconds: float, call: Callable[[], T]) -> T:
+def within_deadline(seconds: float, call: Callable[[], T], watchdog: Watchdog) -> T:
     """`call()` (one HTTP request and its whole answer, in this thread), or PastDeadline
-    once `seconds` have passed. An answer complete just as the deadline passed is taken
-    as none too: a write's is then looked for as after any timeout."""
-    watch = _Watch(seconds)
+    once `seconds` have passed (`watchdog` expires it). An answer complete just as the
+    deadline passed is taken as none too: a write's is then looked for as after any
+    timeout."""
+    watch = watchdog.arm(seconds)
     _current.watch = watch
-    watch.start()
     try:
         answer = call()
     except Exception as exc:

@@ -13,7 +13,6 @@ that no answer of an odd shape escapes the client as a raw exception. How each i
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import re
@@ -29,7 +28,7 @@ from github.Requester import (
     RequestsResponse,
 )
 
-from bot.github_deadline import mount_watched, within_deadline
+from bot.github_deadline import Watchdog, mount_watched, within_deadline
 from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, rate_header
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 
@@ -193,47 +192,54 @@ def cleaned(response: RequestsResponse, verb: str, url: str) -> RequestsResponse
 
 
 class CleaningHTTP(HTTPRequestsConnectionClass):
-    deadline = DEFAULT_DEADLINE  # seconds for a whole call (`made_cleaning` sets it)
+    # `made_cleaning` sets both: seconds for a whole call, and the thread that keeps them
+    deadline = DEFAULT_DEADLINE
+    watchdog: Watchdog
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.adapter = mount_watched(self.session, "http://", self.retry, self.pool_size)
 
     def getresponse(self) -> RequestsResponse:
-        answer = within_deadline(self.deadline, super().getresponse)
+        answer = within_deadline(self.deadline, super().getresponse, self.watchdog)
         return cleaned(answer, self.verb, self.url)
 
 
 class CleaningHTTPS(HTTPSRequestsConnectionClass):
     deadline = DEFAULT_DEADLINE
+    watchdog: Watchdog
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.adapter = mount_watched(self.session, "https://", self.retry, self.pool_size)
 
     def getresponse(self) -> RequestsResponse:
-        answer = within_deadline(self.deadline, super().getresponse)
+        answer = within_deadline(self.deadline, super().getresponse, self.watchdog)
         return cleaned(answer, self.verb, self.url)
 
 
-@functools.cache
-def _connections(deadline: float) -> tuple[type[CleaningHTTP], type[CleaningHTTPS]]:
-    """Our connection classes with `deadline`: PyGithub makes a connection of the class
-    alone, passing nothing of ours."""
+def _connections(
+    deadline: float, watchdog: Watchdog
+) -> tuple[type[CleaningHTTP], type[CleaningHTTPS]]:
+    """Our connection classes with `deadline` and `watchdog`: PyGithub makes a connection
+    of the class alone, passing nothing of ours. Made anew for each Requester (a client's
+    watchdog is its own, and a cache would keep each closed one)."""
+    fields = {"deadline": deadline, "watchdog": watchdog}
     return (
-        type("CleaningHTTP", (CleaningHTTP,), {"deadline": deadline}),
-        type("CleaningHTTPS", (CleaningHTTPS,), {"deadline": deadline}),
+        type("CleaningHTTP", (CleaningHTTP,), fields),
+        type("CleaningHTTPS", (CleaningHTTPS,), fields),
     )
 
 
 _switch = threading.Lock()  # one Requester made with our classes at a time
 
 
-def made_cleaning(make: Callable[[], T], deadline: float = DEFAULT_DEADLINE) -> T:
+def made_cleaning(make: Callable[[], T], deadline: float, watchdog: Watchdog) -> T:
     """`make()` (a Github or GithubIntegration, which makes its Requester and sends
     nothing), its connections cleaning each answer (`cleaned`), a 301 handed back
     (`move_handed_back`): the caller must follow it. Each call on them fails as a
-    timeout once `deadline` seconds pass without its whole answer (`within_deadline`).
+    timeout once `deadline` seconds pass without its whole answer, which `watchdog`
+    keeps (`within_deadline`).
 
     The answer is reached through PyGithub's public `Requester.injectConnectionClasses`.
     That switch is class-wide, and while it is on PyGithub keeps no connection open (a new
@@ -244,7 +250,7 @@ def made_cleaning(make: Callable[[], T], deadline: float = DEFAULT_DEADLINE) -> 
     than base_url's (it takes PyGithub's class then); the client calls none.
     """
     with _switch:
-        Requester.injectConnectionClasses(*_connections(deadline))
+        Requester.injectConnectionClasses(*_connections(deadline, watchdog))
         try:
             return make()
         finally:

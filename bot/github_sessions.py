@@ -29,6 +29,7 @@ from github import Auth, Github, GithubException, GithubIntegration
 from github.Requester import Requester
 
 from bot.db import utcnow
+from bot.github_deadline import Watchdog
 from bot.github_errors import (
     TRANSPORT_ERRORS,
     NotTheAPI,
@@ -184,6 +185,7 @@ class GitHubSessions:
         )
         self._between = (seconds_between_requests, seconds_between_writes)
         self._deadline = deadline  # seconds a whole call may take (`bot.github_deadline`)
+        self._watchdog = Watchdog()  # keeps every call's deadline, in one thread
         self._refresh_margin = timedelta(seconds=token_refresh_margin)
         self._clock, self._sleep = clock, sleep
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
@@ -216,6 +218,7 @@ class GitHubSessions:
             self.integration = made_cleaning(
                 lambda: GithubIntegration(auth=app_auth, **self._options),  # type: ignore[arg-type]
                 deadline,
+                self._watchdog,
             )
             self._count(self.integration.requester, "app")
             # the JWT calls are the App's own: paused apart from any installation's;
@@ -229,7 +232,8 @@ class GitHubSessions:
         return self._thread_github("token", self._token)
 
     def close(self) -> None:
-        """Close every Github made, in any thread, and the GithubIntegration."""
+        """Close every Github made, in any thread, and the GithubIntegration; stop the
+        deadlines' thread (after the calls still under way, if any)."""
         with self._lock:
             githubs = list(self._open.values())
             self._open.clear()
@@ -239,12 +243,14 @@ class GitHubSessions:
         if self.integration is not None:
             with self.app_lock:
                 self.integration.close()
+        self._watchdog.close()
 
     def _new_github(self, auth: Auth.Auth, key: int | str, pacer: Pacer) -> Github:
         options = {**self._options, "seconds_between_requests": 0, "seconds_between_writes": 0}
         gh = made_cleaning(
             lambda: Github(auth=auth, per_page=100, lazy=True, **options),  # type: ignore[arg-type]
             self._deadline,
+            self._watchdog,
         )
         self._count(gh.requester, "token" if key == "token" else "installation")
         self._pace(gh.requester, key, pacer)

@@ -936,7 +936,7 @@ def test_a_deadline_met_as_the_call_ends_never_shuts_the_next_calls_socket(monke
     connection = types.SimpleNamespace(sock=first)
     shut = github_deadline._shut
 
-    def shut_late(on: object) -> None:  # the timer's thread, descheduled between its steps
+    def shut_late(on: object) -> None:  # the deadline's thread, descheduled between its steps
         time.sleep(0.3)
         shut(on)
 
@@ -946,13 +946,15 @@ def test_a_deadline_met_as_the_call_ends_never_shuts_the_next_calls_socket(monke
         return "answer"
 
     monkeypatch.setattr(github_deadline, "_shut", shut_late)
+    watchdog = github_deadline.Watchdog()
     with pytest.raises(github_deadline.PastDeadline):
-        github_deadline.within_deadline(0.02, call)
+        github_deadline.within_deadline(0.02, call, watchdog)
     connection.sock = second  # the next call, on the connection the pool handed back
     time.sleep(0.5)
     second.sendall(b"x")  # not shut
     assert second_peer.recv(1) == b"x"
     assert first_peer.recv(1) == b""  # the call's own socket was shut
+    watchdog.close()
     for end in (first, first_peer, second, second_peer):
         end.close()
 
