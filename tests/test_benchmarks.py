@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("bench_wrong_keys.py", ["--count", "500"], "keyed alike, answered differently"),
         ("bench_queue_start.py", ["--rows", "2000"], "no sweep kept"),
         ("bench_worker_waits.py", ["--quick"], "wake-ups per idle minute"),
+        ("bench_github_deadline.py", ["--calls", "200"], "one watchdog: 1"),
         ("bench_scenarios.py", ["--from", "9", "--to", "9"], "1 of 1 seeds passed"),
         ("bench_prstate_read.py", ["--repeat", "20"], "typical row (40 files"),
     ],
