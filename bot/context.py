@@ -68,6 +68,14 @@ class BotContext:
         return comment_key(self.settings.webhook_secret())
 
     @property
+    def comment_keys(self) -> tuple[bytes, ...]:
+        """What a notes comment's signature verifies with: `comment_key`, then the key of
+        the webhook secret before a rotation, while the operator keeps it (the comments
+        signed with it are signed anew at their next write)."""
+        previous = self.settings.previous_webhook_secrets()
+        return (self.comment_key, *(comment_key(s) for s in previous))
+
+    @property
     def links(self) -> NoteLinks:
         s = self.settings
         return NoteLinks(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 MARKER = "<!-- review-notes:v1 -->"
 REPLY_MARKER = "<!-- review-notes:reply -->"
@@ -97,15 +97,17 @@ def signed_text(body: str, key: bytes, repo: str, number: int) -> str:
     return f"{text}\n\n{SIGNATURE_OPENING}{_mac(text, key, repo, number)} -->\n"
 
 
-def verified_text(body: str, key: bytes, repo: str, number: int) -> str | None:
-    """The notes comment's text without its signature, when that signs it for this PR;
-    None when it does not: not signed (written before signatures were kept, or the line
-    taken out), edited since, or signed for another PR or with another key (a webhook
-    secret changed since). Compared in constant time."""
+def verified_text(body: str, keys: Sequence[bytes], repo: str, number: int) -> str | None:
+    """The notes comment's text without its signature, when one of `keys` signed it for
+    this PR; None when none did: not signed (written before signatures were kept, or the
+    line taken out), edited since, or signed for another PR or with another key (a
+    webhook secret changed since, and not kept). Compared in constant time."""
     text, _, last = _as_kept(body).rpartition("\n")
     signature = _SIGNATURE.fullmatch(last.strip())
+    if signature is None:
+        return None
     text = _as_kept(text)
-    if signature is None or not hmac.compare_digest(signature[1], _mac(text, key, repo, number)):
+    if not any(hmac.compare_digest(signature[1], _mac(text, k, repo, number)) for k in keys):
         return None
     return text + "\n"
 

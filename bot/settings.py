@@ -178,6 +178,8 @@ class Settings(BaseSettings):
     github_private_key: SecretStr | None = _github("GITHUB_PRIVATE_KEY")  # PEM text
     github_private_key_path: Path | None = _github("GITHUB_PRIVATE_KEY_PATH")
     github_webhook_secret: SecretStr | None = _github("GITHUB_WEBHOOK_SECRET")
+    # the one before a rotation: notes comments signed with it still verify (never deliveries)
+    github_previous_webhook_secret: SecretStr | None = _github("GITHUB_PREVIOUS_WEBHOOK_SECRET")
     github_api_url: str = Field(
         default="https://api.github.com", validation_alias=AliasChoices("GITHUB_API_URL")
     )
@@ -354,11 +356,18 @@ class Settings(BaseSettings):
             )
         return v
 
-    @field_validator("github_token", "github_private_key", "github_private_key_path", mode="before")
+    @field_validator(
+        "github_token",
+        "github_private_key",
+        "github_private_key_path",
+        "github_previous_webhook_secret",
+        mode="before",
+    )
     @classmethod
     def _blank_credential_is_none(cls, v: object) -> object:
         # `GITHUB_TOKEN=` (a template's empty line) is no credential: dry run, as unset,
-        # rather than live mode with nothing to sign in with (or a key at Path(".")).
+        # rather than live mode with nothing to sign in with (or a key at Path(".")). An
+        # emptied GITHUB_PREVIOUS_WEBHOOK_SECRET (a rotation over) keeps none.
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
         return None if isinstance(text, str) and not text.strip() else v
 
@@ -375,7 +384,7 @@ class Settings(BaseSettings):
             raise ValueError("holds whitespace inside, which no GitHub token does")
         return SecretStr(token)
 
-    @field_validator("github_webhook_secret", mode="after")
+    @field_validator("github_webhook_secret", "github_previous_webhook_secret", mode="after")
     @classmethod
     def _secret_line_end_is_the_files(cls, v: SecretStr | None) -> SecretStr | None:
         # GitHub's webhook secret is one line (a single-line form field; hex from the
@@ -538,6 +547,12 @@ class Settings(BaseSettings):
                 " dry run's banner print (anyone can sign a delivery with it); required when"
                 " posting to GitHub: use the App's or the hook's own secret"
             )
+        if live and self._previous_secret() == DEV_WEBHOOK_SECRET:
+            problems.append(
+                "GITHUB_PREVIOUS_WEBHOOK_SECRET: is the development secret, which anyone can"
+                " sign a notes comment with; leave it unset (a dry run's comments were never"
+                " posted)"
+            )
         if live and self.note_links == "pages" and self.public_url is None:
             problems.append(
                 f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "
@@ -587,10 +602,20 @@ class Settings(BaseSettings):
             return self.github_webhook_secret.get_secret_value()
         return DEV_WEBHOOK_SECRET
 
+    def previous_webhook_secrets(self) -> tuple[str, ...]:
+        """The webhook secret before a rotation, when kept (GITHUB_PREVIOUS_WEBHOOK_SECRET):
+        the notes comments signed with it still verify until their next write."""
+        previous = self._previous_secret()
+        return () if previous is None or previous == self.webhook_secret() else (previous,)
+
+    def _previous_secret(self) -> str | None:
+        secret = self.github_previous_webhook_secret
+        return None if secret is None else secret.get_secret_value()
+
     def secret_values(self) -> list[str]:
-        """What logs and stored errors must never show: the webhook secret, the token,
+        """What logs and stored errors must never show: the webhook secrets, the token,
         the key given as text (one read from a file is found by its shape)."""
-        secrets = [self.webhook_secret()]
+        secrets = [self.webhook_secret(), *self.previous_webhook_secrets()]
         for secret in (self.github_token, self.github_private_key):
             if secret is not None:
                 secrets.append(secret.get_secret_value())

@@ -208,7 +208,7 @@ def sticky(fake, number=N):
 def as_rendered(rt, comment, number=N) -> str:
     """The notes comment's text as rendered: its signature for its PR checked, then taken
     off (the same text on two PRs is signed apart)."""
-    text = verified_text(comment.body, rt.ctx.comment_key, DEFAULT_REPO, number)
+    text = verified_text(comment.body, rt.ctx.comment_keys, DEFAULT_REPO, number)
     assert text is not None, f"the notes comment is not signed for PR {number}"
     return text
 

@@ -17,17 +17,24 @@ from bot.feedback_store import FeedbackStore
 from bot.markdown_safety import link_target
 from bot.markers import SIGNATURE_OPENING, signed_text
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
-from tests.command_kit import AUTHOR, N, edit, replies, say, sticky
+from tests.command_kit import AUTHOR, N, comment_payload, edit, replies, say, sticky, tune
 from tests.damage_kit import damage_root_page
 from tests.fake_github import DEFAULT_REPO
 from tests.test_comment_rewrites import rewritten
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
 from tests.test_rollback import old_release
 from tests.webhook_kit import (
+    MATCHING_FILES,
     MATCHING_TITLE,
+    SECRET,
+    clean_env,
     deliver_pr,
+    drain,
     labeled_one_more_note,
+    live_settings,
     ours,
+    post,
+    serving,
     title_with_one_more_note,
 )
 
@@ -685,3 +692,46 @@ def test_a_notes_comment_reads_back_only_while_its_signature_verifies(
     [reply] = replies(fake)
     assert "could not be read; nothing was hidden." in reply.body
     assert rt.ctx.feedback.marks() == []
+
+
+def _asked_to_mark_note_2(client, rt, fake, repo: str = DEFAULT_REPO, secret: str = SECRET):
+    """The PR's author says `/notes wrong 2` on PR N of `repo` (its name now), delivered
+    signed with `secret`, and it runs."""
+    c = fake.add_comment(repo, N, "/notes wrong 2", login=AUTHOR)
+    payload = comment_payload(c)
+    payload["repository"] = dict(payload["repository"], full_name=repo)
+    assert post(client, "issue_comment", payload, secret=secret).status_code == 202
+    drain(rt)
+
+
+# kills: bot/context.py:BotContext.comment_keys the previous webhook secret not tried
+@pytest.mark.parametrize("previous", [None, SECRET])
+def test_a_notes_comment_signed_before_the_webhook_secret_was_rotated_reads_back_with_it_kept(
+    tmp_path, fake_github, app_key, monkeypatch, previous
+):
+    """The operator rotates the webhook secret; a `wrong N` that must read the notes
+    comment's notes on GitHub finds it signed with the secret before. Without that secret
+    kept (GITHUB_PREVIOUS_WEBHOOK_SECRET) the text does not tell until the comment's next
+    write: nothing is hidden and the reply asks for a `/notes`; with it, note 2 is."""
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt)
+        shown = _two_notes_not_known(client, rt, fake, reasons=False)
+    rotated = live_settings(
+        tmp_path,
+        fake,
+        app_key,
+        github_webhook_secret="rotated-secret",
+        github_previous_webhook_secret=previous,
+    )
+    with serving(rotated) as (client, rt):
+        tune(rt)
+        _asked_to_mark_note_2(client, rt, fake, secret="rotated-secret")
+        if previous is not None:
+            assert replies(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == shown[1:]
+            return
+        [reply] = replies(fake)
+        assert "could not be read; nothing was hidden." in reply.body
+        assert rt.ctx.feedback.marks() == []

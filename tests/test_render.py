@@ -1077,16 +1077,30 @@ def test_a_signed_notes_comment_verifies_only_as_written_for_its_pr():
     assert last.startswith(SIGNATURE_OPENING) and len(last) < 60
     shown = as_html(written)  # MARKER and the signature kept as HTML comments: hidden
     assert last in shown and shown.count("<!--") == 2
-    assert verified_text(written, key, "o/r", 7) == body
-    assert verified_text(written.replace("\n", "\r\n"), key, "O/R", 7) == body
-    assert verified_text(written.replace("Review notes", "Review notez", 1), key, "o/r", 7) is None
-    assert verified_text(written, key, "o/r", 8) is None
-    assert verified_text(written, key, "o/other", 7) is None
-    assert verified_text(written, comment_key("another"), "o/r", 7) is None
-    assert verified_text(body, key, "o/r", 7) is None
+    assert verified_text(written, [key], "o/r", 7) == body
+    assert verified_text(written.replace("\n", "\r\n"), [key], "O/R", 7) == body
+    assert (
+        verified_text(written.replace("Review notes", "Review notez", 1), [key], "o/r", 7) is None
+    )
+    assert verified_text(written, [key], "o/r", 8) is None
+    assert verified_text(written, [key], "o/other", 7) is None
+    assert verified_text(written, [comment_key("another")], "o/r", 7) is None
+    assert verified_text(body, [key], "o/r", 7) is None
     at = written.index(SIGNATURE_OPENING) + len(SIGNATURE_OPENING)
     flipped = written[:at] + ("1" if written[at] != "1" else "2") + written[at + 1 :]
-    assert verified_text(flipped, key, "o/r", 7) is None
+    assert verified_text(flipped, [key], "o/r", 7) is None
+
+
+# kills: bot/markers.py:verified_text only the first key tried
+def test_a_notes_comment_signed_with_a_key_kept_from_before_a_rotation_verifies():
+    """Signed with the key of the webhook secret before a rotation: it verifies while that
+    key is one of those given, before or after the current one, and not once it is not."""
+    old, new = comment_key("before"), comment_key("after")
+    written = signed_text("<!-- review-notes:v1 -->\nnotes\n", old, "o/r", 7)
+    assert verified_text(written, [new, old], "o/r", 7) == "<!-- review-notes:v1 -->\nnotes\n"
+    assert verified_text(written, [old, new], "o/r", 7) is not None
+    assert verified_text(written, [new], "o/r", 7) is None
+    assert verified_text(written, [], "o/r", 7) is None
 
 
 # Every layout the renderer makes, read back: why mode, paused, hidden notes, notes dropped

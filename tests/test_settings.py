@@ -160,6 +160,11 @@ GITHUB_IN_TOML = (
         ),
         ("Github_Private_Key_Path", "app.pem", "set GITHUB_PRIVATE_KEY_PATH in the environment"),
         ("github_webhook_secret", "s3cret-value", "set GITHUB_WEBHOOK_SECRET in the environment"),
+        (
+            "github_previous_webhook_secret",
+            "0ld-s3cret",
+            "set GITHUB_PREVIOUS_WEBHOOK_SECRET in the environment",
+        ),
         ("github_api_url", "https://ghe.example.org/api/v3", "set GITHUB_API_URL in the"),
     ],
 )
@@ -1050,6 +1055,26 @@ def test_secret_values_are_every_secret_the_logs_must_hide():
     assert load(github_token="ghp_abc", **live).secret_values() == ["s", "ghp_abc"]
     key = load(github_app_id="1", github_private_key=PEM, **live)
     assert key.secret_values() == ["s", PEM]
+
+
+# the webhook secret before a rotation, kept so the notes comments signed with it verify
+def test_the_previous_webhook_secret_is_read_as_meant_and_never_shown(monkeypatch):
+    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": "s"}
+    live["public_url"] = "https://x.org"
+    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", "old secret \r\n")  # a file's end
+    s = load(**live)
+    assert s.previous_webhook_secrets() == ("old secret ",)
+    assert s.secret_values() == ["s", "old secret ", "ghp_" + "x" * 36]
+    assert "old secret" not in repr(s)
+    for blank in ("", "  "):  # emptied once the rotation is over: none kept
+        monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", blank)
+        assert load(**live).previous_webhook_secrets() == ()
+    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", "s")  # the secret now: nothing more
+    assert load(**live).previous_webhook_secrets() == ()
+    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", DEV_WEBHOOK_SECRET)
+    text = errors(**live)
+    assert "GITHUB_PREVIOUS_WEBHOOK_SECRET: is the development secret" in text
+    assert load().previous_webhook_secrets() == ()  # a dry run's: its secret now
 
 
 def test_a_token_beside_an_app_id_alone_is_named_as_a_conflict():
