@@ -117,7 +117,7 @@ def notes_shown(ctx: BotContext, ref: PRRef, state: PRState) -> tuple[str, ...] 
         return state.notes
     text = ctx.github.comment_text(ref, state.comment_id)
     if text is not None:
-        text = verified_text(text, ctx.comment_keys, ref.repo, ref.number)
+        text = verified_text(text, ctx.comment_keys, ref.repo, ref.number, ref.repo_id)
     read = None if text is None else notes_read_back(text, ctx.library, ctx.links)
     return read if read is not None else state.notes or None
 

@@ -88,28 +88,43 @@ def comment_key(secret: str) -> bytes:
     return hmac.new(secret.encode("utf-8"), b"review-notes notes comment", hashlib.sha256).digest()
 
 
-def signed_text(body: str, key: bytes, repo: str, number: int) -> str:
+def signed_text(body: str, key: bytes, repo: str, number: int, repo_id: int | None = None) -> str:
     """The notes comment as written on a PR: `body`, then an invisible line that signs it
     for that PR (its repository and number, so a text copied from another PR's does not
-    verify). It goes last: a release before signatures (a rollback) still finds MARKER
+    verify): the repository's id (`repo_id`), which a rename or a transfer keeps, else its
+    name. It goes last: a release before signatures (a rollback) still finds MARKER
     first, and reads the notes the same."""
     text = _as_kept(body)
-    return f"{text}\n\n{SIGNATURE_OPENING}{_mac(text, key, repo, number)} -->\n"
+    pr = _pr_signed(repo if repo_id is None else repo_id, number)
+    return f"{text}\n\n{SIGNATURE_OPENING}{_mac(text, key, pr)} -->\n"
 
 
-def verified_text(body: str, keys: Sequence[bytes], repo: str, number: int) -> str | None:
+def verified_text(
+    body: str, keys: Sequence[bytes], repo: str, number: int, repo_id: int | None = None
+) -> str | None:
     """The notes comment's text without its signature, when one of `keys` signed it for
-    this PR; None when none did: not signed (written before signatures were kept, or the
-    line taken out), edited since, or signed for another PR or with another key (a
-    webhook secret changed since, and not kept). Compared in constant time."""
+    this PR: by its repository's id (`repo_id`, when known), or by its name (as comments
+    were signed before ids, or with no id known); None when not: not signed (written
+    before signatures were kept, or the line taken out), edited since, or signed for
+    another PR or with another key (a webhook secret changed since, and not kept).
+    Compared in constant time."""
     text, _, last = _as_kept(body).rpartition("\n")
     signature = _SIGNATURE.fullmatch(last.strip())
     if signature is None:
         return None
     text = _as_kept(text)
-    if not any(hmac.compare_digest(signature[1], _mac(text, k, repo, number)) for k in keys):
+    prs = [_pr_signed(repo, number)]
+    if repo_id is not None:
+        prs.insert(0, _pr_signed(repo_id, number))
+    if not any(hmac.compare_digest(signature[1], _mac(text, k, pr)) for k in keys for pr in prs):
         return None
     return text + "\n"
+
+
+def _pr_signed(repo: str | int, number: int) -> str:
+    """The PR as a signature names it: `repository <id>#N`, or `owner/name#N` (lower
+    case: GitHub's names ignore case). A name holds a '/', so no id reads as one."""
+    return f"repository {repo}#{number}" if isinstance(repo, int) else f"{repo.lower()}#{number}"
 
 
 def _as_kept(body: str) -> str:
@@ -117,8 +132,7 @@ def _as_kept(body: str) -> str:
     return body.replace("\r\n", "\n").rstrip()
 
 
-def _mac(text: str, key: bytes, repo: str, number: int) -> str:
+def _mac(text: str, key: bytes, pr: str) -> str:
     """128 bits of HMAC-SHA256 (32 hex digits): enough against guesses each of which
     takes an edit of the comment and a `/notes wrong`."""
-    said = f"{repo.lower()}#{number}\n{text}".encode()
-    return hmac.new(key, said, hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, f"{pr}\n{text}".encode(), hashlib.sha256).hexdigest()[:32]

@@ -483,7 +483,8 @@ def _write(
     PR event's `updated_at` (None: a command's write), dates a deletion found so. A
     rewrite's words owed back go first (bot.write_backs): this write, knowing no comment,
     would take theirs showing our text for ours. GitHub gets `body` signed for the PR
-    (bot.markers `signed_text`); `body_hash` is of `body`, as every render compares it."""
+    (bot.markers `signed_text`: by its repository's id where the event gave it, which a
+    rename keeps); `body_hash` is of `body`, as every render compares it."""
     if state.write_back is not None:
         write_back_owed(ctx, ref)  # (a lock refusing it refuses this write too)
         state = replace(state, write_back=None)
@@ -493,7 +494,7 @@ def _write(
     differs = state.body_hash is not None and state.body_hash != body_hash(body)
     sticky = ctx.github.upsert_sticky(
         ref,
-        signed_text(body, ctx.comment_key, ref.repo, ref.number),
+        signed_text(body, ctx.comment_key, ref.repo, ref.number, ref.repo_id),
         MARKER,
         create=create,
         known_id=state.comment_id,

@@ -19,7 +19,7 @@ import pytest
 from bot.commands import CommandConfig
 from bot.db import utcnow
 from bot.markers import MARKER, REPLY_MARKER, verified_text
-from tests.fake_github import DEFAULT_REPO, FakeComment, Fault, iso_time
+from tests.fake_github import DEFAULT_REPO, DEFAULT_REPO_ID, FakeComment, Fault, iso_time
 from tests.webhook_kit import (
     BOT,
     MATCHING_FILES,
@@ -208,7 +208,8 @@ def sticky(fake, number=N):
 def as_rendered(rt, comment, number=N) -> str:
     """The notes comment's text as rendered: its signature for its PR checked, then taken
     off (the same text on two PRs is signed apart)."""
-    text = verified_text(comment.body, rt.ctx.comment_keys, DEFAULT_REPO, number)
+    keys = rt.ctx.comment_keys
+    text = verified_text(comment.body, keys, DEFAULT_REPO, number, DEFAULT_REPO_ID)
     assert text is not None, f"the notes comment is not signed for PR {number}"
     return text
 

@@ -15,11 +15,11 @@ from bot.db import Database
 from bot.feedback import Mark
 from bot.feedback_store import FeedbackStore
 from bot.markdown_safety import link_target
-from bot.markers import SIGNATURE_OPENING, signed_text
+from bot.markers import REPLY_MARKER, SIGNATURE_OPENING, signed_text
 from bot.prstate import PendingUpdate, PRState, PRStore, WriteBack, WriteBackHistory
 from tests.command_kit import AUTHOR, N, comment_payload, edit, replies, say, sticky, tune
 from tests.damage_kit import damage_root_page
-from tests.fake_github import DEFAULT_REPO
+from tests.fake_github import DEFAULT_REPO, DEFAULT_REPO_ID
 from tests.test_comment_rewrites import rewritten
 from tests.test_deletion_events import served  # noqa: F401 (a fixture)
 from tests.test_rollback import old_release
@@ -662,14 +662,19 @@ def test_wrong_on_an_edited_notes_comment_takes_the_notes_the_bot_kept(
     assert [m.note_id for m in rt.ctx.feedback.marks()] == [shown[1]]
 
 
-@pytest.mark.parametrize("change", [None, "tampered", "unsigned", "another PR's"])
+@pytest.mark.parametrize(
+    "change",
+    [None, "for its name", "tampered", "unsigned", "another PR's", "another repository's"],
+)
 def test_a_notes_comment_reads_back_only_while_its_signature_verifies(
     served,  # noqa: F811
     change,
 ):
-    """The unedited text reads back (its notes by their links: note 2 is hidden); with
+    """The unedited text reads back (its notes by their links: note 2 is hidden), and so
+    does one signed for the repository's name (as before the id was signed for); with
     its signature changed by one digit, gone (as on a comment posted before signatures
-    were kept), or that of another PR's comment of the same text, it does not tell."""
+    were kept), or that of another PR's comment of the same text (another number, or
+    another repository's id), it does not tell."""
     client, rt, fake = served
     shown = _two_notes_not_known(client, rt, fake, reasons=False)
     c = sticky(fake)
@@ -678,15 +683,18 @@ def test_a_notes_comment_reads_back_only_while_its_signature_verifies(
     at = len(SIGNATURE_OPENING)
     assert last.startswith(SIGNATURE_OPENING)
     flipped = f"{last[:at]}{'1' if last[at] != '1' else '2'}{last[at + 1 :]}"
+    assert c.body == signed_text(text, key, DEFAULT_REPO, N, DEFAULT_REPO_ID)  # for the id
     if change is not None:
         changed = {
             "tampered": f"{text}\n{flipped}\n",
             "unsigned": text.rstrip() + "\n",
-            "another PR's": signed_text(text, key, DEFAULT_REPO, N + 1),
+            "for its name": signed_text(text, key, DEFAULT_REPO, N),
+            "another PR's": signed_text(text, key, DEFAULT_REPO, N + 1, DEFAULT_REPO_ID),
+            "another repository's": signed_text(text, key, DEFAULT_REPO, N, DEFAULT_REPO_ID + 1),
         }[change]
         rewritten(client, rt, fake, c, changed)
     say(client, rt, fake, "/notes wrong 2", login=AUTHOR)
-    if change is None:
+    if change in (None, "for its name"):
         assert replies(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == shown[1:]
         return
     [reply] = replies(fake)
@@ -735,3 +743,23 @@ def test_a_notes_comment_signed_before_the_webhook_secret_was_rotated_reads_back
         [reply] = replies(fake)
         assert "could not be read; nothing was hidden." in reply.body
         assert rt.ctx.feedback.marks() == []
+
+
+# kills: bot/sticky.py:_write the notes comment signed for the repository's name
+def test_a_notes_comment_reads_back_after_its_repository_was_renamed(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """Renamed (or transferred), a repository keeps its id and its PRs their numbers: the
+    notes comment signed for the PR before reads back under the new name."""
+    clean_env(monkeypatch)
+    fake, elsewhere = fake_github, "vllm-org/vllm"
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    settings = live_settings(tmp_path, fake, app_key, repos=f"{DEFAULT_REPO},{elsewhere}")
+    with serving(settings) as (client, rt):
+        tune(rt)
+        shown = _two_notes_not_known(client, rt, fake, reasons=False)
+        fake.transfer(DEFAULT_REPO, elsewhere)
+        _asked_to_mark_note_2(client, rt, fake, repo=elsewhere)
+        assert [c for c in ours(fake, repo=elsewhere) if c.body.startswith(REPLY_MARKER)] == []
+        assert rt.ctx.prs.get(elsewhere, N).dismissed == shown[1:]
+        assert [(m.repo, m.note_id) for m in rt.ctx.feedback.marks()] == [(elsewhere, shown[1])]

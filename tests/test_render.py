@@ -1091,6 +1091,24 @@ def test_a_signed_notes_comment_verifies_only_as_written_for_its_pr():
     assert verified_text(flipped, [key], "o/r", 7) is None
 
 
+# kills: bot/markers.py:signed_text a PR signed for by its repository's name alone
+def test_a_notes_comment_signed_for_its_repositorys_id_verifies_under_any_name_of_it():
+    """Signed for repository 42's PR 7: it verifies under the repository's new name (a
+    rename or a transfer keeps the id), not for another repository's id or another PR;
+    without an id to check, only a signature for the name verifies. One signed for the
+    name (an earlier write, or one with no id known) verifies while the name stays."""
+    key, body = comment_key("secret"), "<!-- review-notes:v1 -->\nnotes\n"
+    by_id = signed_text(body, key, "o/r", 7, 42)
+    assert by_id != signed_text(body, key, "o/r", 7)
+    assert verified_text(by_id, [key], "o/renamed", 7, 42) == body
+    assert verified_text(by_id, [key], "o/r", 7, 43) is None
+    assert verified_text(by_id, [key], "o/r", 8, 42) is None
+    assert verified_text(by_id, [key], "o/r", 7) is None
+    by_name = signed_text(body, key, "o/r", 7)
+    assert verified_text(by_name, [key], "O/R", 7, 42) == body
+    assert verified_text(by_name, [key], "o/renamed", 7, 42) is None
+
+
 # kills: bot/markers.py:verified_text only the first key tried
 def test_a_notes_comment_signed_with_a_key_kept_from_before_a_rotation_verifies():
     """Signed with the key of the webhook secret before a rotation: it verifies while that
