@@ -2,9 +2,10 @@
 
 A PR's titles, files and diffs write plain spaces and ASCII punctuation: a term holding
 an unusual space or an invisible character, a Chinese list separator (`a、b`) or a
-character a Chinese input method typed for ASCII (`ＬｏＲＡ`) never matches. `check_term`
-and `check_glob` validate the model's terms and paths (`notes.Term`, `notes.Glob`);
-`toml_errors` uses `ascii_typed_as` and `describe_character` to explain a TOML error.
+character a Chinese input method typed for ASCII (`ＬｏＲＡ`) never matches. `check_term`,
+`check_label` and `check_glob` validate the model's terms, labels and paths (`notes.Term`,
+`notes.Label`, `notes.Glob`); `toml_errors` uses `ascii_typed_as` and
+`describe_character` to explain a TOML error.
 """
 
 from __future__ import annotations
@@ -172,14 +173,26 @@ def _regex_words(pattern: str) -> str:
     return " ".join(_REGEX_TOKEN.sub(" ", pattern).split())
 
 
-def check_term(term: str) -> str:
+def check_label(label: str) -> str:
+    """A GitHub label's name: matched whole (bot.matching), in any case, never by its words
+    nor as a pattern, so `bug|regression`, `release$` or `C++` are names like any other
+    (GitHub allows them); only what no label's name can hold as written is refused."""
+    _check_written(label, "label")
+    return label
+
+
+def _check_written(term: str, noun: str) -> None:
     if not term.strip():
-        raise ValueError("empty term")
+        raise ValueError(f"empty {noun}")
     if term != term.strip():
         raise ValueError(f"{term!r} has leading or trailing whitespace")
-    mistyped = _mistyped(term, "term")
+    mistyped = _mistyped(term, noun)
     if mistyped is not None:
         raise ValueError(mistyped)
+
+
+def check_term(term: str) -> str:
+    _check_written(term, "term")
     if (pattern := _as_regex(term)) is not None:
         raise ValueError(pattern)
     if term.isascii():

@@ -28,7 +28,7 @@ from pydantic import (
     field_validator,
 )
 
-from bot.note_terms import check_glob, check_term
+from bot.note_terms import check_glob, check_label, check_term
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
@@ -256,6 +256,7 @@ def control_character(text: str, what: str = "title", lines: bool = False) -> st
 # Validated per element, so an error names the element (and so its line).
 Glob = Annotated[str, AfterValidator(check_glob)]
 Term = Annotated[str, AfterValidator(check_term)]
+Label = Annotated[str, AfterValidator(check_label)]
 
 
 def _one_line(name: str) -> str:
@@ -284,7 +285,7 @@ class Topic(BaseModel):
     # Title tags that name the topic in words too common in a title's text (`[Build]`)
     tags: tuple[Term, ...] = ()
     paths: tuple[Glob, ...] = ()
-    labels: tuple[Term, ...] = ()
+    labels: tuple[Label, ...] = ()  # GitHub labels' exact names
 
     _unique = field_validator("keywords", "tags", "paths", "labels")(_no_duplicates)
 

@@ -355,6 +355,23 @@ def test_a_label_another_topic_already_explains_is_not_counted():
     assert topics("vllm/x.py") == {"build": only_label, "ci": only_label}
 
 
+# kills: bot/notes.py:Topic.labels (hand) a label checked as a keyword: GitHub allows `|`,
+#   a `$` at the end or one character in a label's name, and the taxonomy refused the topic
+#   ("written as a regular expression"), though a label is matched by its exact name
+@pytest.mark.parametrize("name", ["bug|regression", "release$", "^v1", "P", "C++"])
+def test_a_label_is_an_exact_name_whatever_it_holds(name):
+    topic = Topic(id="triage", name_en="Triage", name_zh="分诊", labels=(name,))
+    lib = Library(notes=(note("n", ("triage",)),), topics={"triage": topic})
+    hits = match_pr(pr("x", labels=[name.upper()]), lib, CFG).topic_hits
+    assert [(h.topic.id, h.reasons) for h in hits] == [("triage", (f"labeled {name.upper()!r}",))]
+    # the label's name alone: not its words, nor a pattern
+    assert match_pr(pr("x", labels=["bug"]), lib, CFG).topic_hits == ()
+    # a keyword so written is still refused: it is matched by its words
+    if not name.isalnum():
+        with pytest.raises(ValueError):
+            Topic(id="triage", name_en="Triage", name_zh="分诊", keywords=(name,))
+
+
 def test_many_files_dilute_one_file_under_a_topic():
     lib = library(note("n", ("spec-decode",)))
     one = match_pr(pr("x", files=["vllm/v1/spec_decode/a.py"]), lib, CFG).topic_hits[0]
