@@ -106,7 +106,10 @@ class SearchMode:
     letters two of two, or a letter alone, only joined by a hyphen or underscore (`noop`
     finds `no-op`, `topk` `top_k`, `isin` not `is in`). A number is a whole number, as in
     the reply: `5241` does not find PR 52419. An English plural finds its singular too, in
-    both modes (`deadlocks` finds `deadlock`, `hashes` `hash`: `_singulars`).
+    both modes (`deadlocks` finds `deadlock`, `hashes` `hash`: `_singulars`), and a word
+    of letters its other forms, whole words (`preempted` finds `preemption`,
+    `registering` `registration`, `capturing` `capture`: `_stems`), ranked after the
+    notes holding it as typed.
 
     The `/notes search` reply ranks: a query is split into words (runs of Chinese
     or Japanese characters are one term each, a space between its characters in the text
@@ -163,6 +166,7 @@ class SearchHit:
     terms: int  # how many query terms the note contains
     score: float  # the sum of field weights over (term, field) matches
     fields: tuple[str, ...] = field(default=())  # the fields that matched, heaviest first
+    as_typed: int = 0  # of those terms, how many as typed (or a plural's singular)
 
 
 def query_terms(
@@ -358,22 +362,131 @@ def _singulars(term: str) -> list[str]:
     return [f for f in forms if len(_LAST_LETTERS.search(f).group()) >= _SINGULAR_MIN]
 
 
-def _matcher(term: str, words: bool) -> Callable[[str], bool]:
+# A word whose other forms are looked for: English letters, its parts joined by hyphens
+# (`kv-caching`). An identifier (`kv_cache`, `_align_cacheable`), a name with a digit
+# (`fp8`), a flag (`--enforce-eager`), a number or a phrase is found as it is.
+_ENGLISH_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_MIN_STEM = 4  # letters, of the last part: `used` is no `us`, `adding` no `ad`
+# an -ion or -ation noun's stem is longer: `portion` is no `port`, `station` no `state`
+_MIN_NOUN_STEM = 5
+_VERB_ENDINGS = ("ings", "ing", "ed")  # what a query word loses to its stem
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")  # `committ` of `committed`: `commit`
+_CONSONANT_Y = re.compile(r"[^aeiou]y$")  # `query`: `queries`, `queried`
+_CONSONANT_ER = re.compile(r"[^aeiouy]er$")  # `register`: `registration`
+_CONSONANT_R = re.compile(r"[^aeiouy]r$")  # `registr` of `registration`: `register`
+
+
+def _stems(term: str) -> list[tuple[str, bool]]:
+    """The stems an English word shares with its other forms, each with whether it is a
+    word alone: `preempted`, `preempt` and `preemption` have `preempt`; `capturing`,
+    `capture` and `captured` `captur` (no word alone); `quantized` and `quantization`
+    `quantiz`; `registering` `register`, whose -ation noun drops its `e`, `registr`.
+    Only a verb's inflections, an -ion or -ation noun and a silent `e`: other endings
+    (`-er`, `-able`, `-ive`) make other words (`worker`, `cacheable`)."""
+    if not _ENGLISH_WORD.fullmatch(term):
+        return []
+    size = len(_LAST_LETTERS.search(term).group())
+    found = []
+    cut = next((e for e in ("ied", *_VERB_ENDINGS) if term.endswith(e)), "")
+    if cut == "ied" and size - 2 >= _MIN_STEM:
+        found.append((term[:-3] + "y", True))
+    elif cut and size - len(cut) >= _MIN_STEM:
+        stem = term[: -len(cut)]
+        found.append((stem, True))
+        if _DOUBLED.search(stem) and size - len(cut) > _MIN_STEM:
+            found.append((stem[:-1], True))
+    elif term.endswith("e") and size > _MIN_STEM:
+        found.append((term[:-1], False))
+    for noun, alone in (("ation", False), ("ion", True)):
+        if term.endswith(noun) and size - len(noun) >= _MIN_NOUN_STEM:
+            stem = term[: -len(noun)]
+            if noun == "ation" or stem[-1] in "st":
+                found.append((stem, alone))
+    if not found and size >= _MIN_STEM:
+        found.append((term, True))  # a word with none of those endings: itself the stem
+    return _respelled(term, found)
+
+
+def _respelled(term: str, stems: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The stems with how English respells them before an ending: `register` as `registr`
+    before -ation (and back), `query` as `queri` (`queried`), a British `-is-` as `-iz-`
+    (`normalised`, `normalized`)."""
+    found = dict.fromkeys(stems)
+    for stem, alone in stems:
+        if alone and _CONSONANT_ER.search(stem):
+            found[(stem[:-2] + "r", False)] = None
+        if not alone and _CONSONANT_R.search(stem):
+            found[(stem[:-1] + "er", True)] = None
+        if alone and _CONSONANT_Y.search(stem):
+            found[(stem[:-1] + "i", False)] = None
+        if stem.endswith(("is", "iz")) and stem != term:  # `analysis` is no `analysiz`
+            found[(stem[:-1] + ("z" if stem.endswith("s") else "s"), alone)] = None
+    return list(found)
+
+
+def _spellings(stem: str, alone: bool, typed: bool) -> str:
+    """The endings a stem takes, as a regex (what follows the stem in a word of its forms):
+    a verb's inflections, -ion after `t` or `s` (`preempt`: `preemption`), -ation unless
+    the stem is the word as typed (`compil`, `quantiz`: `compilation`, `quantization`;
+    `valid` does not find `validation`, `specific` `specification`), its last consonant
+    doubled (`commit`: `committed`)."""
+    endings = ["e", "es", "ed", "ings?"]
+    if alone:
+        endings.append("s")
+    if len(_LAST_LETTERS.search(stem).group()) >= _MIN_NOUN_STEM:
+        if stem[-1] in "st":
+            endings.append("ions?")
+        if not typed:
+            endings.append("ations?")
+    if re.search(r"[aeiou][^aeiouwxy]$", stem):
+        endings.append(f"{stem[-1]}(?:ed|ings?)")
+    return f"(?:{'|'.join(endings)}){'?' if alone else ''}"
+
+
+def _forms(terms: list[str], before: str, end: str) -> tuple[re.Pattern[str], ...]:
+    """The English words' other forms (`_stems`), as whole words not after a character
+    of class `before`, their parts joined any way. A pattern a stem: joined in one, they
+    no longer open with a character, and a search took twice as long."""
+    stems = [(t, s, alone) for t in terms for s, alone in _stems(t)]
+    return tuple(_compound(s, before, _spellings(s, alone, s == t) + end) for t, s, alone in stems)
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    """Whether a text holds a term: as typed (or a plural's singular), or in another of
+    its forms (`preempted` as `preemption`), which ranks after."""
+
+    exact: Callable[[str], bool]
+    forms: tuple[re.Pattern[str], ...] = ()
+
+    def found(self, text: str) -> bool | None:
+        """True: as typed; False: as another form; None: not at all."""
+        if self.exact(text):
+            return True
+        return False if any(f.search(text) for f in self.forms) else None
+
+
+def _matcher(term: str, words: bool) -> _Matcher:
     if _IS_CJK.search(term):
         phrase = _cjk_spaced(term)
-        return lambda text: phrase.search(text) is not None
+        return _Matcher(lambda text: phrase.search(text) is not None)
     if words and _is_path(term):
-        return lambda text: term in text  # a path's piece is found inside a longer path
+        return _Matcher(lambda text: term in text)  # a path's piece, in a longer path
     if term.isascii() and term.isdigit():
         # a number is whole in a filter too: `5241` is not PR 52419, nor `5006` PR 50062
         number = re.compile(_not_after(_WORD_CHAR, term[0]) + term[1:] + _WORD_END)
-        return lambda text: number.search(text) is not None
-    forms = [term, *_singulars(term)]
+        return _Matcher(lambda text: number.search(text) is not None)
+    singular = [term, *_singulars(term)]
     if words:  # a whole word, its parts joined any way
-        whole = [_compound(f, _WORD_CHAR, _WORD_END) for f in forms]
-        return lambda text: any(w.search(text) for w in whole)
-    compounds = [_compound(f, _ALNUM) for f in forms]
-    return lambda text: any(f in text for f in forms) or any(c.search(text) for c in compounds)
+        whole = [_compound(f, _WORD_CHAR, _WORD_END) for f in singular]
+        forms = _forms(singular[1:] or singular, _WORD_CHAR, _WORD_END)
+        return _Matcher(lambda text: any(w.search(text) for w in whole), forms)
+    compounds = [_compound(f, _ALNUM) for f in singular]
+    forms = _forms(singular[1:] or singular, _ALNUM, f"(?!{_ALNUM})")
+    return _Matcher(
+        lambda text: any(f in text for f in singular) or any(c.search(text) for c in compounds),
+        forms,
+    )
 
 
 @lru_cache(maxsize=8192)  # notes are frozen; folding every note on every search adds up
@@ -426,18 +539,33 @@ def search_notes(
         texts = _folded(note)
         if "topics" in mode.weights:
             texts = texts | {"topics": "\n".join(named.get(t, t) for t in note.topics)}
-        found_terms, score, where = 0, 0.0, set()
-        for hit, pathlike in matchers:
-            fields = [k for k in mode.weights if hit(texts[_text_of(k, mode, pathlike)])]
+        found_terms, as_typed, score, where = 0, 0, 0.0, set()
+        for matcher, pathlike in matchers:
+            found = {k: matcher.found(texts[_text_of(k, mode, pathlike)]) for k in mode.weights}
+            fields = [k for k, how in found.items() if how is not None]
             if fields:
                 found_terms += 1
+                as_typed += any(found.values())
                 score += sum(mode.weights[k] for k in fields)
                 where.update(fields)
             elif mode.require_all:
                 break
         if found_terms and (found_terms == len(terms) or not mode.require_all):
-            hits.append(SearchHit(note, found_terms, score, tuple(sorted(where, key=order.get))))
-    hits.sort(
-        key=lambda h: (-h.terms, -h.score, h.note.verdict.rank, -(h.note.source_pr or 0), h.note.id)
-    )
+            fields = tuple(sorted(where, key=order.get))
+            hits.append(SearchHit(note, found_terms, score, fields, as_typed))
+    hits.sort(key=_rank)
     return hits if limit is None else hits[:limit]
+
+
+def _rank(hit: SearchHit) -> tuple[int, int, float, int, int, str]:
+    """Most terms first, then most found as typed (`preempted` before `preemption`), then
+    weight, verdict, newest source PR."""
+    note = hit.note
+    return (
+        -hit.terms,
+        -hit.as_typed,
+        -hit.score,
+        note.verdict.rank,
+        -(note.source_pr or 0),
+        note.id,
+    )

@@ -325,6 +325,8 @@ def test_filter_form_keeps_the_chosen_values(client):
         # a topic's name or id finds its notes (the search ignored them)
         ("platform", ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin"]),
         ("平台", ["n-graph", "n-rocm-a", "n-rocm-b", "n-twin"]),
+        # another form of a word in the title: "capture" (found as typed only)
+        ("capturing deadlocked", ["n-graph"]),
     ],
 )
 def test_search(client, q, expected):

@@ -797,3 +797,79 @@ def test_a_word_ending_in_s_that_is_no_plural_is_found_as_typed(typed, mode):
         note(f"n-{i}", "文本", f"值得精读。{t} end.", summary_en=t) for i, t in enumerate(texts)
     ]
     assert search_notes(notes, typed, mode) == []
+
+
+# kills: bot/search.py:_matcher (hand) a word found in its own form only: a reader types
+#   `preempted` and the note says "preemption", `registering` and the title says
+#   "registration", `quantized` "quantization", `capturing` "capture"; each found nothing
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [
+        ("preempted", "after preemption"),
+        ("preemption", "requests preempted"),
+        ("registering", "the block registration"),
+        ("registration", "blocks registered late"),
+        ("quantized", "FP8 quantization"),
+        ("quantization", "a quantized model"),
+        ("capturing", "graph capture"),
+        ("capture", "capturing graphs"),
+        ("allocation", "blocks allocated"),
+        ("committed", "commit order"),
+        ("queried", "one query"),
+        ("normalised", "normalized logits"),
+        ("prefix-caching", "the prefix cache"),
+    ],
+)
+def test_an_english_word_finds_its_other_forms(typed, written, mode):
+    notes = [
+        note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm."),
+        note("n-2", "其他", "值得精读。", summary_en="Unrelated text."),
+    ]
+    assert ids(search_notes(notes, typed, mode)) == ["n-1"]
+
+
+# what is no form of the word stays unfound: an -er noun, -able, a word's own stem as
+# another word, a stem too short; identifiers, names with digits, numbers and a quoted
+# phrase of the filter are found as typed
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [
+        ("workers", "the work queue"),
+        ("caching", "cacheable blocks"),
+        ("valid", "input validation"),
+        ("specific", "the specification"),
+        ("validation", "a valid input"),
+        ("specification", "specifics"),
+        ("portion", "the port"),
+        ("station", "the state"),
+        ("used", "the user"),
+        ("adding", "an ad"),
+        ("kv_cache", "kv_caching"),
+        ("_align_cacheable", "_align_cached"),
+        ("fp8s", "fp8ed"),
+        ("52419", "524190"),
+        ('"preempted requests"', "preemption requests"),
+    ],
+)
+def test_what_is_no_form_of_the_word_is_not_found(typed, written, mode):
+    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
+    if mode is RANKED and typed.startswith('"'):
+        return  # the reply reads a phrase as its words, each with its forms
+    if mode is FILTER and typed in written:
+        return  # the filter's term is a substring: `valid` is in "validation"
+    assert search_notes(notes, typed, mode) == []
+
+
+# a note holding the word as typed comes before one holding another of its forms, even
+# in a heavier field
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+def test_the_word_as_typed_ranks_before_its_other_forms(mode):
+    notes = [
+        note("n-form", "修复", "值得精读。", title_en="Keep preemption exact", source_pr=2),
+        note("n-typed", "修复", "值得精读。requests preempted twice.", source_pr=1),
+    ]
+    hits = search_notes(notes, "preempted", mode)
+    assert ids(hits) == ["n-typed", "n-form"]
+    assert [h.as_typed for h in hits] == [1, 0]
