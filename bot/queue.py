@@ -76,6 +76,11 @@ CLOCK_STEP_SECONDS = 60.0
 # poll, logged as a fault only once it lasts (`workers.Failures`): a short write of another
 # process (`review-notes retry`) is waited out.
 CLAIM_BUSY_TIMEOUT_SECONDS = 0.2
+# The same for what a worker writes as a run ends (its outcome: done, failed, put back,
+# handed back; an outage's end): the worker tries an outcome again until it is stored
+# (`workers.Workers._record`). It waited the connection's 10 s at each try, and every
+# write of the process waited behind it.
+OUTCOME_BUSY_TIMEOUT_SECONDS = CLAIM_BUSY_TIMEOUT_SECONDS
 # A failed delivery asked for again (GitHub's redelivery, `review-notes retry`): pending,
 # with clean counts of interruptions and of put-backs.
 # A release before `waits` (a rollback's `review-notes retry`) cleared deferrals only: the
@@ -676,10 +681,11 @@ class DeliveryQueue:
         self._finish(delivery_id, State.FAILED, error[:2000])
 
     def _finish(self, delivery_id: str, state: State, error: str | None) -> None:
-        self.db.execute(
-            "UPDATE deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ?",
-            (state, error, utcnow(), delivery_id),
-        )
+        with self.db.tx(busy_timeout=OUTCOME_BUSY_TIMEOUT_SECONDS) as conn:
+            conn.execute(
+                "UPDATE deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ?",
+                (state, error, utcnow(), delivery_id),
+            )
         self._notify()
 
     def defer(self, delivery_id: str, seconds: float, reason: str, *, counted: bool = True) -> bool:
@@ -693,7 +699,7 @@ class DeliveryQueue:
             room, most, why = f"deferrals - {_WAITS} < ?", self.max_deferrals, "rate limits"
         else:
             room, most, why = f"{_WAITS} < ?", MAX_WAITS, "other calls' rate limits"
-        with self.db.tx() as conn:
+        with self.db.tx(busy_timeout=OUTCOME_BUSY_TIMEOUT_SECONDS) as conn:
             cur = conn.execute(
                 "UPDATE deliveries SET state = 'pending', deferrals = deferrals + 1,"
                 f" waits = {_WAITS} + ?, not_before = ?, last_error = ?, updated_at = ?"
@@ -723,7 +729,7 @@ class DeliveryQueue:
         pause, or one while a pause lasts: put back again after GitHub answered others,
         the failure is its own. Returns when the pause it began ends, None if none."""
         now = utcnow()
-        with self.db.tx() as conn:
+        with self.db.tx(busy_timeout=OUTCOME_BUSY_TIMEOUT_SECONDS) as conn:
             row = conn.execute(
                 "UPDATE deliveries SET state = 'pending', outages = outages + 1, not_before = ?,"
                 " last_error = ?, updated_at = ? WHERE id = ? AND state = 'processing'"
@@ -752,7 +758,7 @@ class DeliveryQueue:
         since = self._pause_since  # (a pause begun since the read: the answer is older)
         if not probe and (since is None or sent <= since):
             return False  # no pause seen, or begun after the call: nothing read
-        with self.db.tx() as conn:
+        with self.db.tx(busy_timeout=OUTCOME_BUSY_TIMEOUT_SECONDS) as conn:
             ended = bool(
                 conn.execute(
                     "DELETE FROM github_outage WHERE ? OR since < ? RETURNING id", (probe, sent)
@@ -777,11 +783,12 @@ class DeliveryQueue:
         self._release("id", delivery_id)
 
     def _release(self, column: str, key: str | int) -> None:
-        self.db.execute(
-            "UPDATE deliveries SET state = 'pending', attempts = attempts - 1, updated_at = ?"
-            f" WHERE {column} = ? AND state = 'processing'",
-            (utcnow(), key),
-        )
+        with self.db.tx(busy_timeout=OUTCOME_BUSY_TIMEOUT_SECONDS) as conn:
+            conn.execute(
+                "UPDATE deliveries SET state = 'pending', attempts = attempts - 1,"
+                f" updated_at = ? WHERE {column} = ? AND state = 'processing'",
+                (utcnow(), key),
+            )
         self._notify()
 
     def abandon(self, delivery_id: str) -> None:

@@ -100,11 +100,11 @@ class Failures:
     flooded the log. The oldest failure is what /healthz and /metrics report
     (`failing_for`, `stuck`), from its first try.
 
-    A claim refused for another process's lock (`quiet`) is a wait, not a fault: the
-    next poll takes it, once `review-notes retry` or a backup has let go. Its traceback
-    and recovery, logged at each `retry`, read as faults; it is told at DEBUG, and as a
-    WARNING only once it has lasted `quiet_for` seconds (the stuck threshold /healthz
-    reports it at), then as any failure."""
+    A claim or an outcome refused for another process's lock (`quiet`) is a wait, not a
+    fault: the next try takes it, once `review-notes retry` or a backup has let go. Its
+    traceback and recovery, logged at each `retry`, read as faults; it is told at DEBUG,
+    and as a WARNING only once it has lasted `quiet_for` seconds (the stuck threshold
+    /healthz reports it at), then as any failure."""
 
     SAY_EVERY = 300.0
 
@@ -122,7 +122,7 @@ class Failures:
         self, what: str, exc: Exception, extra: dict[str, Any] | None = None, quiet: bool = False
     ) -> None:
         """Called in an `except` block by the worker whose write failed; `quiet`: a claim
-        refused for another process's lock."""
+        or an outcome refused for another process's lock."""
         now, name = self.clock(), threading.current_thread().name
         error = self.redact(f"{type(exc).__name__}: {exc}")
         with self._lock:
@@ -569,9 +569,9 @@ class Workers:
                         extra=extra,
                     )
                 return True
-            except Exception as exc:
+            except Exception as exc:  # a lock's refusal is quiet, as a claim's
                 what = f"recording delivery {delivery.id} as {outcome}"
-                self.failures.failed(what, exc, extra)
+                self.failures.failed(what, exc, extra, quiet=is_locked(exc))
             if self._stop.is_set():
                 log.error(
                     "delivery %s: stopping without recording it as %s; it stays processing"

@@ -2197,6 +2197,38 @@ def test_a_claim_refused_for_another_process_lock_is_retried_quietly(tmp_path, c
     assert loud == [] and not any(r.exc_info for r in told), loud
 
 
+# kills: bot/queue.py:DeliveryQueue._finish an outcome's write waiting the connection's busy
+#   timeout for another process's lock
+def test_an_outcome_under_another_process_lock_is_refused_soon_and_stored_later(
+    tmp_path, monkeypatch
+):
+    # the wait holds the Database's in-process lock, and every write of the process (a
+    # webhook's) waited behind it: a worker's outcome gives up soon, as a claim does, and
+    # the worker tries again (Workers._record) until it is stored
+    from bot import db as bot_db
+
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 10.0)
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.05)
+    q = queue_at(tmp_path)
+    add(q, "d1")
+    claimed = q.claim()
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            q.complete("d1")
+        refused_in = time.monotonic() - started
+        print(f"an outcome under the lock refused in {refused_in:.2f}s")
+        assert refused_in < 5, "waited out the connection's busy timeout"
+        assert q.db.execute("PRAGMA busy_timeout")[0][0] == 10000
+        threading.Timer(1.0, lambda: holder.execute("ROLLBACK")).start()
+        Workers(q, lambda d: None, count=1).run_one(claimed)  # tried again until stored
+    finally:
+        holder.close()
+    assert q.get("d1").state == State.DONE
+
+
 # kills: bot/workers.py:Workers._record an outcome stored at last not ending the failure
 def test_an_outcome_stored_at_last_ends_the_failure_before_the_next_claim(tmp_path, monkeypatch):
     monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.001, raising=False)
