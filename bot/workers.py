@@ -91,6 +91,8 @@ class _Failing:
     tries: int = 1
     said_at: float = 0.0  # time.monotonic() of the last line logged about it
     told: bool = False  # logged as a fault (not only a claim's quiet refusals so far)
+    # told as a lock's refusal by another worker's WARNING: its own lines go unsaid
+    echo: bool = False
 
 
 class Failures:
@@ -104,7 +106,10 @@ class Failures:
     fault: the next try takes it, once `review-notes retry` or a backup has let go. Its
     traceback and recovery, logged at each `retry`, read as faults; it is told at DEBUG,
     and as a WARNING only once it has lasted `quiet_for` seconds (the stuck threshold
-    /healthz reports it at), then as any failure."""
+    /healthz reports it at), then as any failure. One lock refuses every worker: the
+    first worker to reach `quiet_for` tells it for the process, its lines and its
+    recovery; the others' (`echo`) go unsaid, at DEBUG, unless another fault comes (or
+    the teller works again while they still wait: one of them tells it then)."""
 
     SAY_EVERY = 300.0
 
@@ -117,6 +122,7 @@ class Failures:
         self.redact, self.clock, self.quiet_for = redact, clock, quiet_for
         self._by_worker: dict[str, _Failing] = {}
         self._lock = threading.Lock()
+        self._lock_told_by: str | None = None  # the worker telling a lock's refusals
 
     def failed(
         self, what: str, exc: Exception, extra: dict[str, Any] | None = None, quiet: bool = False
@@ -132,7 +138,16 @@ class Failures:
                 failing = self._by_worker[name] = _Failing(what, error, now, said_at=now)
             else:
                 failing.what, failing.error, failing.tries = what, error, failing.tries + 1
-        if not failing.told and quiet:
+            if failing.echo and (not quiet or self._lock_told_by not in self._by_worker):
+                # another fault than the lock, or its teller works again: told anew
+                failing.echo = failing.told = False
+            if not failing.told and quiet and now - failing.since >= self.quiet_for:
+                failing.echo = self._lock_told_by in self._by_worker
+                if not failing.echo:
+                    self._lock_told_by = name
+        if failing.echo:
+            failing.told = True  # (told by another worker's WARNING)
+        elif not failing.told and quiet:
             self._wait_told(failing, now, first, extra)
         elif not failing.told:  # the first fault (after quiet refusals, maybe)
             failing.told, failing.said_at = True, now
@@ -179,11 +194,14 @@ class Failures:
 
     def succeeded(self) -> None:
         """The calling worker's write went through: its failure, if any, is over."""
+        name = threading.current_thread().name
         with self._lock:
-            failing = self._by_worker.pop(threading.current_thread().name, None)
+            failing = self._by_worker.pop(name, None)
+            if self._lock_told_by == name:
+                self._lock_told_by = None
         if failing is not None:
             log.log(
-                logging.WARNING if failing.told else logging.DEBUG,
+                logging.WARNING if failing.told and not failing.echo else logging.DEBUG,
                 "%s works again, after %d failed tries in %.0fs",
                 failing.what,
                 failing.tries,

@@ -2197,6 +2197,36 @@ def test_a_claim_refused_for_another_process_lock_is_retried_quietly(tmp_path, c
     assert loud == [] and not any(r.exc_info for r in told), loud
 
 
+# kills: bot/workers.py:Failures.failed each worker telling one lock's refusals
+def test_claims_refused_for_another_process_lock_are_one_warning_per_process(tmp_path, caplog):
+    # each worker warned once its own claims had been refused long enough, and said its
+    # recovery: three workers, three identical WARNINGs of one lock, then three more
+    q = queue_at(tmp_path)
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    w = Workers(q, lambda d: None, count=3, poll_seconds=0.05, stuck_seconds=0.3)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="bot.workers"):
+            w.start()
+
+            def warned() -> list[str]:
+                return [r.getMessage() for r in caplog.records if " refused for " in r.getMessage()]
+
+            wait_until(warned, what="the warning of the refused claims")
+            time.sleep(1.0)  # every worker refused past the 0.3 s meanwhile
+            holder.execute("ROLLBACK")
+            add(q, "a")
+            wait_until(lambda: q.get("a").state == State.DONE, what="the delivery done")
+            wait_until(lambda: w.failures.failing_for() == 0.0, what="the failure ended")
+    finally:
+        holder.close()
+        w.stop()
+    loud = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warned()) == 1 and warned()[0].startswith("claiming a delivery refused for"), loud
+    works_again = [m for m in loud if " works again" in m]
+    assert len(works_again) == 1 and len(loud) == 2, loud
+
+
 # kills: bot/queue.py:DeliveryQueue._finish an outcome's write waiting the connection's busy
 #   timeout for another process's lock
 def test_an_outcome_under_another_process_lock_is_refused_soon_and_stored_later(
