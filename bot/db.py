@@ -154,9 +154,18 @@ def is_read_only(exc: sqlite3.Error) -> bool:
     return (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_READONLY")
 
 
+class HeldInProcess(sqlite3.OperationalError):
+    """A write given a deadline (`Database.tx`'s `until`) found the in-process lock held
+    by another thread of this process until then: one waiting out another process's
+    lock, mostly. A lock's refusal, as SQLite's "database is locked" (`is_locked`)."""
+
+
 def is_locked(exc: BaseException) -> bool:
     """Another connection held the file's lock past the busy timeout ("database is
-    locked"): SQLITE_BUSY or SQLITE_LOCKED, and their extended codes."""
+    locked"): SQLITE_BUSY or SQLITE_LOCKED, and their extended codes; or a write's
+    deadline came as another thread held the in-process lock (HeldInProcess)."""
+    if isinstance(exc, HeldInProcess):
+        return True
     name = getattr(exc, "sqlite_errorname", None) or ""
     return name.split("_")[1:2] in (["BUSY"], ["LOCKED"])  # SQLITE_BUSY_SNAPSHOT -> BUSY
 
@@ -309,9 +318,10 @@ class Database:
         """A read on a connection of its own, outside the writers' lock: WAL lets it read
         the last commit while a writer holds the file's lock. A write holds the in-process
         lock through SQLite's busy wait while another process holds the file's (a VACUUM,
-        a `sqlite3` shell in a transaction): a worker's outcome 10 s at each try, a claim
-        0.2 s (`tx(busy_timeout=...)`), each claim in turn. /healthz and /metrics, reading
-        through `execute`, waited behind them: 40 s, past the health check's 4 s."""
+        a `sqlite3` shell in a transaction): a run's own write 10 s, a claim or a run's
+        outcome 0.2 s at each try (`tx(busy_timeout=...)`), one after another. /healthz
+        and /metrics, reading through `execute`, waited behind them: 40 s, past the
+        health check's 4 s."""
         with self._reading:
             if self._reader is None:
                 reader = sqlite3.connect(
@@ -366,32 +376,54 @@ class Database:
         self._conn.execute(f"PRAGMA busy_timeout={round(seconds * 1000)}")
 
     @contextmanager
-    def tx(self, busy_timeout: float | None = None) -> Iterator[sqlite3.Connection]:
+    def tx(
+        self, busy_timeout: float | None = None, *, until: float | None = None
+    ) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE: other writers wait, no upgrade deadlock).
 
         `busy_timeout`: how long to wait for another process's write lock, when shorter
         than the connection's: for a caller that tries again later anyway (a worker's
-        claim), as the wait holds the in-process lock, and every write behind it (a
-        webhook's, on the event loop), that long."""
-        with self._lock:
-            self.last_used = time.monotonic()
-            short = None if busy_timeout is None else min(busy_timeout, self._busy_timeout)
+        claim or outcome), as the wait holds the in-process lock, and every write behind
+        it, that long. `until` (time.monotonic()): wait for both locks no later than
+        then, HeldInProcess or "database is locked" after (now: no wait at all), for a
+        caller that must answer in time (the intake)."""
+        if until is not None:
+            busy_timeout = self._lock_by(until)
+        else:
+            self._lock.acquire()
+        try:
+            yield from self._tx(busy_timeout)
+        finally:
+            self._lock.release()
+
+    def _lock_by(self, until: float) -> float:
+        """Take the in-process lock by `until` (time.monotonic()); the time left then."""
+        left = until - time.monotonic()
+        taken = self._lock.acquire(timeout=left) if left > 0 else self._lock.acquire(False)
+        if not taken:
+            raise HeldInProcess("database is locked (by another write of this process)")
+        return max(until - time.monotonic(), 0.0)
+
+    def _tx(self, busy_timeout: float | None) -> Iterator[sqlite3.Connection]:
+        """`tx`'s transaction, the in-process lock held."""
+        self.last_used = time.monotonic()
+        short = None if busy_timeout is None else min(busy_timeout, self._busy_timeout)
+        if short is not None:
+            self._set_busy_timeout(short)
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: what waits (WAL)
+        finally:
             if short is not None:
-                self._set_busy_timeout(short)
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: what waits (WAL)
-            finally:
-                if short is not None:
-                    self._set_busy_timeout(self._busy_timeout)
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                # SQLite may have rolled back already (a full disk, an I/O error): a
-                # ROLLBACK then raises "no transaction is active" over the real cause
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+                self._set_busy_timeout(self._busy_timeout)
+        try:
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except BaseException:
+            # SQLite may have rolled back already (a full disk, an I/O error): a
+            # ROLLBACK then raises "no transaction is active" over the real cause
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
 
     def acquire_server_lock(self) -> bool:
         """Claim the file for one server process; False when another one holds it.

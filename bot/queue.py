@@ -434,8 +434,10 @@ class DeliveryQueue:
             by_bot=True,
         )
 
-    def enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
+    def enqueue_many(self, items: Sequence[Incoming], until: float | None = None) -> list[Enqueued]:
         """Store deliveries in one transaction (one commit for a burst); outcome per item.
+        `until` (time.monotonic()): refused as locked (`db.is_locked`) when the database's
+        locks are not had by then (`Database.tx`).
 
         A redelivery whose stored row SQLite cannot read back (a failing disk) can be
         neither re-queued nor told apart from a delivery done: its row is set aside
@@ -450,15 +452,16 @@ class DeliveryQueue:
             *((f"SELECT seq FROM deliveries WHERE id IN ({_marks(c)})", c) for c in _chunks(ids)),
             *((_SAME_BODY_ROWS.format(marks=_marks(c)), c) for c in _chunks(keys)),
         ]
-        outcomes = self.past_damage(lambda: self._enqueue_many(items), tuple(State), among)
+        step = lambda: self._enqueue_many(items, until)  # noqa: E731
+        outcomes = self.past_damage(step, tuple(State), among)
         if any(o in (Enqueued.QUEUED, Enqueued.REQUEUED) for o in outcomes):
             self._notify()
         return outcomes
 
-    def _enqueue_many(self, items: Sequence[Incoming]) -> list[Enqueued]:
+    def _enqueue_many(self, items: Sequence[Incoming], until: float | None) -> list[Enqueued]:
         now, which, aside = utcnow(), f" AND {self.not_set_aside()}", self._set_aside_ids()
         outcomes = []
-        with self.db.tx() as conn:
+        with self.db.tx(until=until) as conn:
             for d in items:
                 if _repeats_latest(conn, d, self.not_set_aside()):
                     outcomes.append(Enqueued.DUPLICATE)

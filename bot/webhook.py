@@ -73,49 +73,90 @@ class Throttle:
         return held
 
 
+# How long a delivery arriving waits for the database's locks, from its arrival: another
+# process's (a VACUUM, a `sqlite3` shell in a transaction), or a write of this process
+# waiting for it. Then it is answered 503, within GitHub's 10 s: GitHub's log shows it
+# failed, and the redelivery sweeps ask for it again. The lock ended in time, it is stored.
+LOCK_WAIT_SECONDS = 5.0
+
+# a delivery waiting for its commit: its text, its handler's future, its wait's end
+_Waiting = tuple[Incoming, asyncio.Future[Enqueued], float]
+
+
 class GroupCommit:
-    """Write deliveries to the queue from the event loop, a burst per transaction.
+    """Write deliveries to the queue, a burst per transaction.
 
     A handler awaits its delivery's commit, so every 202 still means "in SQLite".
     Deliveries that reach this point in the same loop iteration share one
-    transaction (one commit for a burst). Measured against a thread pool or a writer
-    thread, this costs the least CPU per delivery: no thread hand-off, no lock convoy
-    (bench/bench_load.py). Each write is short (WAL, synchronous=NORMAL: no fsync).
+    transaction (one commit for a burst), written on the event loop when the database's
+    locks are free: measured against a thread pool or a writer thread, this costs the
+    least CPU per delivery: no thread hand-off, no lock convoy (bench/bench_load.py).
+    Each write is short (WAL, synchronous=NORMAL: no fsync). A batch that finds a lock
+    held waits for it in a thread, up to LOCK_WAIT_SECONDS from its first delivery's
+    arrival: waited for on the loop, it held every request meanwhile, /healthz's too.
+    The batches after it wait their turn (a thread each, in their order), lest a
+    delivery be stored before one that came first.
     """
 
-    def __init__(self, queue: DeliveryQueue):
-        self.queue = queue
-        self._pending: list[tuple[Incoming, asyncio.Future[Enqueued]]] = []
+    def __init__(self, queue: DeliveryQueue, wait: float = LOCK_WAIT_SECONDS):
+        self.queue, self.wait = queue, wait
+        self._pending: list[_Waiting] = []
+        self._aside: asyncio.Task[None] | None = None  # the last batch sent to a thread
 
     async def enqueue(self, item: Incoming) -> Enqueued:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Enqueued] = loop.create_future()
-        self._pending.append((item, future))
+        self._pending.append((item, future, time.monotonic() + self.wait))
         if len(self._pending) == 1:
             loop.call_soon(self._flush)  # after the handlers ready in this iteration
         return await future
 
     def _flush(self) -> None:
         batch, self._pending = self._pending, []
-        self._write(batch)
-
-    def _write(self, batch: list[tuple[Incoming, asyncio.Future[Enqueued]]]) -> None:
-        try:
-            outcomes = self.queue.enqueue_many([item for item, _ in batch])
-        except Exception as exc:
-            if len(batch) > 1 and not is_locked(exc):  # one delivery SQLite refuses fails alone
-                for one in batch:
-                    self._write([one])
+        if self._aside is None or self._aside.done():  # none waits: on the loop, no wait
+            stored = self._store([item for item, _, _ in batch], until=time.monotonic())
+            locked = [w for w, result in zip(batch, stored, strict=True) if _locked(result)]
+            _settle([(w, r) for w, r in zip(batch, stored, strict=True) if not _locked(r)])
+            if not locked:
                 return
-            # a lock another process holds refuses them all: each written alone would wait
-            # the busy timeout again, on the event loop, holding every answer meanwhile
-            for _, future in batch:
-                if not future.done():  # its client may have gone
-                    future.set_exception(exc)
-            return
-        for (_, future), outcome in zip(batch, outcomes, strict=True):
-            if not future.done():  # the client may have gone
-                future.set_result(outcome)
+            batch = locked
+        self._aside = asyncio.get_running_loop().create_task(self._in_thread(batch, self._aside))
+
+    async def _in_thread(self, batch: list[_Waiting], before: asyncio.Task[None] | None) -> None:
+        """Write `batch` in a thread, waiting for the locks until its wait ends, once
+        the batch `before` it is written."""
+        if before is not None:
+            await asyncio.wait([before])
+        items, until = [item for item, _, _ in batch], min(end for _, _, end in batch)
+        try:
+            stored = await asyncio.to_thread(self._store, items, until)
+        except Exception as exc:  # (no thread to be had: the server stopping)
+            stored = [exc] * len(batch)
+        _settle(list(zip(batch, stored, strict=True)))
+
+    def _store(self, items: list[Incoming], until: float) -> list[Enqueued | Exception]:
+        """Each delivery's outcome, or the error that refused it."""
+        try:
+            return list(self.queue.enqueue_many(items, until))
+        except Exception as exc:
+            if len(items) > 1 and not is_locked(exc):  # one delivery SQLite refuses fails alone
+                return [result for one in items for result in self._store([one], until)]
+            # a lock refuses them all: each written alone would wait for it again
+            return [exc] * len(items)
+
+
+def _locked(result: Enqueued | Exception) -> bool:
+    return isinstance(result, Exception) and is_locked(result)
+
+
+def _settle(results: list[tuple[_Waiting, Enqueued | Exception]]) -> None:
+    for (_, future, _), result in results:
+        if future.done():  # its client may have gone
+            continue
+        if isinstance(result, Exception):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
 
 
 def parse(body: bytes, content_type: str) -> tuple[Any, str | None]:
@@ -209,6 +250,9 @@ class WebhookEndpoint:
     500 SQLite refused to store it (a full disk): counted, logged as an ERROR naming it,
         and /healthz fails until one is stored again (`failing`; a duplicate stores nothing);
         or a redelivery of one whose stored row is damaged (set aside: /healthz's damaged)
+    503 the database locked (another process: a VACUUM, a `sqlite3` shell in a
+        transaction) through the delivery's wait (LOCK_WAIT_SECONDS, in a thread): as
+        the 500 of a full disk, but for its code and "the database is locked"
     404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
     """
 
@@ -295,20 +339,24 @@ class WebhookEndpoint:
             outcome = await self.intake.enqueue(checked)  # answered once committed
         except Exception as exc:
             self._count(checked.event, "error")
+            # another process's lock, held past the delivery's wait: a 503, for a while
+            code, why = (503, ": the database is locked") if is_locked(exc) else (500, "")
             if isinstance(exc, sqlite3.Error):  # a damaged page: said with the fix
                 exc = damaged_error(exc, _NOT_STORED) or exc
             self.failing = f"{type(exc).__name__}: {exc}"
             # named: GitHub sends it again only when asked
             log.error(
-                "delivery %s (%s) not stored, answered 500: %s; GitHub sends it again only"
+                "delivery %s (%s) not stored, answered %d: %s; GitHub sends it again only"
                 " when asked: %s",
                 checked.id,
                 checked.event,
+                code,
                 self.failing,
                 self.redelivered_by,
                 extra={"delivery": checked.id},
             )
-            return 500, {"error": "the delivery could not be stored", "delivery": checked.id}
+            error = f"the delivery could not be stored{why}"
+            return code, {"error": error, "delivery": checked.id}
         if outcome == Enqueued.SET_ASIDE:
             return self._set_aside(checked)
         self._count(checked.event, str(outcome))
