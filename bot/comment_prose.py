@@ -448,8 +448,16 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
 # ..., Alice <notifications@github.com> wrote:", Outlook's "From: Alice
 # <notifications@github.com>"): GitHub's sender address closed by `>`, which a reply's
 # text on GitHub shows hidden as every address in it is ("Alice ***@***.***> wrote:").
-# The `>` is the header's: an address in the replier's own words has none.
+# An address in the replier's own words has no `>`, or, named as `Name <address>` (`cc
+# Jane <jane@example.com>`, hidden so too), no header's shape around it (`_heads_quote`).
 _EMAIL_QUOTE = re.compile(r"(?:notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*)>", re.I)
+# An attribution's end, a colon, as in every language (`wrote:`, `写道：`, `a écrit :`,
+# Japanese Gmail's `<address>:`)
+_ENDS_IN_COLON = re.compile("[:\uff1a][ \t]*$")
+# A header field's label at a line's start, as Outlook's block has one on each line
+# (`From:`, `Sent:`, `发件人:`, `Date d'envoi :`, and bold in a converted HTML mail,
+# `*From:*`): a word's letter first (no command word's `/`), a few words, a colon
+_HEADER_FIELD = re.compile(r"[ \t*_]*[^\W\d_][^\n:\uff1a/<>@]{0,30}[:\uff1a]")
 
 
 def _email_quote_line(text: str) -> int | None:
@@ -457,11 +465,35 @@ def _email_quote_line(text: str) -> int | None:
     quoted with no `>` (Outlook, iOS Mail), which GitHub folds away behind "…"; its
     commands are that comment's, not the replier's. A quote in `>` lines is no command
     already, and what follows it is the replier's again (written below the quote)."""
-    found = _EMAIL_QUOTE.search(text)
-    if found is None:
-        return None
-    below = _QUOTED_BELOW.match(text, text.find("\n", found.end()) + 1 or len(text))
-    return None if below else text.count("\n", 0, found.start())
+    judged = -1  # the start of the line judged last: each line once, whatever it holds
+    for found in _EMAIL_QUOTE.finditer(text):
+        start = text.rfind("\n", 0, found.start()) + 1
+        if start == judged:
+            continue
+        judged = start
+        end = text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        if _heads_quote(text, start, found.end(), end):
+            below = _QUOTED_BELOW.match(text, min(end + 1, len(text)))
+            return None if below else text.count("\n", 0, start)
+    return None
+
+
+def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
+    """Whether the line of `text` from `start` to `end` that has the sender's address
+    (`_EMAIL_QUOTE`) up to `after` is an email client's header: an attribution, ending in
+    a colon on its line, or on the next one where Gmail wraps it (`Alice <address>
+    wrote:`; `Alice <address>`, then `wrote:`); or Outlook's block, its line a header
+    field (`From: Alice <address>`) and the next one too (`Sent: ...`). A name and address
+    in prose (`cc Jane <jane@example.com>`, which GitHub hides as `Jane ***@***.***>` in a
+    reply by email) is neither."""
+    next_end = text.find("\n", end + 1)
+    following = text[end + 1 : len(text) if next_end < 0 else next_end]
+    if _ENDS_IN_COLON.search(text, after, end):
+        return True
+    if _ENDS_IN_COLON.search(following) and following.lstrip()[:1].isalnum():  # no command
+        return True
+    return bool(_HEADER_FIELD.match(text, start, end) and _HEADER_FIELD.match(following))
 
 
 # the quote's first line under its header, blank lines aside, is a `>` line

@@ -253,6 +253,80 @@ def test_an_address_in_the_repliers_own_words_is_no_email_quotes_header(text):
     assert kinds(text) == [("wrong", ("1", "unrelated"))]
 
 
+@pytest.mark.parametrize(
+    "above",
+    [
+        # by email, GitHub hides every address of the reply as it hides the header's
+        "cc Jane ***@***.***>",
+        "Looping in Jane ***@***.***> here.",
+        "Cc: Jane ***@***.***>",  # a label, but no header block under it
+        "Jane ***@***.***> wrote the fix;",
+        # typed on GitHub: an autolink, as the header names the sender
+        "cc GitHub <notifications@github.com>",
+    ],
+)
+def test_a_name_and_address_in_the_repliers_own_words_is_no_email_quotes_header(above):
+    # the address closed by `>` took any line naming someone so for the header of a quote:
+    # the replier's own command under it ran nothing
+    assert kinds(f"{above}\n/notes wrong 2\n") == [("wrong", ("2",))]
+    assert kinds(f"{above}\n\n/notes wrong 2\n") == [("wrong", ("2",))]
+    # and a real header below it still quotes what follows it
+    reply = "On Mon, Dec 7, 2026 at 1:00 PM Alice ***@***.***> wrote:\n\n/notes off\n"
+    assert kinds(f"{above}\n/notes wrong 2\n\n{reply}") == [("wrong", ("2",))]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        # Gmail in Chinese, Japanese and French: the attribution ends in a colon after the
+        # address, as `wrote:` does
+        "Alice ***@***.***> 于2026年12月7日周一 13:00写道：",
+        "2026年12月7日(月) 13:00 Alice ***@***.***>:",
+        "Le lun. 7 déc. 2026 à 13:00, Alice ***@***.***> a écrit :",
+        # Gmail wrapping its attribution: `wrote:` on a line of its own, or the date's end
+        "On Mon, Dec 7, 2026 at 1:00 PM Alice Somebody-With-A-Long-Name ***@***.***>\nwrote:",
+        "Alice ***@***.***> 于2026年12月7日周一\n下午1:00写道：",
+        # Outlook's block, in Chinese too: the sender's line, then more of the header's
+        "From: Alice ***@***.***>\nSent: Monday, December 7, 2026 1:00 PM",
+        "发件人: Alice ***@***.***>\n发送时间: 2026年12月7日 13:00",
+        "*From:* Alice ***@***.***>\n*Date:* Monday, December 7, 2026 1:00 PM",
+    ],
+)
+def test_an_email_clients_header_in_any_language_quotes_what_follows(header):
+    assert kinds(f"ok\n\n{header}\n\n/notes wrong 1\n") == []
+    assert kinds(f"/notes why\n\n{header}\n/notes wrong 1\n") == [("why", ())]
+
+
+_HEADERS = [
+    "On Mon, Dec 7, 2026 at 1:00 PM Alice ***@***.***> wrote:",
+    "On Dec 7, 2026, at 1:00 PM, Alice <notifications@github.com> wrote:",
+    "Alice ***@***.***> 于2026年12月7日周一 13:00写道：",
+    "On Mon, Dec 7, 2026 at 1:00 PM Alice ***@***.***>\nwrote:",
+    "From: Alice ***@***.***>\nSent: Monday, December 7, 2026 1:00 PM\nSubject: Re: x",
+]
+# the replier's own words: names, addresses as GitHub hides them, prose; no colon
+_OWN_WORDS = st.lists(
+    st.sampled_from(
+        ["cc", "Jane", "***@***.***>", "<notifications@github.com>", "thanks", "see", "，", "."]
+    ),
+    min_size=1,
+    max_size=8,
+).map(" ".join)
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+@given(
+    lines=st.lists(_OWN_WORDS, min_size=1, max_size=4),
+    header=st.sampled_from(_HEADERS),
+    blank=st.booleans(),
+)
+def test_own_words_never_hide_a_command_and_a_header_below_them_still_quotes(lines, header, blank):
+    above = ("\n\n" if blank else "\n").join(lines)
+    assert kinds(f"{above}\n/notes wrong 2\n") == [("wrong", ("2",))]
+    assert kinds(f"{above}\n/notes wrong 2\n\n{header}\n\n/notes off\n") == [("wrong", ("2",))]
+    assert kinds(f"{above}\n\n{header}\n/notes wrong 2\n") == []
+
+
 def test_a_blockquote_typed_elsewhere_leaves_a_lazy_line_under_a_quote_its_authors():
     text = "<blockquote>\nthe bot said\n</blockquote>\n\n> can it skip this PR?\n/notes off"
     assert kinds(text) == [("off", ())]
