@@ -50,9 +50,25 @@ _HALF_WIDTH = FULL_WIDTH | str.maketrans(
 # `_FIGURE`). The separators are possessive: giving one back would let `,3` pass for a
 # reason.
 _FIGURE = r"(?!\.[0-9]++[^\W\d_])"  # after a number's digits: no decimal with a unit
+# What a count in digits has glued on in Chinese: a unit or a measure word (`30分钟`,
+# `3个文件`, `3处`, `2行`, `8卡`), which makes the digits a quantity, the reason's first word.
+# Any other word glued to a note's number, one or two digits (no comment shows more notes;
+# `4090上` is a GPU's), is the reason glued on, as Chinese puts no space there: `2只是改名`
+# is note 2 and `只是改名`, as `2，只是改名` is, and `2、3只是改名` two notes, as `2、3` is.
+# Only the measure words reviews count with: a word not here reads as a reason, and so a
+# count it starts as a second note's number (which note? nothing hidden).
+_UNITS = (
+    "[个個次倍秒天周週月年卡台核步遍份批段篇字句件套列千百元度路位人]|[处處](?!理)"
+    "|行(?![为為])|分[钟鐘]|小[时時]|星期|[毫微纳納]秒|[张張块塊机機轮輪种種类類组組层層]"
+    "|[页頁点點万萬亿億兆帧幀条條项項号號岁歲楼樓头頭维維阶階级級期]|[节節]点|[线線进進]程"
+    "|比特|左右|版"
+)
+# right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
+_GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS})"
 _NUMBER = re.compile(
     r"#*(?P<rank>[0-9]+)"
-    rf"(?:[.:,)]++(?P<rest>(?![#第]|(?<=\.)[0-9]|[0-9]++{_FIGURE}(?:[\x00-\x7f]|$)).*))?",
+    rf"(?:(?:[.:,)]++|{_GLUED_REASON})"
+    rf"(?P<rest>(?![#第]|(?<=\.)[0-9]|[0-9]++{_FIGURE}(?:[\x00-\x7f]|$)).*))?",
     re.S,
 )
 # A note's number as Chinese counts items: `第2条` (the 2nd item; `个`, `项` too, or no
@@ -131,12 +147,14 @@ _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
 # `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
 # not clear; no reason, also with one note shown, where the number may be left out. The
 # second, in digits as in Chinese numerals, only with nothing after it in the word but a
-# counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`): one with a unit glued
-# on is a quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`, `2，3个文件只是
-# 改名`, `2，1.5倍`, `二、三十分钟`)
+# counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`), or in digits a reason
+# glued on that counts nothing (`2、3只是改名`: `_GLUED_REASON`): one with a unit glued on is a
+# quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`, `2，3个文件只是改名`,
+# `2，1.5倍`, `二、三十分钟`)
 _LISTED = re.compile(
     r"#*(?P<rank>[0-9]+)[-.:,)]++"
-    rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$))"
+    rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$)"
+    rf"|[0-9]++{_GLUED_REASON})"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
@@ -424,7 +442,8 @@ _NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, 
 # numerals, `#` or `第` before them, a counting word after them, then the separators to the
 # next or the word's end; not a quantity (`3个文件`, `1.5倍`, `三十分钟`: the reason's start)
 _LIST_ITEM = re.compile(
-    rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[-.:,)]+|$)"
+    rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})"
+    rf"(?:[条條个個项項号號]?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON})"
 )
 
 
@@ -535,7 +554,9 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     if said["w"] and not counted and not glued and adjective:
         return words, words[0]
     first = number + ("." if counted and glued else "") + glued
-    if not _numbered(first):  # `第一次…` ("the first time"): words
+    # `第一次…` ("the first time"): words; so a numeral a word is glued to (`十分不相关`,
+    # `一般`, `三方`: Chinese words start so), which digits are not (`2只是改名`)
+    if not _numbered(first) or (said["b"] and glued[:1].isalpha()):
         return words, words[0]
     return [first, *after], joined[: said.end()] + glued
 

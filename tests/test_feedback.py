@@ -10,6 +10,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot import feedback
 from bot.cli import main
@@ -2400,3 +2402,89 @@ def test_a_count_after_and_stays_the_reason(typed, reason):
     (command,) = parse_commands(f"/notes wrong {typed}")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
+# --- `/notes wrong`'s readings left by session 45 ---
+
+
+# kills: bot/feedback.py:_LISTED (hand) a second number with a Chinese reason glued on
+#   (`2、3只是改名`, "2 and 3 are only renames") read as a count, the reason's first word
+@pytest.mark.parametrize(
+    "typed",
+    ["2、3只是改名", "2，3只是改名", "2,3只是改名", "2、3都不相关", "2 3只是改名", "#2、#3只是"],
+)
+def test_a_second_number_with_a_reason_glued_on_that_counts_nothing_is_a_lists(typed):
+    # with several notes shown it hid note 2 with the reason '3只是改名'
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert command.key == ("wrong", ("2,3",))  # as `2、3 只是改名`: an edit runs nothing
+
+
+# the other side: digits with a unit or a measure word glued on count something, the
+# reason's first word, as before (`30分钟`, `3个文件`, `3处`, `2行`); so are more than two
+# digits, which number no note (`4090上`: the GPU)
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2、30分钟就能复现", "30分钟就能复现"),
+        ("2，3个文件只是改名", "3个文件只是改名"),
+        ("2，3处只是改名", "3处只是改名"),
+        ("2，2行改动", "2行改动"),
+        ("2，8卡上没问题", "8卡上没问题"),
+        ("2，2阶段的逻辑", "2阶段的逻辑"),
+        ("2，2级缓存", "2级缓存"),
+        ("2，4090上没问题", "4090上没问题"),
+    ],
+)
+def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
+# kills: bot/feedback.py:_NUMBER (hand) a note's number with a Chinese reason glued on
+#   (`2只是改名`, Chinese puts no space there) read as no number: with one note shown
+#   it hid that note with the reason '2只是改名', with several it asked which
+@pytest.mark.parametrize("typed", ["2只是改名", "#2只是改名", "２只是改名"])
+def test_a_reason_glued_on_to_a_note_number_is_set_apart_as_after_a_comma(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "只是改名")
+    assert command.key == parse_commands("/notes wrong 2，只是改名")[0].key
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, typed[:-4])
+    # a count is no number: the reason, as typed
+    (command,) = parse_commands("/notes wrong 30分钟就能复现")
+    assert pick_note(command.args, SHOWN[:1]).reason == "30分钟就能复现"
+
+
+_CHINESE_REASONS = ["只是改名", "都不相关", "跟本PR无关", "没关系", "也只是重命名", "处理的是别的"]
+_CHINESE_COUNTS = ["个文件只是改名", "分钟就能复现", "处改名", "行改动", "倍", "卡上没问题", "处"]
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(
+    first=st.integers(1, 3),
+    second=st.integers(1, 99),
+    separator=st.sampled_from(["、", "，", ",", " ", "、#"]),
+    reason=st.sampled_from(_CHINESE_REASONS),
+    count=st.sampled_from(_CHINESE_COUNTS),
+)
+def test_digits_and_a_chinese_word_glued_on_read_as_a_number_and_its_reason(
+    first, second, separator, reason, count
+):
+    # a word that counts nothing glued to a number: the number's reason, as after a comma
+    (alone,) = parse_commands(f"/notes wrong {first}{reason}")
+    assert pick_note(alone.args, SHOWN) == pick_note(
+        parse_commands(f"/notes wrong {first}，{reason}")[0].args, SHOWN
+    )
+    # after a second number: a list, whatever the reason (which note? nothing hidden)
+    (listed,) = parse_commands(f"/notes wrong {first}{separator}{second}{reason}")
+    assert pick_note(listed.args, SHOWN).problem is PickProblem.WHICH
+    assert listed.key == ("wrong", (f"{first},{second}",))
+    # a unit or measure word glued on: a count, the reason's first word
+    (counted,) = parse_commands(f"/notes wrong {first}，{second}{count}")
+    pick = pick_note(counted.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[first - 1], f"{second}{count}")
