@@ -130,9 +130,12 @@ _EN_ORDINAL_LAST = (
     rf"(?:the )?(?:#*[0-9]+(?:st|nd|rd|th)|{_ENGLISH_ORDINAL})(?![-A-Za-z0-9_])"
     rf"(?! (?:{'|'.join(_ADJECTIVE_OF)})(?![^\W\d_]))(?: (?:notes?|ones?)(?![^\W\d_]))?"
 )
+# After a list's last number in digits: `notes` or `ones`, the list's own counting word
+# (`2 and 3 notes`, as `2nd and 3rd notes`), no count's noun; else no count (`_COUNTED`)
+_EN_COUNTING_WORD = rf"(?: (?:notes|ones)(?![^\W\d_])|(?!{_COUNTED}))"
 _ENGLISH_LIST = (
     rf"(?i:(?:notes? ?)?(?:{_EN_ITEM})(?:{_EN_AND}(?:{_EN_ITEM}))*{_EN_AND}"
-    rf"(?:{_EN_ORDINAL_LAST}|(?:note ?)?#*[0-9]+(?!{_COUNTED})))"
+    rf"(?:{_EN_ORDINAL_LAST}|(?:note ?)?#*[0-9]+{_EN_COUNTING_WORD}))"
 )
 _ENUMERATED = re.compile(
     rf"第 ?{_ENUM_NUMBER}"
@@ -722,8 +725,15 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
     read = "".join(parts)
     # whatever follows the last is set apart by its `)`, as by the separator after `2` (a
     # dash is none: `(2)-` is `2)-`); a word of numbers alone has none (`(2,3)` is `2,3`,
-    # which a reply may quote as the numbers asked)
-    return read + (")" if 0 < at < len(word) else ""), at
+    # which a reply may quote as the numbers asked); a word that joins a list is set apart
+    # by a space, as typed apart (`(2)and 3`, `(2)和3`: `2 and 3`, `2 和3`)
+    glue = ")" if 0 < at < len(word) else ""
+    return read + (" " if glue and _JOINER.match(ascii_form, at) else glue), at
+
+
+# What joins notes' numbers into a list (`_ENUMERATED`), glued after a bracketed one: `and`
+# as a word of its own (`(2)android` is a reason's), `&`, `和`, `及`, `与`
+_JOINER = re.compile(r"(?i:and)(?![^\W\d_])|[&和及与]")
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

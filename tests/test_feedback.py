@@ -2488,3 +2488,70 @@ def test_digits_and_a_chinese_word_glued_on_read_as_a_number_and_its_reason(
     (counted,) = parse_commands(f"/notes wrong {first}，{second}{count}")
     pick = pick_note(counted.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[first - 1], f"{second}{count}")
+
+
+# kills: bot/feedback.py:_ENGLISH_LIST (hand) `notes` after the last number of a list read as
+#   a count's plural noun (`2 and 3 notes`: note 2 and the reason 'and 3 notes')
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 and 3 notes",
+        "2 and 3 notes are renames",
+        "notes 2 and 3 notes",
+        "2 & 3 ones",
+        "#2 and #3 notes",
+    ],
+)
+def test_notes_after_a_list_of_numbers_counts_them_as_notes_no_count(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    # a count after `and` stays the reason
+    (command,) = parse_commands("/notes wrong 2 and 3 files are renames")
+    assert pick_note(command.args, SHOWN).reason == "and 3 files are renames"
+
+
+# kills: bot/feedback.py:_numbers_unbracketed (hand) `and` glued after a bracketed number
+#   (`(2)and 3`) read as a reason glued on, where `(2) and 3` names two notes
+@pytest.mark.parametrize("typed", ["(2)and 3", "(2)and (3)", "(2)& 3", "(2)和3", "(2)和3只是改名"])
+def test_and_glued_after_a_bracketed_number_joins_a_list_as_typed_apart(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    # a word that only starts so is the reason glued on, as after `(2)`
+    (command,) = parse_commands("/notes wrong (2)android only")
+    assert pick_note(command.args, SHOWN).reason == "android only"
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+@given(
+    first=st.integers(1, 3),  # shown: which of them? (9 would be no note 9)
+    second=st.integers(1, 9),
+    shape=st.sampled_from(
+        ["{a} and {b}", "({a})and {b}", "({a}) and ({b})", "({a})&{b}", "({a})和{b}", "{a}和{b}"]
+    ),
+    counting=st.sampled_from(["", " notes", " ones"]),
+    reason=st.sampled_from(["", " are renames", " 只是改名", ", only renames"]),
+)
+def test_numbers_joined_by_and_however_glued_or_counted_are_a_list(
+    first, second, shape, counting, reason
+):
+    counting = "" if "和" in shape else counting  # (English's counting words)
+    typed = shape.format(a=first, b=second) + counting + reason
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", (f"{first},{second}",))
+
+
+@pytest.mark.parametrize("typed", ["first and foremost a rename", "2 first and foremost a rename"])
+def test_first_and_foremost_is_the_reasons_words_no_ordinal(typed):
+    # read right already (an ordinal before `and` and no second one is no list, and no
+    # number either: `first` is a word before another): kept so
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    said = typed.removeprefix("2 ")
+    if typed.startswith("2 "):
+        pick = pick_note(command.args, SHOWN)
+        assert (pick.note_id, pick.reason) == (SHOWN[1], said)
+    else:
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+        assert pick_note(command.args, SHOWN[:1]).reason == said
