@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 
+from bot.commands import Kind, parse_commands
+from bot.comment_prose import _render
 from bot.library import DEFAULT_TOPICS_FILE, Library, load_library, read_taxonomy
 from bot.note_dump import dump_note
 from bot.notes import Note
@@ -480,3 +482,38 @@ def test_a_deleted_notes_link_says_why_and_offers_the_search(browser, base_url):
     wait.until(lambda d: "q=deadlock" in d.current_url)
     cards = browser.find_elements(By.CSS_SELECTOR, ".cards > li h2 a")
     assert [c.text for c in cards] == ["Fix a CUDA graph capture deadlock"]
+
+
+# --- a comment's lines as the browser lays them out ---
+
+# The top of each `/notes` of the comment's first paragraph, as drawn
+_COMMAND_TOPS = """
+document.body.innerHTML = arguments[0];
+const walker = document.createTreeWalker(document.querySelector('p'), NodeFilter.SHOW_TEXT);
+const tops = [];
+for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+  for (let at = text.data.indexOf('/notes'); at >= 0; at = text.data.indexOf('/notes', at + 1)) {
+    const range = document.createRange();
+    range.setStart(text, at);
+    range.setEnd(text, at + 1);
+    tops.push(range.getBoundingClientRect().top);
+  }
+}
+return tops;
+"""
+
+
+@pytest.mark.parametrize("between", ["\u2028", "\u2029"])
+def test_a_line_or_paragraph_separator_shows_two_commands_on_one_line(browser, between):
+    # U+2028 and U+2029 break no line in cmark-gfm (only \n and \r do) nor, against CSS
+    # Text's word, in the browser, which draws them as a space: a reader sees one line,
+    # `/notes why /notes off`, so the parser reads `why` with words after it, no `off`.
+    # Should Chromium start breaking lines there, this fails, and the parser should follow.
+    browser.get("about:blank")
+    text = f"/notes why{between}/notes off"
+    first, last = browser.execute_script(_COMMAND_TOPS, _render(text))
+    assert first == last  # one line, the second command mid-line
+    assert [c.kind for c in parse_commands(text)] == [Kind.WHY]
+    # (the measure tells a line break: after a `\n`, GitHub's <br>, the second is lower)
+    first, last = browser.execute_script(_COMMAND_TOPS, _render("/notes why\n/notes off"))
+    assert last > first

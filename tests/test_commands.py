@@ -2996,3 +2996,13 @@ def test_no_shell_module_reads_commands_but_through_a_configured_reading():
         for name in ("parse_commands", "changed_commands", "_all_commands"):
             assert not re.search(rf"\b{name}\b", code), (path.name, name)
         assert not re.search(r"\bReading\(", code), path.name  # `Reading.of(config, …)`
+
+
+@pytest.mark.parametrize("between", ["\u2028", "\u2029"])
+def test_a_line_or_paragraph_separator_between_two_commands_is_one_line_as_shown(between):
+    # GitHub shows `/notes why /notes off` on one line (tests/test_browser.py measures it):
+    # the second is words after the first, as a reader sees them, no command of its own
+    assert kinds(f"/notes why{between}/notes off") == [("why", ("/notes", "off"))]
+    assert kinds(f"/notes wrong 2{between}/notes wrong 3") == [
+        ("wrong", ("2", "/notes", "wrong", "3"))
+    ]
