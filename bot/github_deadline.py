@@ -93,9 +93,10 @@ class Watchdog:
     """One daemon thread that expires the deadlines of a client's calls, in every thread
     of it, soonest first: a timer thread per call cost each call a thread's start.
 
-    Started by the first call, and again by the first after `close`. A call that ends
-    leaves its deadline in the heap, skipped when it comes due (taking it out at once
-    would cost a search), and the heap is swept when those are most of it.
+    Started by the first call. After `close` a call (a straggler of the closed client)
+    starts it again, and it ends again once no call is under way. A call that ends leaves
+    its deadline in the heap, skipped when it comes due (taking it out at once would cost
+    a search), and the heap is swept when those are most of it.
     """
 
     def __init__(self) -> None:
@@ -105,7 +106,7 @@ class Watchdog:
         self._armed = 0  # calls under way
         self._stale = 0  # calls ended, their deadlines still in the heap
         self._thread: threading.Thread | None = None
-        self._closing = False
+        self._closing = False  # for good: the thread ends whenever no call is under way
 
     def arm(self, seconds: float) -> _Watch:
         """A deadline `seconds` from now for the calling thread's call."""
@@ -119,7 +120,6 @@ class Watchdog:
                 self._thread = thread
             heapq.heappush(self._heap, (time.monotonic() + seconds, next(self._order), watch))
             self._armed += 1
-            self._closing = False
             if self._heap[0][2] is watch:  # due before the one the thread waits for
                 self._due.notify()
         return watch
@@ -141,7 +141,7 @@ class Watchdog:
 
     def close(self) -> None:
         """Stop the thread: at once when no call is under way, else after the last one
-        ends or expires (a call under way keeps its deadline)."""
+        ends or expires (a call under way keeps its deadline), also one begun after it."""
         with self._due:
             self._closing = True
             thread, idle = self._thread, self._armed == 0

@@ -145,6 +145,23 @@ def test_close_while_a_call_is_under_way_leaves_it_its_deadline():
     wait_until(lambda: _new_threads(before) == [], what="the watchdog's end")
 
 
+# A call begun after close while one was still under way (the next page of a listing the
+# close found going on) took the close back: the thread outlived both calls, and the
+# client it served, for good
+def test_a_call_begun_after_close_leaves_no_thread_once_the_calls_end():
+    watchdog = Watchdog()
+    before = set(threading.enumerate())
+    release = threading.Event()
+    caller = threading.Thread(target=within_deadline, args=(60, release.wait, watchdog))
+    caller.start()
+    wait_until(lambda: any(t.name == THREAD for t in _new_threads(before)), what="the watch")
+    watchdog.close()  # returns at once: a call is under way
+    assert within_deadline(60, lambda: "answer", watchdog) == "answer"  # the straggler
+    release.set()
+    caller.join(30)
+    wait_until(lambda: _new_threads(before) == [], timeout=5, what="the watchdog's end")
+
+
 def test_closing_the_client_stops_its_deadlines_thread(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     client = make_github_client()
