@@ -54,7 +54,8 @@ class _Watch:
         self.armed = True  # till it ends or expires; the watchdog's, under its condition
 
     def on(self, connection: HTTPConnection) -> None:
-        """The call goes on over `connection` (it connects, or sends the request)."""
+        """The call goes on over `connection` (it connects, has connected, or sends the
+        request)."""
         with self._lock:
             self._connection = connection
             expired = self.expired
@@ -81,7 +82,7 @@ class _Watch:
 
 def _shut(connection: HTTPConnection) -> None:
     sock = connection.sock
-    if sock is None:  # still connecting: `_Watch.on` shuts it when the request is sent
+    if sock is None:  # still connecting: `_Watch.on` shuts it once it has connected
         return
     try:
         sock.shutdown(socket.SHUT_RDWR)
@@ -214,6 +215,9 @@ class _Watched:
     def connect(self) -> None:
         _tell(self)
         super().connect()  # type: ignore[misc]
+        # once more: a deadline passed as it connected found no socket to shut, and a
+        # plain-HTTP connection connects inside `request`, after its tell
+        _tell(self)
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         _tell(self)

@@ -26,6 +26,7 @@ import httpx
 import jwt
 import pytest
 import requests
+import urllib3.util.connection
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -829,6 +830,42 @@ def test_an_answer_trickled_in_past_the_deadline_fails_as_a_timeout(
     assert client.calls.total("POST", COMMENTS_ROUTE, "timeout") == 1
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
     assert len(fake_github.calls("POST", "/repos/*/comments")) == 1  # found, not posted again
+
+
+# A plain-HTTP connection connects inside its request, after the call told the deadline
+# which connection it is on, while it had no socket yet: a deadline that passed as it
+# connected (a resolver slow to answer) found nothing to shut, and nothing shut it after,
+# so the answer trickled in held the call as long as it went on
+def test_a_deadline_passed_while_connecting_still_cuts_the_answer(
+    fake_github, make_github_client, monkeypatch
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("GET", "/repos/*/files", Fault.trickled(0.2))
+    client = make_github_client(
+        token="ghp_slow_dns",
+        timeout=1,
+        deadline=1.0,
+        retry=dataclasses.replace(FAST_RETRY, attempts=1),
+    )
+    connect = urllib3.util.connection.create_connection
+
+    def resolved_late(*args: object, **kwargs: object) -> socket.socket:
+        time.sleep(1.5)  # past the deadline, before the socket is made
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", resolved_late)
+    failed: list[BaseException] = []
+
+    def call() -> None:
+        with pytest.raises(GitHubError, match="timed out") as raised:
+            client.list_files(PR)
+        failed.append(raised.value)
+
+    caller = threading.Thread(target=call, daemon=True)  # left to the fake's stop, if held
+    caller.start()
+    caller.join(15)
+    assert not caller.is_alive(), "the call was held past its deadline"
+    assert failed and failed[0].transient
 
 
 def _self_signed(folder: Path) -> tuple[Path, Path]:
