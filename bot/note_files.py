@@ -288,6 +288,12 @@ def _dotted(field: str, value: Any, known: Iterable[str]) -> str | None:
     return next((k for k in known if k.casefold() == meant), None)
 
 
+def _meant_field(key: str, value: Any, known: Iterable[str]) -> str | None:
+    """The `known` field an unknown top-level key seems meant as, or None: a dotted key's
+    (`title.en`), else the one it seems a misspelling of (`Verdict`)."""
+    return _dotted(key, value, known) or closest(key, known)
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -325,9 +331,7 @@ def pydantic_problems(
             msg = "missing required field"
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
-            close = _dotted(field, err.get("input"), known) or (
-                closest(field, known) if len(loc) == 1 else None
-            )
+            close = _meant_field(field, err.get("input"), known) if len(loc) == 1 else None
             if close:
                 msg += f"; did you mean {close!r}?"
             elif whose is not None and len(loc) == 1:
@@ -716,11 +720,9 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     if (pasted := _another_header(body, header.body_line)) is not None:
         problems.append(Problem(path, pasted[0], "guidance", pasted[1]))
     # a field written misspelt (`Verdict`) is that problem alone, not also one missing:
-    # the field its problem says it means (as `pydantic_problems` says it)
+    # the field its problem says it means
     misspelt = {
-        _dotted(k, v, _HEADER_FIELDS) or closest(k, _HEADER_FIELDS)
-        for k, v in data.items()
-        if k not in Note.model_fields
+        _meant_field(k, v, _HEADER_FIELDS) for k, v in data.items() if k not in Note.model_fields
     }
     if curated:
         for key, msg in CURATED_FIELDS.items():
