@@ -180,8 +180,8 @@ def _bad_verdict(value: Any) -> str:
     named = [v for v in Verdict if typed in (v.value, v.label_en.casefold())]
     meant = named[0] if named else derive_verdict(value)
     if meant is None and (near := near_verdict(value)) is not None:  # `值得 精读`, `值得精讀`
-        read = derive_verdict(near[1])
-        return msg + f" ({value!r} reads as {near[1]}, {read and read.value!r})"
+        _, words, read = near
+        return msg + f" ({value!r} reads as {words}, {read.value!r})"
     return msg + (f" ({value!r} is {meant.value!r})" if meant else "")
 
 

@@ -170,24 +170,25 @@ _GAP = re.compile(r"[ \t\u3000]+")  # a space typed inside the words: an input m
 _HAN = re.compile("[\u4e00-\u9fff]")
 
 
-def near_verdict(text: str) -> tuple[str, str] | None:
-    """The words of `text` that read as a verdict's but are not it, and the verdict's
-    words they read as (`值得 精读`, `值得精讀` or `值得精度` as 值得精读), or None: with a
-    space, in Traditional characters, or, of four characters or more, one mistyped.
-    Those with no character mistyped first."""
+def near_verdict(text: str) -> tuple[str, str, Verdict] | None:
+    """The words of `text` that read as a verdict's but are not it, the verdict's words
+    they read as (`值得 精读`, `值得精讀` or `值得精度` as 值得精读) and that verdict, or
+    None: with a space, in Traditional characters, or, of four characters or more, one
+    mistyped. Those with no character mistyped first."""
     # each character but a space, read as Simplified, with its place in the text
     chars = [(c.translate(_SIMPLIFIED), i) for i, c in enumerate(text) if not _GAP.match(c)]
     for mistyped in (0, 1):
         found = [  # the first; at one place, the longest phrase
-            (chars[at][1], -len(phrase), chars[at + len(phrase) - 1][1], phrase)
-            for phrase, _ in _VERDICT_RULES
+            (chars[at][1], -len(phrase), chars[at + len(phrase) - 1][1], phrase, verdict)
+            for phrase, verdict in _VERDICT_RULES
             if mistyped == 0 or len(phrase) >= 4  # one of three mistyped is another word
             for at in range(len(chars) - len(phrase) + 1)
             if _differs(chars[at : at + len(phrase)], phrase) == mistyped
         ]
         if found:
-            start, _, end, phrase = min(found)
-            return (text[start : end + 1], phrase) if text[start : end + 1] != phrase else None
+            start, _, end, phrase, verdict = min(found)
+            written = text[start : end + 1]
+            return (written, phrase, verdict) if written != phrase else None
     return None
 
 
