@@ -43,7 +43,7 @@ from bot.notes import (
     near_verdict,
     note_id,
 )
-from bot.toml_lines import comments, scan
+from bot.toml_lines import scan, scan_with_comments
 
 
 @dataclass(frozen=True)
@@ -301,8 +301,8 @@ def _patched(
     cannot be patched so is rewritten whole when it has no comment to lose; else None."""
     header, _, first = split_front_matter(text, path)
     lines = header.split("\n")
-    remarks = comments(header)
-    keys = [e for e in scan(header) if not e.table]
+    entries, remarks = scan_with_comments(header)
+    keys = [e for e in entries if not e.table]
     commented: list[tuple[int, str]] = []
     for key, value in changes.items():
         at = [e.line for e in keys if e.path == (key,)]

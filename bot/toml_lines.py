@@ -135,11 +135,17 @@ def scan(text: str) -> list[Entry]:
 def comments(text: str) -> dict[int, int]:
     """Each 0-based line holding a comment -> the column of its `#` (a `#` inside a
     string, `source = "d.txt#1"`, is none)."""
+    return scan_with_comments(text)[1]
+
+
+def scan_with_comments(text: str) -> tuple[list[Entry], dict[int, int]]:
+    """`scan` and `comments` of a text, in one scan."""
+    entries, s = _scanned(text)
     found = {}
-    for at in _scanned(text)[1].comments:
+    for at in s.comments:
         start = text.rfind("\n", 0, at) + 1
         found[text.count("\n", 0, at)] = at - start
-    return found
+    return entries, found
 
 
 @dataclass(frozen=True)
