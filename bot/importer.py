@@ -122,14 +122,16 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
         if len(t_lines) != 1:
             msg = f"a title is one line, found {len(t_lines)}; is a blank line missing after it?"
             problems.append(Problem(path, t_line, "title", msg))
-        elif control_character(t_lines[0].strip()):  # the note would be refused, its id made of it
-            problems.append(Problem(path, t_line, "title", control_character(t_lines[0].strip())))
+        elif said := control_character(t_lines[0].strip()):
+            # the note would be refused, its id made of it
+            problems.append(Problem(path, t_line, "title", said))
         elif k + 1 >= len(blocks):
             problems.append(Problem(path, t_line, "guidance", "title without a guidance paragraph"))
         else:
             g_line, g_lines = blocks[k + 1]
             guidance = "\n".join(g_lines)
-            if derive_verdict(guidance) is None and _an_entry_at(blocks, k + 1):
+            stated = derive_verdict(guidance)
+            if stated is None and _an_entry_at(blocks, k + 1):
                 # the title's guidance left out: what follows is the next entry, whole; or
                 # its guidance lacks a verdict and the next title is left out (both said)
                 msg = (
@@ -140,7 +142,7 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
                 problems.append(Problem(path, t_line, "guidance", msg))
                 k += 1
                 continue
-            if derive_verdict(guidance) is None:
+            if stated is None:
                 msg = f"the guidance states no verdict ({VERDICT_HINT})"
                 if (near := near_verdict(guidance)) is not None:  # `值得 精读`, `值得精讀`
                     msg += f"; {near[0]!r} reads as {near[1]}: write it so"
