@@ -440,7 +440,7 @@ def _refreshed(
     fresh: dict[str, Any],
     today: date,
     path: str,
-) -> tuple[str, list[int]] | Problem:
+) -> tuple[str, list[tuple[int, str]]] | Problem:
     """The note file's text with the digest's fields (`--force`), or why it cannot be
     patched. A line whose value is the digest's stays as written, its comment with it."""
     changes = {
