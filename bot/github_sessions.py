@@ -84,6 +84,15 @@ _UNDER_PASSPHRASE = (
 )
 
 
+_UNUSABLE = "not a usable RSA PEM key"
+# what no PEM parser reads: the operator's copy of GitHub's file, most likely, is not whole
+_DAMAGED = (
+    f"GitHub App private key is {_UNUSABLE}: it does not parse (cut short or changed in a"
+    " copy?): give the whole file GitHub downloaded, from its BEGIN line to its END line, or"
+    " generate a new key in the App's settings"
+)
+
+
 def key_problem(pem: str) -> str:
     """What is wrong with a PEM key that cannot sign the App's JWT, as the operator can act
     on it: GitHub's download is an unencrypted RSA key, so a passphrase or another kind
@@ -102,12 +111,12 @@ def key_problem(pem: str) -> str:
     except TypeError:  # cryptography's answer to a key under a passphrase
         return _UNDER_PASSPHRASE
     except (ValueError, UnsupportedAlgorithm):
-        return "GitHub App private key is not a usable RSA PEM key"
+        return _DAMAGED
     kind = next((name for cls, name in _KEY_KINDS if isinstance(key, cls)), None)
     if kind is None and isinstance(key, _dsa_key_class()):
         kind = "a DSA key"
     if kind is None:  # an RSA key that still failed, or one that cannot sign
-        return "GitHub App private key is not a usable RSA PEM key"
+        return f"GitHub App private key is {_UNUSABLE}"
     return (
         f"GitHub App private key is {kind}; GitHub App keys are RSA: download the App's"
         " private key from its settings page"

@@ -464,6 +464,11 @@ def _one_line(pem: str) -> str:
 _RSA = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 _PASSPHRASE = "GitHub App private key is encrypted (it needs a passphrase): the key GitHub"
 _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its settings page"
+_DAMAGED = (
+    "GitHub App private key is not a usable RSA PEM key: it does not parse (cut short or"
+    " changed in a copy?): give the whole file GitHub downloaded, from its BEGIN line to its"
+    " END line, or generate a new key in the App's settings"
+)
 
 
 @pytest.mark.parametrize(
@@ -533,10 +538,13 @@ _NOT_RSA = "; GitHub App keys are RSA: download the App's private key from its s
             "GITHUB_PRIVATE_KEY: GitHub App private key is not a usable RSA PEM key",
             id="x25519-cannot-sign",
         ),
-        pytest.param(
-            PEM,
-            "GITHUB_PRIVATE_KEY: GitHub App private key is not a usable RSA PEM key",
-            id="broken",
+        # a key that does not parse was "not a usable RSA PEM key" and no more: what to
+        # give instead was left to guess (an operator who ran the App from the docs alone)
+        pytest.param(PEM, f"GITHUB_PRIVATE_KEY: {_DAMAGED}", id="broken"),
+        pytest.param(  # its last lines lost in a copy
+            "\n".join(_pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL).splitlines()[:9]),
+            f"GITHUB_PRIVATE_KEY: {_DAMAGED}",
+            id="cut-short",
         ),
     ],
 )
