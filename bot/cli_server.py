@@ -409,7 +409,7 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
     print(
         f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
         f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"
-        + ("; the server gets them shortly" if server_up else "")
+        + ("; the server gets them shortly" if server_up and (done.asked or done.run_again) else "")
     )
     if not server_up and done.asked:
         print(

@@ -1412,6 +1412,27 @@ def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too
     assert "no review-notes server" in r.stderr and "start it" in r.stderr
 
 
+def test_redeliver_with_nothing_to_ask_tells_of_no_redeliveries_coming(
+    tmp_path, fake_github, app_key
+):
+    # An operator's walkthrough of App mode: with the server up and nothing GitHub
+    # failed to deliver, `redeliver` said "0 asked again, ...; the server gets them
+    # shortly", which reads as deliveries on their way.
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+    from tests.webhook_kit import app_env
+
+    db = Database(tmp_path / "bot.sqlite3")
+    DeliveryQueue(db)
+    assert db.acquire_server_lock()  # a server runs on the file
+    try:
+        r = cli("redeliver", env=app_env(tmp_path, fake_github, app_key), cwd=tmp_path)
+    finally:
+        db.close()
+    assert r.returncode == 0 and "0 asked again" in r.stdout, r.stdout + r.stderr
+    assert "gets them" not in r.stdout
+
+
 # kills: bot/cli_server.py:_cmd_redeliver a database error past the opening ending in a traceback
 def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
     tmp_path, fake_github, app_key
