@@ -967,12 +967,25 @@ def _check_utf8(env_file: str | Path | None) -> None:
     # A line python-dotenv cannot read (`NAME: value`, an unclosed quote) it drops with a
     # warning naming no file: the setting would silently keep its default.
     bad = [
-        b.original.line + len(b.original.string) - len(b.original.string.lstrip("\n"))
+        (
+            b.original.line + len(b.original.string) - len(b.original.string.lstrip("\n")),
+            _PEM_END_HINT if b.original.string.lstrip().startswith("-----END ") else "",
+        )
         for b in parse_stream(io.StringIO(text))
         if b.error
     ]
     if bad:
-        raise SettingsError("\n".join(f"{path}:{line}: not a NAME=value line" for line in bad))
+        raise SettingsError(
+            "\n".join(f"{path}:{line}: not a NAME=value line{hint}" for line, hint in bad)
+        )
+
+
+# A PEM key pasted unquoted: python-dotenv reads the lines before its END line as names
+# with no value, so that line alone is refused, and nothing says why.
+_PEM_END_HINT = (
+    " (the last line of a key given over several lines: put the value in double quotes,"
+    " or on one line with \\n escapes, or the key in a file named by GITHUB_PRIVATE_KEY_PATH)"
+)
 
 
 def _describe(

@@ -859,6 +859,23 @@ def test_an_unclosed_quote_in_env_is_named_by_line(tmp_path):
         load_settings(env_file=env, toml_file=None)
 
 
+def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_path):
+    # An operator's walkthrough of App mode: the App's key pasted into .env as it is,
+    # unquoted, was refused as ".env:31: not a NAME=value line", naming its END line
+    # (python-dotenv takes the lines before it for names without a value): how to give
+    # a key of several lines was left to guess.
+    pem = _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL)
+    env = tmp_path / ".env"
+    env.write_text(f"REVIEW_NOTES_WORKERS=2\nGITHUB_PRIVATE_KEY={pem}", "utf-8")
+    with pytest.raises(SettingsError) as caught:
+        load_settings(env_file=env, toml_file=None)
+    said = str(caught.value)
+    end = pem.count("\n") + 1  # the END line's number in the file
+    assert said.startswith(f"{env}:{end}: not a NAME=value line"), said
+    assert "double quotes" in said and "GITHUB_PRIVATE_KEY_PATH" in said, said
+    assert "PRIVATE KEY-----" not in said  # the line is named, not shown
+
+
 # --- found by review 'r17b' ---
 
 
