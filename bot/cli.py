@@ -282,6 +282,11 @@ def existing_database(path: Path | str):
         print(f"review-notes: {path} is a directory, not a database {where}", file=sys.stderr)
         return None
     if not Path(path).is_file():
+        if not Path(path).expanduser().is_absolute():  # the default, from elsewhere than the server
+            where = (
+                f"(in {Path.cwd()}, the working directory: run this where the server runs, whose"
+                " .env names its file, or give --db or REVIEW_NOTES_DB_PATH)"
+            )
         print(f"review-notes: no database at {path} {where}", file=sys.stderr)
         return None
     # Look before Database() and the stores write to it (WAL mode, their tables): another

@@ -635,6 +635,19 @@ def test_commands_reading_the_database_run_in_a_shell_with_a_github_token(tmp_pa
     assert r.returncode == 0 and r.stderr == "", r.stderr
 
 
+def test_a_command_run_away_from_the_servers_directory_says_where_it_looked(tmp_path):
+    # An operator's walkthrough of App mode: the server runs in its directory, with its
+    # .env; `review-notes retry` run from another said "no database at
+    # var/review-notes.sqlite3", the default taken from wherever it was run, and not that
+    # this is where it looked, nor that the server's settings are elsewhere.
+    env = base_env(tmp_path, PYTHONPATH=str(ROOT))
+    del env["REVIEW_NOTES_DB_PATH"]
+    r = cli("retry", env=env, cwd=tmp_path)
+    assert r.returncode == 2 and "no database at var/review-notes.sqlite3" in r.stderr
+    assert f"in {tmp_path}, the working directory" in r.stderr, r.stderr
+    assert ".env" in r.stderr and not (tmp_path / "var").exists()
+
+
 # kills: bot/cli.py:existing_database a directory given to --db said to be no database
 @pytest.mark.parametrize("command", [("retry",), ("notes", "feedback")])
 def test_commands_reading_the_database_never_create_one_nor_read_another_file(tmp_path, command):
