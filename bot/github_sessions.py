@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from bot.github_errors import (
     TRANSPORT_ERRORS,
     NotTheAPI,
     UnreadableAnswer,
+    jwt_clock_problem,
     rate_limit_answer,
     secondary_limit,
     spent_until_reset,
@@ -90,6 +92,15 @@ _DAMAGED = (
     f"GitHub App private key is {_UNUSABLE}: it does not parse (cut short or changed in a"
     " copy?): give the whole file GitHub downloaded, from its BEGIN line to its END line, or"
     " generate a new key in the App's settings"
+)
+
+
+# A running server's mint refused 401 for the JWT's key or ID: the start checked both,
+# so the App's settings changed since (a key deleted before the server had the new one)
+_KEY_REFUSED = (
+    "GitHub refused the App's token (JWT): is the server's private key still one of the"
+    " App's private keys (deleted in its settings?), and GITHUB_APP_ID its ID? Set them"
+    " right and restart, then `review-notes retry --all`"
 )
 
 
@@ -590,17 +601,28 @@ class GitHubSessions:
                 before = self._forgotten
             if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
                 return cached
-            integration = self.integration
-            assert integration is not None
-            access = self.as_app(
-                f"mint a token for installation {installation_id}",
-                lambda: integration.get_access_token(installation_id),
-            )
+            access = self._mint(installation_id)
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
                 if self._forgotten == before:
                     self._grants[installation_id] = grant
             return grant
+
+    def _mint(self, installation_id: int) -> Any:
+        """A new token of the installation (PyGithub's InstallationAuthorization). A 401
+        refuses the App's JWT: unless its times (this machine's clock, said already), its
+        key or ID, which the start checked, and which the App's settings changed since."""
+        integration = self.integration
+        assert integration is not None
+        try:
+            return self.as_app(
+                f"mint a token for installation {installation_id}",
+                lambda: integration.get_access_token(installation_id),
+            )
+        except GitHubError as err:
+            if err.status != 401 or jwt_clock_problem(err.__cause__, time.time()) is not None:
+                raise
+            raise GitHubError(f"{err}: {_KEY_REFUSED}", status=401, sent=err.sent) from err
 
     def _count(self, requester: Requester, identity: str) -> None:
         """Count every HTTP call of this requester, and keep the rate limit left of its

@@ -377,6 +377,27 @@ def test_a_second_401_after_a_fresh_token_is_an_error(fake_github, make_github_c
     assert _mints(fake_github) == 2
 
 
+def test_a_token_mint_the_app_key_is_refused_for_says_what_to_fix(fake_github, make_github_client):
+    # An operator's walkthrough of App mode: the App's key deleted in its settings while
+    # the server ran (a rotation done in the other order) failed each delivery with
+    # "GitHub mint a token for installation N: 401 A JSON web token could not be
+    # decoded", in the log, /healthz and `retry`, and nothing of the key, as the
+    # start's refusal of the same credentials says.
+    from tests.conftest import new_app_key
+
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    client = make_github_client()
+    client.list_files(PR)
+    fake_github.app_public_key = new_app_key().public_pem  # the bot's key deleted there
+    fake_github.expire_tokens()
+    with pytest.raises(GitHubError) as caught:
+        client.list_files(PR)
+    said = str(caught.value)
+    assert caught.value.status == 401 and said.startswith("GitHub mint a token"), said
+    assert "one of the App's private keys" in said and "GITHUB_APP_ID" in said, said
+    assert "review-notes retry --all" in said, said
+
+
 def test_the_installation_is_looked_up_once_when_the_ref_has_none(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     client = make_github_client()

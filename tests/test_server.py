@@ -2742,6 +2742,7 @@ def test_a_clock_that_drifts_after_the_start_is_named_in_each_delivery_it_fails(
     off = re.search(r": this machine's clock is (\d+) s ahead of GitHub's \(its answer's", error)
     assert off and 395 <= int(off[1]) <= 405, error
     assert "then run `review-notes retry --all` for the deliveries that failed on it" in error
+    assert "private key" not in error  # the clock's refusal, not the key's
     logged = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
     assert any("s ahead of GitHub's" in m for m in logged), logged
     # GitHub's other refusals of a call say nothing of the clock
