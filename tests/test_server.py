@@ -1066,6 +1066,24 @@ def test_metrics_count_each_refusal_and_answer_by_outcome(app):
         assert line in text, line
 
 
+def test_the_app_created_page_gives_the_commands_the_docs_give(app):
+    # docs/operating.md says the page "shows the command to run within one hour" and
+    # gives two: the exchange and the key saved to app.pem; the page gave the first and
+    # "(save pem to a file)", leaving the operator to write the second.
+    client, _ = app
+    page = client.get("/github/app-created?code=CODE").text
+    docs = (ROOT / "docs" / "operating.md").read_text("utf-8")
+    step = docs[docs.index("GitHub sends the browser to `/github/app-created") :]
+    block = step[step.index("```sh") + len("```sh") : step.index("```", step.index("```sh") + 5)]
+    commands = [line.strip() for line in block.splitlines() if line.strip()]
+    assert any("['pem']" in c for c in commands), commands
+    for command in commands:
+        command = command.split("  #")[0].rstrip().replace(" \\", "")  # its comment, its fold
+        if command.startswith("https://"):  # the curl's folded URL, joined on the page
+            continue
+        assert command in page, (command, page)
+
+
 def test_app_created_page_explains_the_code_exchange(app):
     client, _ = app
     r = client.get("/github/app-created?code=abc123")
