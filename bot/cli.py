@@ -192,8 +192,7 @@ def topics_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def config_argument(parser: argparse.ArgumentParser) -> None:
-    from bot.library import ROOT
-    from bot.match_config import DEFAULT_MATCHING_FILE
+    from bot.library import DEFAULT_MATCHING_FILE, ROOT
 
     parser.add_argument(
         "--config",

@@ -39,6 +39,9 @@ from bot.toml_lines import scan
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
 DEFAULT_TOPICS_FILE = ROOT / "config" / "topics.toml"
+# the matching config checked with them (bot.match_config reads it): named here, so that
+# the settings name the shipped files without importing the matcher
+DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 NOTE_SUFFIX = ".md"
 
 

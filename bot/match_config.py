@@ -11,14 +11,12 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_config
-from bot.library import ROOT, Library, unknown_topic
+from bot.library import DEFAULT_MATCHING_FILE, Library, unknown_topic
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
 from bot.notes import Glob, Term, Topic
 from bot.search import SEARCHED_GUIDANCE_CHARS
 from bot.similarity import Vocabulary
-
-DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 
 
 class Weights(BaseModel):

@@ -42,12 +42,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from bot.commands import WORD_PATTERN
 from bot.config_files import ConfigError, ConfigFile, read_config
-from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
-from bot.match_config import DEFAULT_MATCHING_FILE
+from bot.library import DEFAULT_MATCHING_FILE, DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
 from bot.note_files import Problem
-from bot.queue import MAX_DEFERRALS
 from bot.toml_lines import first_lines
 
 DEFAULT_BOT_TOML = ROOT / "config" / "bot.toml"
@@ -236,7 +233,9 @@ class Settings(BaseSettings):
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     # put-backs of a rate limited delivery (retry_sleep_max) before it fails
-    max_deferrals: int = Field(default=MAX_DEFERRALS, ge=1, le=100)
+    # (bot.queue.MAX_DEFERRALS, which a test holds it to: the queue imported here cost
+    # every command that reads the settings, `notes check` too, 30 ms)
+    max_deferrals: int = Field(default=14, ge=1, le=100)
     # a delivery GitHub failed in an outage (5xx, network) is put back for outage_wait s,
     # doubling up to outage_wait_max, while the waits come to outage_wait_total at most;
     # then it fails (0: at once, as a refusal does)
@@ -304,9 +303,13 @@ class Settings(BaseSettings):
     @field_validator("command")
     @classmethod
     def _check_command(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(WORD_PATTERN, v):
+        if v is None:
+            return None
+        from bot.commands import WORD_PATTERN  # here: the commands' module costs a start 20 ms
+
+        if not re.match(WORD_PATTERN, v):
             raise ValueError("must be '/' then a letter, then letters, digits, '_' or '-'")
-        return v.lower() if v is not None else None
+        return v.lower()
 
     @field_validator("*", mode="before")
     @classmethod

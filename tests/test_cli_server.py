@@ -1286,6 +1286,53 @@ def test_a_command_imports_its_own_module_and_no_github_it_does_not_call(argv, m
     assert r.stdout.splitlines()[-1] == repr(modules)
 
 
+# What a command's run imports beyond its own module: the settings every command reads
+# imported the queue (the database, the PR state, the GitHub port), the slash commands'
+# parser and the matcher for a constant each, and a curator's `notes check` paid 50 ms
+# for what it never runs. The server's packages are imported by `serve` alone, once its
+# settings are read: settings it refuses are reported without them.
+_LOADED = """
+import json, sys
+from bot.cli import main
+code = main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+sys.exit(code)
+"""
+_SERVERS = {"fastapi", "uvicorn", "starlette", "github", "jinja2"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "unused"),
+    [
+        (["notes", "check"], 0, {"bot.queue", "bot.db", "bot.github_port", "bot.commands"}),
+        (["match", "--title", "Fix EAGLE"], 0, {"bot.queue", "bot.db", "bot.commands"}),
+        (["retry"], 0, {"bot.match_config", "bot.matching", "bot.search", "bot.commands"}),
+        (["serve", "--port", "1"], 2, {"bot.server"}),  # its settings refused (below)
+    ],
+)
+def test_a_command_imports_none_of_what_the_settings_or_the_server_need_alone(
+    argv, code, unused, tmp_path
+):
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    DeliveryQueue(Database(tmp_path / "bot.sqlite3"))  # what retry reads
+    refused = {"REVIEW_NOTES_MAX_DEFERRALS": "0"} if code == 2 else {}
+    r = subprocess.run(
+        [PY, "-c", _LOADED, *argv],
+        cwd=tmp_path,
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT), **refused),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == code, r.stderr
+    loaded = set(json.loads(r.stdout.splitlines()[-1]))
+    assert "bot.settings" in loaded  # the settings were read: their imports are seen
+    assert sorted({m.split(".")[0] for m in loaded} & _SERVERS) == []
+    assert sorted(loaded & unused) == []
+
+
 def test_a_commands_parser_names_every_command_as_the_whole_one_does():
     # the usage line of a command's error names them all (`review-notes match --title a b`)
     from bot.cli import COMMANDS, build_parser

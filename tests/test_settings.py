@@ -936,6 +936,17 @@ def test_put_backs_and_the_refusal_log_spacing_are_settings():
     )
 
 
+# kills: bot/settings.py max_deferrals' default written apart from the queue's (14 -> 15):
+#   the settings name the number rather than import bot.queue, whose imports (the database,
+#   the PR state, the GitHub port) every command that reads the settings paid for
+def test_the_put_backs_default_is_the_queues():
+    from bot.queue import MAX_DEFERRALS
+    from bot.settings import Settings
+
+    assert Settings.model_fields["max_deferrals"].default == MAX_DEFERRALS
+    assert load().max_deferrals == MAX_DEFERRALS
+
+
 def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
     # it was hard-wired in server.live_github as max(retry_backoff, 30)
     from bot.server import live_github
