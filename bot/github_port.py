@@ -12,12 +12,14 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.db import utcnow
-from bot.installations import InstallationChange
-from bot.prfacts import PRFacts
 from bot.prstate import NO_HISTORY, WriteBackHistory
+
+if TYPE_CHECKING:
+    from bot.installations import InstallationChange
+    from bot.prfacts import PRFacts
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,11 @@ The PR comment and the notes pages share these so a note has one address.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 from urllib.parse import quote
 
-from bot.notes import Note
+if TYPE_CHECKING:
+    from bot.notes import Note
 
 LinkMode = Literal["pages", "github"]
 LINK_MODES: tuple[str, ...] = get_args(LinkMode)
