@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from bot.comment_prose import is_mark, without_shortcodes
@@ -30,7 +30,21 @@ _LATIN_WORD = rf"[^\W{_CJK}]+(?:-+[^\W{_CJK}]+)*"
 # A path or file name (`kv_cache_coordinator.py`, `vllm/v1/core`) is one term: split at
 # its dots, its `py` would find every note that lists a Python file
 _PATH_TERM = rf"{_LATIN_WORD}(?:[./]{_LATIN_WORD})+"
-_WORD_TERM = re.compile(rf"{_PATH_TERM}|[{_CJK}]+|{_LATIN_WORD}")
+
+
+# The patterns with the CJK character class are compiled at the first search, not at
+# import: their classes cost 25 ms to compile, which `notes check` and `match` paid for
+# the one number they read here (SEARCHED_GUIDANCE_CHARS)
+@cache
+def _word_term() -> re.Pattern[str]:
+    return re.compile(rf"{_PATH_TERM}|[{_CJK}]+|{_LATIN_WORD}")
+
+
+@cache
+def _is_cjk() -> re.Pattern[str]:
+    return re.compile(rf"[{_CJK}]")
+
+
 # A PR or issue as GitHub writes it is its number, when it is of a repository the
 # search looks at: a link (github.com's, or the redirect the bot's replies print; its
 # scheme and what follows the number go with it; groups 1, 2), `owner/name#N` or `#N`
@@ -40,7 +54,6 @@ _PR_REF = re.compile(
     rf"|{REF_HASH}"
     r"|(?<![a-z0-9_])gh-(\d+)(?![a-z0-9_])"
 )
-_IS_CJK = re.compile(rf"[{_CJK}]")
 
 FIELDS = (
     "id",
@@ -192,7 +205,7 @@ def query_terms(
 
     # an emoji's shortcode in a comment is the emoji the page shows, which no word holds
     folded = _PR_REF.sub(number, fold(without_shortcodes(query) if mode.words else query))
-    found = _WORD_TERM.findall(folded) if mode.words else _filter_terms(folded)
+    found = _word_term().findall(folded) if mode.words else _filter_terms(folded)
     found = [t for t in map(_unquoted, found) if _asks_something(t)]
     terms = list(dict.fromkeys(found))
     return terms if mode.max_terms is None else terms[: mode.max_terms]
@@ -320,8 +333,10 @@ def _text_of(field: str, mode: SearchMode, pathlike: bool) -> str:
     return "path_names" if field == "paths" and mode.words and not pathlike else field
 
 
-# A space beside a CJK character in a term (`“前缀 缓存”`, `"KV 缓存"`)
-_BESIDE_CJK = re.compile(rf"(?<=[{_CJK}])\s+|\s+(?=[{_CJK}])")
+@cache
+def _beside_cjk() -> re.Pattern[str]:
+    """A space beside a CJK character in a term (`“前缀 缓存”`, `"KV 缓存"`)."""
+    return re.compile(rf"(?<=[{_CJK}])\s+|\s+(?=[{_CJK}])")
 
 
 def _cjk_spaced(term: str) -> re.Pattern[str]:
@@ -330,10 +345,10 @@ def _cjk_spaced(term: str) -> re.Pattern[str]:
     one, or a note have one or a line break (`前缀缓存`, `前缀 缓存`, `KV 缓存`, `KV缓存`
     find one another). Its English words keep the space between them (`dead lock` is
     no `deadlock`), as without a CJK character."""
-    bare = _BESIDE_CJK.sub("", term)
+    bare = _beside_cjk().sub("", term)
     spaced = [re.escape(bare[0])]
     for before, char in itertools.pairwise(bare):
-        if _IS_CJK.match(before) or _IS_CJK.match(char):
+        if _is_cjk().match(before) or _is_cjk().match(char):
             spaced.append(r"\s*")
         spaced.append(re.escape(char))
     return re.compile("".join(spaced))
@@ -467,7 +482,7 @@ class _Matcher:
 
 
 def _matcher(term: str, words: bool) -> _Matcher:
-    if _IS_CJK.search(term):
+    if _is_cjk().search(term):
         phrase = _cjk_spaced(term)
         return _Matcher(lambda text: phrase.search(text) is not None)
     if words and _is_path(term):
