@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
             ["--notes", "100", "--globs", "200", "--repeat", "1"],
             "200 nested globs",
         ),
-        ("bench_cli.py", ["--runs", "1"], "serve to /healthz 200"),
+        ("bench_cli.py", ["--runs", "1", "--imports", "2"], "costliest imports"),
         ("bench_load.py", ["--quick"], "failed deliveries: 0"),
         ("bench_commands.py", ["--quick"], "x prose"),
         ("bench_wrong_keys.py", ["--count", "500"], "keyed alike, answered differently"),
