@@ -460,6 +460,7 @@ def test_an_older_release_runs_no_kept_command_an_edit_took_out(
 DEPLOYED = "e4dcbb5"  # the release before `tried`, and `deferred`/`answered` on kept rows
 KEYED_WITH_REASONS = "6d5e023"  # a list keyed with its reason; `「<id>」` read as a reason
 UNSIGNED = "1340fc1"  # the release before the notes comment was signed; `"2"` a reason
+SIGNED_FOR_NAMES = "c128102"  # the release that signed it for the repository's name
 
 
 def _run_on_the_older_release(
@@ -1045,6 +1046,107 @@ def test_a_rollback_past_the_signature_edits_the_signed_comment_and_forward_sign
         tune(rt)
         say(client, rt, fake, "/notes why", login=AUTHOR)
         assert ours(fake) == [signed] and SIGNATURE_OPENING in signed.body
+
+
+_LOST_EDITS = ("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/*")
+
+
+def _one_more_note_edit_lost(fake, deliver) -> None:
+    """The PR gets one note more, and the notes comment's edit that shows it lands on
+    GitHub with every answer lost (502): the delivery (`deliver()`) fails, the state
+    keeps the one note shown before and no text it trusts."""
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()
+    fake.inject(*_LOST_EDITS, *[Fault.error(502, apply=True)] * 20)
+    deliver()
+    fake.clear_faults()
+    assert "**2. " in sticky(fake).body  # GitHub shows note 2
+
+
+def _wrong_2(fake) -> tuple[str, dict]:
+    """The PR's author says `/notes wrong 2` of the comment as GitHub shows it."""
+    from tests.command_kit import comment_payload
+
+    said = fake.add_comment(DEFAULT_REPO, N, "/notes wrong 2", login=AUTHOR)
+    return "issue_comment", comment_payload(said)
+
+
+def test_an_upgrade_reads_back_a_notes_comment_the_release_before_signed_for_the_name(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """The release before signed the notes comment for the repository's name; this one
+    signs it for the id, and still verifies the name's: a comment that release wrote,
+    its write's answer lost (the state not knowing what it shows), reads back after the
+    upgrade, and `/notes wrong 2` hides the note 2 GitHub shows."""
+    from tests.command_kit import replies
+    from tests.webhook_kit import drain
+
+    fake = fake_github
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
+    server = _older_failing_at_once(tmp_path, fake, app_key, settings, SIGNED_FOR_NAMES)
+    with server.run():
+        opened = pr_payload(title=MATCHING_TITLE, updated_at="2030-01-01T10:00:00Z")
+        assert send_signed(server.base, "pull_request", opened, "older-opened") == 202
+        wait_until(lambda: sticky(fake) is not None, what="the older release posts the notes")
+
+        def labeled() -> None:
+            more = pr_payload(**labeled_one_more_note(updated_at="2030-01-01T11:00:00Z"))
+            assert send_signed(server.base, "pull_request", more, "older-labeled") == 202
+            wait_until(lambda: server.health()["failed"] == 1, what="the edit's answers lost")
+
+        _one_more_note_edit_lost(fake, labeled)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        kept = state(rt)
+        assert kept.shown_unknown and len(kept.notes) == 1
+        event, payload = _wrong_2(fake)
+        assert post(client, event, payload).status_code == 202
+        drain(rt)
+        assert replies(fake) == []
+        (note,) = state(rt).dismissed
+        assert note != kept.notes[0] and [m.note_id for m in rt.ctx.feedback.marks()] == [note]
+
+
+def test_a_rollback_to_the_release_signing_for_the_name_reads_no_id_signed_comment_back(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    """docs/upgrading.md, 'The release that signs the notes comment': this release signs
+    for the repository's id, which the release before does not verify. Its comment, the
+    edit's answer lost, is read by that release's `/notes wrong 2` as a text that does
+    not tell: it takes the one note kept, says the comment shows no note 2 and hides
+    nothing (nothing marked, nothing posted but that reply, the comment left as it is).
+    Forward again, the same command reads the comment back and hides note 2."""
+    from tests.command_kit import replies
+    from tests.webhook_kit import drain
+
+    fake = fake_github
+    settings = _a_matching_pr(monkeypatch, tmp_path, fake, app_key)
+    with serving(settings) as (client, rt):
+        tune(rt)
+        deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2030-01-01T10:00:00Z")
+
+        def labeled() -> None:
+            more = labeled_one_more_note(updated_at="2030-01-01T11:00:00Z")
+            assert rt.queue.get(deliver_pr(client, rt, **more)["delivery"]).state == "failed"
+
+        _one_more_note_edit_lost(fake, labeled)
+        kept = state(rt)
+        assert kept.shown_unknown and len(kept.notes) == 1
+    shown = sticky(fake).body
+    server = old_server(tmp_path, fake, app_key, settings, SIGNED_FOR_NAMES)
+    _run_on_the_older_release(server, [_wrong_2(fake)])
+    (reply,) = replies(fake)
+    assert "There is no note `2` in the notes comment" in reply.body
+    assert "nothing was hidden" in reply.body
+    assert len(ours(fake)) == 2 and sticky(fake).body == shown  # the comment and the reply
+    with serving(settings) as (client, rt):
+        tune(rt)
+        assert state(rt).dismissed == () and rt.ctx.feedback.marks() == []
+        event, payload = _wrong_2(fake)
+        assert post(client, event, payload).status_code == 202
+        drain(rt)
+        assert len(replies(fake)) == 1
+        (note,) = state(rt).dismissed
+        assert note != kept.notes[0] and [m.note_id for m in rt.ctx.feedback.marks()] == [note]
 
 
 # --- owed runs and reply-copies checks across a rollback ---
