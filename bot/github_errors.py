@@ -18,6 +18,7 @@ from typing import Any
 import requests
 from github import GithubException
 from github.Requester import Requester
+from urllib3.exceptions import ConnectTimeoutError, MaxRetryError
 
 from bot.github_port import ConversationLocked, GitHubError
 from bot.logs import quiet_pygithub
@@ -203,10 +204,30 @@ def retryable(exc: BaseException) -> bool:
 
 
 def may_have_applied(exc: BaseException) -> bool:
-    """No clear answer: GitHub may have done the write before the failure."""
-    return (
-        isinstance(exc, TRANSPORT_ERRORS) or isinstance(exc, GithubException) and exc.status >= 500
-    )
+    """No clear answer: GitHub may have done the write before the failure. Not so when
+    the connection was never made (`never_connected`): nothing of the request left."""
+    if isinstance(exc, GithubException):
+        return exc.status >= 500
+    return isinstance(exc, TRANSPORT_ERRORS) and not never_connected(exc)
+
+
+def never_connected(exc: BaseException) -> bool:
+    """requests' error for a connection that could not be made (refused, unreachable, a
+    name not resolved, a connect timed out): urllib3 connects a new socket before a byte
+    of the request goes out, and, with no retries of its own (PyGithub's retry=None),
+    sends it on no other. Any other failure may come after sending: a read timeout, a
+    reset (a reused keep-alive connection the server closed meanwhile included: it fails
+    on sending or on reading, as a ProtocolError, either way unclear), a proxy or TLS
+    error, our deadline (`PastDeadline`, even one that expired while connecting)."""
+    if not isinstance(exc, requests.exceptions.ConnectionError):
+        return False
+    if isinstance(exc, requests.exceptions.ConnectTimeout):  # its reason a connect's timeout
+        return True
+    if type(exc) is not requests.exceptions.ConnectionError:  # a proxy's, TLS's, a timeout's
+        return False
+    retried = exc.args[0] if exc.args else None  # requests wraps urllib3's MaxRetryError
+    # NewConnectionError (refused, unreachable; NameResolutionError too) is one
+    return isinstance(retried, MaxRetryError) and isinstance(retried.reason, ConnectTimeoutError)
 
 
 def retry_after_seconds(retry_after: str) -> float | None:

@@ -26,6 +26,7 @@ import httpx
 import jwt
 import pytest
 import requests
+import urllib3.exceptions
 import urllib3.util.connection
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -34,7 +35,7 @@ from cryptography.x509.oid import NameOID
 from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
-from bot import github_deadline, github_pacing, github_retry, github_sessions
+from bot import github_deadline, github_errors, github_pacing, github_retry, github_sessions
 from bot.db import utcnow
 from bot.github_client import CLOCK_SLACK, GitHubClient
 from bot.github_port import (
@@ -1191,6 +1192,81 @@ def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_gi
     client = make_github_client()
     assert client.create_comment(PR, "hello") == fake_github.comments(DEFAULT_REPO, 7)[0].id
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [502, 201]
+
+
+def _new_connection() -> urllib3.exceptions.NewConnectionError:
+    return urllib3.exceptions.NewConnectionError(None, "Connection refused")  # type: ignore[arg-type]
+
+
+def _retried(reason: Exception) -> urllib3.exceptions.MaxRetryError:
+    """urllib3's error after its one try (no retries of its own), as requests wraps it."""
+    return urllib3.exceptions.MaxRetryError(None, "/", reason)  # type: ignore[arg-type]
+
+
+# A connection never made (refused, or its connect timed out) carried nothing to GitHub: the
+# create's next try was taken for one whose answer was lost, and listed the comments twice,
+# the lost-create wait between, before posting
+@pytest.mark.parametrize(
+    "failure",
+    [ConnectionRefusedError(111, "Connection refused"), TimeoutError("timed out")],
+    ids=["refused", "connect-timeout"],
+)
+def test_a_create_whose_connection_was_never_made_is_posted_again_at_once(
+    fake_github, make_github_client, monkeypatch, failure
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(retry=dataclasses.replace(FAST_RETRY, lost_create_wait=3.0))
+    client.bot_login()
+    _in_threads(lambda: client.list_files(PR))  # the token minted; this thread connects anew
+    connect = urllib3.util.connection.create_connection
+    failures = [failure]
+
+    def failing_once(*args: object, **kwargs: object) -> socket.socket:
+        if failures:
+            raise failures.pop()
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(urllib3.util.connection, "create_connection", failing_once)
+    fake_github.clear_requests()
+    started = time.monotonic()
+    made = client.create_comment(PR, "hello")
+    assert not failures  # the POST's first connection failed
+    assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
+    assert [(r.method, r.status) for r in fake_github.requests] == [("POST", 201)]
+    assert time.monotonic() - started < 3.0  # no lost-create wait
+
+
+# requests' errors as its adapter raises them: only a connection never made is sure to
+# have sent nothing; a reset (a reused keep-alive connection failing as it sends, too), a
+# proxy's or TLS's failure, or our deadline (also one that expired while connecting) may
+# come after the request went out
+@pytest.mark.parametrize(
+    ("exc", "unclear"),
+    [
+        (requests.ConnectionError(_retried(_new_connection())), False),
+        (requests.ConnectTimeout(_retried(urllib3.exceptions.ConnectTimeoutError())), False),
+        (requests.ConnectionError(urllib3.exceptions.ProtocolError("aborted", OSError())), True),
+        (requests.ConnectionError(_retried(urllib3.exceptions.ProtocolError("aborted"))), True),
+        (requests.exceptions.ProxyError(_retried(_new_connection())), True),
+        (requests.exceptions.SSLError(_retried(urllib3.exceptions.SSLError())), True),
+        (requests.ReadTimeout("read timed out"), True),
+        (github_deadline.PastDeadline(60), True),
+        (requests.ConnectionError("no cause"), True),
+    ],
+    ids=[
+        "refused",
+        "connect-timeout",
+        "reset",
+        "retried-reset",
+        "proxy",
+        "tls",
+        "read",
+        "deadline",
+        "bare",
+    ],
+)
+def test_only_a_connection_never_made_is_sure_to_have_sent_nothing(exc, unclear):
+    assert github_errors.may_have_applied(exc) is unclear
 
 
 def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_github_client):
