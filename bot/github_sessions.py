@@ -394,10 +394,18 @@ class GitHubSessions:
             if self._grants.get(installation_id) == grant:
                 del self._grants[installation_id]
             before = self._forgotten
+        refused = installation_id
         installation_id, grant = self._installation_grant(ref, self._cached_installation(ref))
         try:
             return op(self._thread_github(installation_id, grant.token))
         except GitHubError as again:
+            if installation_id != refused and (again.status == 401 or _lacks_permission(again)):
+                # the refused installation is gone and the repository's now had a token
+                # cached, not new, and tried first here: replaced as any refused one is
+                # (its lookup, just made, stays where it is: this runs once)
+                return self._after_refusal(
+                    ref, named, installation_id, grant, op, needs, again, stale=False
+                )
             if not _lacks_permission(again):
                 raise
             with self._lock:  # a token minted across an installation event: not kept

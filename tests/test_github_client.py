@@ -1778,6 +1778,34 @@ def test_a_delivery_of_an_installation_since_removed_goes_through_the_current_on
     assert fake_github.calls("POST", "/app/installations/2002/access_tokens")
 
 
+# The repository in two installations, each one's token cached, then the one a delivery
+# names uninstalled: its token refused (401), a new one's mint answered 404, and the call
+# went to the other installation with its cached token, not a new one. Refused there too
+# (expired: an hour passed; or minted before its owner granted issues: write), the call
+# failed ("401 Bad credentials"; the 403 said "a new token too") with no token minted there
+@pytest.mark.parametrize("named", [True, False], ids=["named", "unnamed"])
+@pytest.mark.parametrize("refusal", ["expired", "lacking"])
+def test_a_call_moved_off_a_removed_installation_mints_where_it_went_when_refused(
+    fake_github, make_github_client, named, refusal
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client = make_github_client()
+    ref = PR if named else PRRef(DEFAULT_REPO, 7, None)
+    client.create_comment(ref, "before")  # 1001's token (looked up, unnamed)
+    if refusal == "lacking":
+        fake_github.set_permissions(2002, {"pull_requests": "read", "metadata": "read"})
+    client.list_files(PRRef(DEFAULT_REPO, 7, 2002))  # 2002's token
+    if refusal == "expired":
+        fake_github.expire_tokens()
+    else:  # its owner grants what it lacked; the event for it lost
+        fake_github.set_permissions(2002, {"issues": "write", "pull_requests": "write"})
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    client.create_comment(ref, "after")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["before", "after"]
+    assert len(fake_github.calls("POST", "/app/installations/2002/access_tokens")) == 2
+
+
 # r42n: the same for a delivery naming no installation, whose repository's was looked up
 # and cached before the reinstall (its installation event lost): the new token's mint,
 # 404, forgets the lookup and asks GitHub once more
