@@ -42,7 +42,14 @@ from bot.github_errors import (
 )
 from bot.github_http import MOVED_TO, made_cleaning
 from bot.github_pacing import CallCounter, Pacer, route_template
-from bot.github_port import GitHubError, PRRef, call_answered, limit_met, rate_limit_wait
+from bot.github_port import (
+    ClientClosed,
+    GitHubError,
+    PRRef,
+    call_answered,
+    limit_met,
+    rate_limit_wait,
+)
 from bot.github_retry import Retrier
 from bot.installations import InstallationChange
 
@@ -223,6 +230,7 @@ class GitHubSessions:
         self._forgotten = 0
         self._pacers: dict[int | str, Pacer] = {}  # installation id, "token", or "app"
         self._open: dict[int, Github] = {}  # id() -> every Github made and not closed yet
+        self._closed = False  # set by close(): no Github is made after it
         self._local = threading.local()  # .githubs: installation id / "token" -> (token, Github)
         self.integration: GithubIntegration | None = None  # App mode only
         self._token = token
@@ -255,6 +263,7 @@ class GitHubSessions:
         """Close every Github made, in any thread, and the GithubIntegration; stop the
         deadlines' thread (after the calls still under way, if any)."""
         with self._lock:
+            self._closed = True
             githubs = list(self._open.values())
             self._open.clear()
             self._grants.clear()
@@ -297,24 +306,38 @@ class GitHubSessions:
         Made on first use in each thread; a thread that sees a new token for the key
         closes its own old one (no other thread uses it). All are kept in `_open` for
         `close()`, also those of a thread that has ended (the workers live as long as
-        the server).
+        the server); none is made after it (ClientClosed).
         """
         mine: dict[int | str, tuple[str, Github]] | None = getattr(self._local, "githubs", None)
         if mine is None:
             mine = self._local.githubs = {}
         held = mine.get(key)
         with self._lock:
+            if self._closed:
+                raise self._refused(key)
             if held is not None and held[0] == token and id(held[1]) in self._open:
                 return held[1]
         gh = self._new_github(Auth.Token(token), key, self._pacer(key, self._between))
         with self._lock:
-            self._open[id(gh)] = gh
+            closed = self._closed  # while it was made: that close() did not see it
+            if not closed:
+                self._open[id(gh)] = gh
             stale = held is not None and self._open.pop(id(held[1]), None) is not None
+        if closed:
+            gh.close()
+            raise self._refused(key)
         mine[key] = (token, gh)
         if stale:
             assert held is not None
             held[1].close()
         return gh
+
+    @staticmethod
+    def _refused(key: int | str) -> ClientClosed:
+        """A Github asked for after `close()` (a worker the stop left behind, or whose
+        token's mint went on across the stop): refused, as the retrier refuses each try
+        after it; made then, it would never be closed."""
+        return ClientClosed(f"GitHub as {_identity(key)}: not called, the client is closed")
 
     def as_app(self, what: str, call: Callable[[], T]) -> T:
         """A call on the shared GithubIntegration (JWT auth), retried like any other; each

@@ -458,9 +458,8 @@ def test_threads_never_get_each_others_answers(fake_github, make_github_client, 
     assert _in_threads(*files) == [["a/1.py"], ["b/1.py"]]
 
 
-def test_each_thread_has_its_own_github_and_close_closes_them_all(
-    fake_github, make_github_client, monkeypatch
-):
+def _recording_githubs(monkeypatch) -> tuple[list[Github], list[Github]]:
+    """The Githubs the sessions make from now on, and those closed of them."""
     made: list[Github] = []
     closed: list[Github] = []
 
@@ -474,6 +473,13 @@ def test_each_thread_has_its_own_github_and_close_closes_them_all(
             super().close()
 
     monkeypatch.setattr(github_sessions, "Github", Recorded)
+    return made, closed
+
+
+def test_each_thread_has_its_own_github_and_close_closes_them_all(
+    fake_github, make_github_client, monkeypatch
+):
+    made, closed = _recording_githubs(monkeypatch)
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     client = make_github_client()
     assert client.list_files(PR) == client.list_files(PR) == ["a.py"]
@@ -490,6 +496,46 @@ def test_each_thread_has_its_own_github_and_close_closes_them_all(
     # every Github's calls are counted
     files = fake_github.calls("GET", "/repos/*/files")
     assert client.calls.total("GET", FILES_ROUTE) == len(files) == 6
+
+
+# A call after `close` (a worker the stop left behind: a token's, or one whose token's mint
+# was under way across the stop) made its thread a new Github, kept for a `close` long
+# past and never closed; only the call itself was then refused
+def test_a_call_after_close_makes_no_github_left_open(fake_github, make_github_client, monkeypatch):
+    made, closed = _recording_githubs(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.add_pat("ghp_test", "notes-bot")
+    client = make_github_client(token="ghp_test")
+    _in_threads(lambda: client.list_files(PR))  # this thread has none yet
+    client.close()
+    fake_github.clear_requests()
+    with pytest.raises(ClientClosed):
+        client.list_files(PR)
+    assert fake_github.requests == []
+    assert len(made) == 1 and closed == made
+
+
+def test_a_token_minted_across_close_makes_no_github_left_open(
+    fake_github, make_github_client, monkeypatch
+):
+    made, closed = _recording_githubs(monkeypatch)
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake_github.inject("POST", TOKENS, Fault.slow(0.5))
+    client = make_github_client()
+    failed: list[BaseException] = []
+
+    def call() -> None:
+        with pytest.raises(ClientClosed) as raised:
+            client.list_files(PR)
+        failed.append(raised.value)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    wait_until(lambda: fake_github.calls("POST", TOKENS))
+    client.close()  # (waits for the mint: it holds the App's requester)
+    caller.join(10)
+    assert failed and fake_github.calls("GET", "/repos/*/files") == []
+    assert closed == made
 
 
 def test_threads_of_one_installation_share_the_request_spacing(
