@@ -66,7 +66,7 @@ ENV REVIEW_NOTES_HOST=0.0.0.0 \
 EXPOSE 8000
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request as u; u.build_opener(u.ProxyHandler({})).open('http://127.0.0.1:%s/healthz' % os.environ.get('REVIEW_NOTES_PORT', '8000'), timeout=4)"]
+    CMD ["python", "-c", "import os, urllib.request as u; u.build_opener(u.ProxyHandler({})).open('http://127.0.0.1:%s/healthz' % (os.environ.get('REVIEW_NOTES_PORT') or '8000'), timeout=4)"]
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["review-notes", "serve"]

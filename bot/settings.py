@@ -122,6 +122,22 @@ def _repo_problem(entry: str) -> str | None:
 _LISTS = ("repos", "files_recheck_delays")
 
 
+# settings whose empty value is not the default: no opt-out label, never a files re-check,
+# the note files at the repository's root; refused (a database or an allow-list is never
+# guessed: the default would start afresh or answer elsewhere); the webhook secret's
+# emptiness is named when posting to GitHub
+_EMPTY_KEPT = frozenset(
+    {
+        "opt_out_label",
+        "files_recheck_delays",
+        "notes_github_dir",
+        "db_path",
+        "repos",
+        "github_webhook_secret",
+    }
+)
+
+
 def _url_problem(url: str) -> str | None:
     """Why `url` cannot be a base every link or call is built on, if it cannot: what
     follows the host is kept in every link of every comment, and nothing else fails.
@@ -425,23 +441,15 @@ class Settings(BaseSettings):
         except RuntimeError:  # `~name` of no user, or no home: a path as written
             return v
 
-    @field_validator(
-        "host",
-        "github_api_url",
-        "public_url",
-        "notes_dir",
-        "topics_file",
-        "matching_file",
-        "notes_github_branch",
-        mode="before",
-    )
+    @field_validator("*", mode="before")
     @classmethod
     def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:
-        # Empty (a template's empty line) means unset, as for the other settings: a host
-        # of "" would bind every interface, a URL of "" is no URL (it stopped a dry run),
-        # a library path of "" the working directory (a start refused naming no
-        # variable), a branch of "" a `blob//` in every note link.
-        if isinstance(v, str) and not v.strip():
+        # Empty (a template's empty line) means unset, the default, for every setting but
+        # those whose empty value says something (`_EMPTY_KEPT`): a host of "" would bind
+        # every interface, a URL of "" is no URL (it stopped a dry run), a library path of
+        # "" the working directory (a start refused naming no variable), a branch of "" a
+        # `blob//` in every note link, a number or a yes/no of "" a start refused.
+        if isinstance(v, str) and not v.strip() and info.field_name not in _EMPTY_KEPT:
             return cls.model_fields[info.field_name].default
         return v
 

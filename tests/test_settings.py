@@ -6,6 +6,7 @@ import base64
 import os
 import re
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -751,6 +752,46 @@ def test_an_empty_library_setting_means_the_default(monkeypatch, name, blank):
     field = name.lower()
     monkeypatch.setenv(f"REVIEW_NOTES_{name}", blank)
     assert getattr(load(), field) == Settings.model_fields[field].default
+
+
+# every setting given as a number, a yes/no or one of a few words: none has an empty value
+_SCALARS = [
+    field
+    for field, info in Settings.model_fields.items()
+    if info.annotation in (int, float, bool, bool | None)
+    or getattr(info.annotation, "__origin__", None) is Literal
+]
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+@pytest.mark.parametrize("field", _SCALARS)
+def test_an_empty_number_yes_no_or_choice_setting_means_the_default(monkeypatch, field, blank):
+    # `REVIEW_NOTES_MAX_DEFERRALS=` (a template's empty line) stopped the start: "unable
+    # to parse string as an integer", where an empty host, URL or library path meant the
+    # default, as a comment said of every setting
+    monkeypatch.setenv(f"REVIEW_NOTES_{field.upper()}", blank)
+    assert getattr(load(), field) == Settings.model_fields[field].default
+
+
+def test_an_empty_number_in_dotenv_or_bot_toml_means_the_default(tmp_path):
+    env, toml = tmp_path / ".env", tmp_path / "bot.toml"
+    env.write_text("REVIEW_NOTES_MAX_DEFERRALS=\nREVIEW_NOTES_DRY_RUN=\n", "utf-8")
+    toml.write_text('workers = ""\nlog_level = " "\n', "utf-8")
+    s = load_settings(env_file=env, toml_file=toml)
+    assert (s.max_deferrals, s.dry_run, s.workers, s.log_level) == (14, None, 2, "INFO")
+
+
+def test_an_empty_setting_whose_emptiness_says_something_keeps_it(monkeypatch):
+    # no label opts out; the files are never looked at again; the note files are at the
+    # repository's root; a database path or an allow-list is never guessed
+    for name in ("OPT_OUT_LABEL", "FILES_RECHECK_DELAYS", "NOTES_GITHUB_DIR"):
+        monkeypatch.setenv(f"REVIEW_NOTES_{name}", "")
+    s = load()
+    assert (s.opt_out_label, s.files_recheck_delays, s.notes_github_dir) == ("", (), "")
+    monkeypatch.setenv("REVIEW_NOTES_DB_PATH", "")
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", "")
+    text = errors()
+    assert "REVIEW_NOTES_DB_PATH: is empty" in text and "REVIEW_NOTES_REPOS: the allow-list" in text
 
 
 def test_an_unknown_review_notes_variable_is_named_with_the_closest_setting():
