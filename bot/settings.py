@@ -165,6 +165,14 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
+# What GITHUB_WEBHOOK_SECRET must be, for the operator who has none at hand yet
+_SECRET_IS = (
+    "the same as the App's webhook secret (with GITHUB_TOKEN: the repository webhook's); a new"
+    ' one is a long random string, python3 -c "import secrets; print(secrets.token_hex(32))",'
+    " set in both"
+)
+
+
 class SettingsError(Exception):
     """Start-up configuration problems, one `NAME: message` per line."""
 
@@ -546,11 +554,11 @@ class Settings(BaseSettings):
             )
         live = self.dry_run is False or (self.dry_run is None and self.has_credentials)
         if live and self.github_webhook_secret is None:
-            problems.append("GITHUB_WEBHOOK_SECRET: required when posting to GitHub")
+            problems.append(f"GITHUB_WEBHOOK_SECRET: required when posting to GitHub: {_SECRET_IS}")
         elif live and not self.has_webhook_secret:
             problems.append(
                 "GITHUB_WEBHOOK_SECRET: is empty; required when posting to GitHub "
-                "(with an empty secret anyone can sign a delivery)"
+                f"(with an empty secret anyone can sign a delivery): {_SECRET_IS}"
             )
         elif live and self.webhook_secret() == DEV_WEBHOOK_SECRET:
             problems.append(
@@ -566,8 +574,10 @@ class Settings(BaseSettings):
             )
         if live and self.note_links == "pages" and self.public_url is None:
             problems.append(
-                f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages "
-                "when posting to GitHub (links must work for reviewers)"
+                f"{ENV_PREFIX}PUBLIC_URL: required with {ENV_PREFIX}NOTE_LINKS=pages when"
+                " posting to GitHub: the https address reviewers' browsers reach this server"
+                " at (https://notes.example.org; the App's webhook URL without /webhook),"
+                " which every note link in the comments is built on"
             )
         if self.note_links == "github":
             # the note links would all lead to a repository that cannot exist

@@ -372,6 +372,18 @@ def test_an_empty_webhook_secret_is_refused_when_posting_to_github(monkeypatch, 
     assert "ghp_" not in text
 
 
+def test_a_missing_webhook_secret_or_public_url_says_what_value_to_give():
+    # an operator going live read "GITHUB_WEBHOOK_SECRET: required when posting to GitHub"
+    # and "REVIEW_NOTES_PUBLIC_URL: required ...", neither saying what to put there
+    text = errors(github_token="ghp_" + "x" * 36).splitlines()
+    (secret,) = [line for line in text if line.startswith("GITHUB_WEBHOOK_SECRET:")]
+    assert "the same as the App's webhook secret" in secret, secret
+    assert 'python3 -c "import secrets; print(secrets.token_hex(32))"' in secret, secret
+    (url,) = [line for line in text if line.startswith("REVIEW_NOTES_PUBLIC_URL:")]
+    assert "the https address reviewers' browsers reach this server at" in url, url
+    assert "the App's webhook URL without /webhook" in url, url
+
+
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_webhook_secret_in_dry_run_means_the_dev_secret(monkeypatch, blank):
     monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", blank)
