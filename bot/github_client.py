@@ -592,6 +592,12 @@ class GitHubClient:
             self._bot_login = login
         return login
 
+    def known_login(self) -> str | None:
+        """Our login when known without asking GitHub (REVIEW_NOTES_BOT_LOGIN, or the App's
+        from `check_app`), else None: the start says it, and must not wait on GitHub."""
+        with self._lock:
+            return self._bot_login
+
     def check_app(self) -> None:
         """Ask GitHub once for the App (GET /app, signed with the JWT), not retried: a
         start must not wait out an outage. Raises GitHubError (`_asked_at_start`): refused

@@ -128,6 +128,7 @@ class Runtime:
     dispatcher: Dispatcher
     ctx: BotContext
     dry_run: DryRunGitHub | None
+    login: str | None = None  # live: the account it posts as, when the start check said it
     workers: Workers = field(init=False)
     retention: Retention = field(init=False)
     # set once the server shuts down: the start's redelivery sweep stops asking GitHub
@@ -443,7 +444,7 @@ def build_runtime(
     except ValueError as exc:  # it names the file
         raise StartupError(str(exc)) from None
     db, queue, prs = _open_database(settings.db_path, settings.max_deferrals)
-    made_github, dry_run = github is None, None
+    made_github, dry_run, login = github is None, None, None
     if github is None:
         if settings.is_dry_run:
             github = dry_run = DryRunGitHub(db)
@@ -455,6 +456,7 @@ def build_runtime(
                 github.close()
                 db.close()
                 raise
+            login = github.known_login()
     elif isinstance(github, DryRunGitHub):
         dry_run = github
     metrics = Metrics()
@@ -468,7 +470,7 @@ def build_runtime(
         db.close()
         raise _unwritable(settings.db_path, exc) from None
     _collect_metrics(metrics, queue, github)
-    return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run)
+    return Runtime(settings, db, queue, build_dispatcher(), ctx, dry_run, login)
 
 
 def _load_library(settings: Settings) -> Library:
@@ -1054,6 +1056,8 @@ def run_server(
             "review-notes: DRY RUN, nothing is written to GitHub; would-be comments at "
             f"{base}/dry-run/comments"
         )
+    if rt.dry_run is None:
+        lines.append(f"review-notes: {live_line(settings, rt.login)}")
     if rt.dry_run is not None and not settings.uses_dev_secret:
         lines.append(
             "review-notes: GITHUB_WEBHOOK_SECRET is set: what GitHub sends is answered and"
@@ -1087,6 +1091,29 @@ def run_server(
     )
     DrainingServer(config, rt, early).run(sockets=[sock])
     return 0
+
+
+def live_line(settings: Settings, login: str | None) -> str:
+    """What a live start says of itself, as a dry run says it is one: the account it
+    posts as (`login`, when known without asking GitHub), with which credentials,
+    through which API and for which repositories. Never a secret: the API's URL is shown
+    without a proxy's user and password."""
+    return (
+        f"LIVE, posting to GitHub {_posting_as(settings, login)} through"
+        f" {_shown_url(settings.github_api_url)}; repositories: {', '.join(settings.repos)}"
+    )
+
+
+def _posting_as(settings: Settings, login: str | None) -> str:
+    """`as LOGIN (CREDENTIALS)`; unknown, the login is the account GitHub names at the
+    first event (the start's check warned, or a token's check learns no login)."""
+    if settings.github_token is not None:
+        credentials, account, learnt = "GITHUB_TOKEN", "the token's user", "its login"
+    else:
+        credentials, account, learnt = f"App {settings.github_app_id}", "the App's bot", "its name"
+    if login:
+        return f"as {login} ({credentials})"
+    return f"as {account} ({credentials}; {learnt} is asked at the first event)"
 
 
 def _replay_example() -> str | None:

@@ -365,6 +365,50 @@ def test_the_comment_example_replayed_in_the_dry_run_is_a_mark_notes_feedback_li
     assert "by mispa-ms: this PR's own review" in r.stdout
 
 
+# What a live start said of itself: nothing but the notes and where it listens, while a
+# dry run has a line of its own; the operator could not tell from it that it was live,
+# nor as whom it would post, nor where.
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_a_live_start_says_it_is_live_as_whom_where_and_for_which_repositories(
+    tmp_path, fake_github, app_key, mode
+):
+    from tests.fake_github import DEFAULT_APP_ID
+
+    fake_github.add_pat("ghp_operator", "alice")
+    credentials = (
+        {"GITHUB_APP_ID": str(DEFAULT_APP_ID), "GITHUB_PRIVATE_KEY": app_key.private_pem}
+        if mode == "app"
+        else {"GITHUB_TOKEN": "ghp_operator"}
+    )
+    host, port = fake_github.base_url.split("//", 1)[1].split(":")
+    env = base_env(
+        tmp_path,
+        GITHUB_WEBHOOK_SECRET="live-hook-secret",
+        # a proxy's user and password in it are never printed
+        GITHUB_API_URL=f"http://proxy-user:proxy-pass@{host}:{port}",
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+        REVIEW_NOTES_REDELIVER_ON_START="false",
+        REVIEW_NOTES_REPOS="vllm-project/vllm,Acme/Fork",
+        **credentials,
+    )
+    serve = server(tmp_path, env)
+    with serve.run():
+        banner = serve.logs[0].read_text()
+    (line,) = [x for x in banner.splitlines() if x.startswith("review-notes: LIVE")]
+    who = (
+        f"as review-notes[bot] (App {DEFAULT_APP_ID})"
+        if mode == "app"
+        else "as the token's user (GITHUB_TOKEN; its login is asked at the first event)"
+    )
+    assert line == (
+        f"review-notes: LIVE, posting to GitHub {who} through {fake_github.base_url};"
+        " repositories: vllm-project/vllm, acme/fork"
+    ), banner
+    assert "DRY RUN" not in banner
+    for secret in ("live-hook-secret", "ghp_operator", "proxy-pass", "PRIVATE KEY"):
+        assert secret not in banner, secret
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])
 def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_path, host):
     # Listening on every address (the image's REVIEW_NOTES_HOST=0.0.0.0), the banner

@@ -2846,6 +2846,23 @@ def test_a_topic_renamed_in_the_configured_taxonomy_is_named_wherever_it_is_stil
     assert all("unknown topic 'kv-connector'" in p.message for p in exc.value.problems)
 
 
+def test_the_live_start_line_names_a_login_set_or_says_when_it_is_learnt(tmp_path, app_key):
+    # the App's check warned (GitHub out of reach): no slug yet; a token's check learns none
+    from bot.server import live_line
+
+    live = {"public_url": "https://notes.example.org"}
+    key = app_key.private_pem
+    app = make_settings(
+        tmp_path, github_app_id="Iv1.8a61f9b3a7aba766", github_private_key=key, **live
+    )
+    token = make_settings(tmp_path, github_token="ghp_x", **live)
+    assert live_line(app, None).startswith(
+        "LIVE, posting to GitHub as the App's bot (App Iv1.8a61f9b3a7aba766; its name is"
+        " asked at the first event) through https://api.github.com; repositories: "
+    )
+    assert "as alice (GITHUB_TOKEN) through" in live_line(token, "alice")
+
+
 # kills: bot/server.py:build_runtime a library given to build_runtime read again from the settings'
 # files
 def test_a_library_given_to_the_start_is_the_one_served(tmp_path):
