@@ -280,6 +280,18 @@ def test_every_setting_the_docs_name_is_a_setting():
         assert named - names - SHOWN_AS_MISSPELT == set(), page.name
 
 
+def test_the_403_rows_wait_for_a_new_token_is_the_clients():
+    # after a new token is refused a permission, none is minted for it again for this
+    # long (no installation event): a `retry` sooner fails again, as the row says
+    from bot.github_sessions import REFUSAL_KEPT
+
+    text = doc("operating.md")
+    (row,) = [line for line in text.splitlines() if "lacks the permission this call" in line]
+    minutes = f"{REFUSAL_KEPT.total_seconds() / 60:g} minutes"
+    assert f"none is minted for it for {minutes}" in row, row
+    assert f"no new token minted: one was refused it too in the last {minutes}" in row, row
+
+
 # a metric's name; not a settings.md anchor (`settings.md#review_notes_repos`)
 METRIC = re.compile(r"(?<![#\w])review_notes_[a-z0-9_]*[a-z0-9]\b")
 
