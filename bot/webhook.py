@@ -78,6 +78,10 @@ class Throttle:
 # waiting for it. Then it is answered 503, within GitHub's 10 s: GitHub's log shows it
 # failed, and the redelivery sweeps ask for it again. The lock ended in time, it is stored.
 LOCK_WAIT_SECONDS = 5.0
+# GitHub's 10 s run from the request's start, the body's time among them (BODY_SECONDS):
+# a delivery's wait ends by this long after it began, whatever is left of LOCK_WAIT_SECONDS
+# then, so that its answer still finds GitHub waiting (a second for the answer's way back).
+ANSWER_SECONDS = 9.0
 
 # a delivery waiting for its commit: its text, its handler's future, its wait's end
 _Waiting = tuple[Incoming, asyncio.Future[Enqueued], float]
@@ -93,7 +97,8 @@ class GroupCommit:
     least CPU per delivery: no thread hand-off, no lock convoy (bench/bench_load.py).
     Each write is short (WAL, synchronous=NORMAL: no fsync). A batch that finds a lock
     held waits for it in a thread, up to LOCK_WAIT_SECONDS from its first delivery's
-    arrival: waited for on the loop, it held every request meanwhile, /healthz's too.
+    arrival (ANSWER_SECONDS from its request's start at most): waited for on the loop, it
+    held every request meanwhile, /healthz's too.
     The batches after it wait their turn (a thread each, in their order), lest a
     delivery be stored before one that came first.
     """
@@ -103,10 +108,13 @@ class GroupCommit:
         self._pending: list[_Waiting] = []
         self._aside: asyncio.Task[None] | None = None  # the last batch sent to a thread
 
-    async def enqueue(self, item: Incoming) -> Enqueued:
+    async def enqueue(self, item: Incoming, by: float | None = None) -> Enqueued:
+        """`item`'s outcome once committed; `by` (time.monotonic()): its wait for a lock
+        ends then at the latest, though it has not lasted `wait` (its answer is due)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Enqueued] = loop.create_future()
-        self._pending.append((item, future, time.monotonic() + self.wait))
+        end = time.monotonic() + self.wait
+        self._pending.append((item, future, end if by is None else min(end, by)))
         if len(self._pending) == 1:
             loop.call_soon(self._flush)  # after the handlers ready in this iteration
         return await future
@@ -251,7 +259,8 @@ class WebhookEndpoint:
         and /healthz fails until one is stored again (`failing`; a duplicate stores nothing);
         or a redelivery of one whose stored row is damaged (set aside: /healthz's damaged)
     503 the database locked (another process: a VACUUM, a `sqlite3` shell in a
-        transaction) through the delivery's wait (LOCK_WAIT_SECONDS, in a thread): as
+        transaction) through the delivery's wait (LOCK_WAIT_SECONDS, in a thread; over
+        by ANSWER_SECONDS from the request's start, a slow body's time counted): as
         the 500 of a full disk, but for its code and "the database is locked"
     404 a delivery (X-GitHub-Event) POSTed to another path: `elsewhere` names /webhook
     """
@@ -284,6 +293,7 @@ class WebhookEndpoint:
         self.redelivered_by = _redelivered_by(settings)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        began = time.monotonic()  # (GitHub's 10 s run from here)
         headers: Headers = {}
         for name, value in reversed(scope["headers"]):  # the first of repeated headers wins
             headers[name] = value
@@ -301,7 +311,7 @@ class WebhookEndpoint:
         else:
             if body is None:
                 return  # the client went away: nobody to answer, nothing queued
-            code, content = await self.answer(headers, body)
+            code, content = await self.answer(headers, body, began + ANSWER_SECONDS)
         await _send_json(send, code, content)
 
     async def elsewhere(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -329,14 +339,15 @@ class WebhookEndpoint:
             )
         await _send_json(send, 404, {"error": error})
 
-    async def answer(self, headers: Headers, body: bytes) -> Answer:
+    async def answer(self, headers: Headers, body: bytes, due: float | None = None) -> Answer:
+        """`due` (time.monotonic()): when the answer must be sent, at the latest."""
         checked = self.check(headers, body)
         if not isinstance(checked, Incoming):
             return checked
         # Only the JSON text waits for the commit, not the parsed payload: a hundred
         # payloads in flight made the collector's young generations busy.
         try:
-            outcome = await self.intake.enqueue(checked)  # answered once committed
+            outcome = await self.intake.enqueue(checked, due)  # answered once committed
         except Exception as exc:
             self._count(checked.event, "error")
             # another process's lock, held past the delivery's wait: a 503, for a while

@@ -2094,6 +2094,40 @@ def test_the_server_answers_while_a_webhook_waits_out_another_process_lock(tmp_p
         wait_until(lambda: rt.queue.get("waiting").state == "done", what="the delivery run")
 
 
+# kills: bot/webhook.py:WebhookEndpoint.answer a delivery's wait for a lock counted from its
+#   body's end, not its request's start
+def test_a_webhook_whose_body_came_in_slowly_waits_for_a_lock_no_later_than_its_answer_is_due(
+    tmp_path, monkeypatch
+):
+    """docs/reliability.md (Another process holding the database): a delivery's wait for
+    the lock ends by ANSWER_SECONDS from its request's start, GitHub's 10 s less the
+    answer's way back. It waited 5 s from its body's end: a body 6 s in coming (408 only
+    past 10 s) was answered after 11 s, to a GitHub given up a second before."""
+    from bot import webhook
+
+    monkeypatch.setattr(webhook, "ANSWER_SECONDS", 2.0, raising=False)  # (9 s: scaled down)
+    with _served_under_another_process_lock(tmp_path, monkeypatch, 30) as (rt, http, holder):
+        body = json.dumps(pr_payload(number=2)).encode()
+        head = (
+            "POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "X-GitHub-Event: pull_request\r\nX-GitHub-Delivery: slow-body\r\n"
+            f"X-Hub-Signature-256: {sign(SECRET, body)}\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        port = int(str(http.base_url).rstrip("/").rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            started = time.monotonic()
+            s.sendall(head.encode() + body[:-1])
+            time.sleep(1.2)  # its last byte comes in 1.2 s later, as GitHub's 2 s run on
+            s.sendall(body[-1:])
+            answer = s.recv(4096).decode()
+            took = time.monotonic() - started
+        assert rt.queue.get("slow-body") is None  # (503: not stored; GitHub is told so)
+    print(f"a webhook with a slow body under the lock: {answer.splitlines()[0]} in {took:.2f}s")
+    assert answer.startswith("HTTP/1.1 503 "), answer
+    assert took < 2.7, f"answered {took:.1f}s after its request began: past its 2 s"
+    assert took > 1.9, f"answered after {took:.1f}s: before its answer was due"
+
+
 def _sqlite_error(tmp_path, make) -> sqlite3.OperationalError:
     """The error SQLite itself raises on a write `make` sets up."""
     path = tmp_path / f"{make.__name__}.sqlite3"
