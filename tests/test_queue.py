@@ -642,6 +642,37 @@ def test_group_commit_waits_out_a_lock_once_per_burst_not_once_per_delivery(tmp_
     assert asyncio.run(burst()) == [Enqueued.QUEUED] * 5  # the lock gone, stored as ever
 
 
+# kills: bot/webhook.py:GroupCommit._in_thread a batch written before the one sent to a
+#   thread ahead of it is; bot/webhook.py:GroupCommit._flush a batch written on the event
+#   loop while one sent to a thread ahead of it waits
+def test_group_commit_stores_batches_waiting_out_a_lock_in_their_order_of_arrival(tmp_path):
+    # each batch finding the lock held waits for it in a thread of its own: written as the
+    # threads got the locks, a delivery was stored (and run) before one that came first
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    items = [Incoming(f"d{i:02}", "pull_request", "opened", "{}", "o/r", i) for i in range(40)]
+
+    async def one_by_one() -> list:  # a batch each, the lock ending among them
+        tasks = []
+        for i, item in enumerate(items):
+            tasks.append(asyncio.create_task(commit.enqueue(item)))
+            await asyncio.sleep(0.01 if i < 20 else 0.001)  # (more, once the lock ends)
+            if i == 19:
+                holder.execute("ROLLBACK")
+        return await asyncio.wait_for(asyncio.gather(*tasks), 10)
+
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        assert asyncio.run(one_by_one()) == [Enqueued.QUEUED] * len(items)
+    finally:
+        holder.close()
+    stored = [r["id"] for r in q.db.read("SELECT id FROM deliveries ORDER BY seq")]
+    assert stored == [d.id for d in items]
+
+
 # kills: bot/queue.py:DeliveryQueue._claim `tx(busy_timeout=...)` -> `tx()`, and
 #   bot/db.py:Database.tx the connection's busy timeout not set back after it
 def test_a_claim_waits_briefly_for_another_process_lock_the_intake_as_long_as_ever(
