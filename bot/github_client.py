@@ -752,14 +752,13 @@ class GitHubClient:
         body: str,
         matches: Callable[[IssueComment], bool],
         since: datetime | None,
-        unclear: _Unclear | None = None,
+        unclear: _Unclear,
     ) -> IssueComment:
         """POST a comment; after an unclear failure (of this call's tries, or of an earlier
         run's sharing `unclear`), look for it before posting again."""
-        lost = unclear or _Unclear()
 
         def attempt() -> IssueComment:
-            found = self._made_before(ref, issue, matches, since) if lost.posted else None
+            found = self._made_before(ref, issue, matches, since) if unclear.posted else None
             if found is not None:
                 log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
                 return found
@@ -767,7 +766,7 @@ class GitHubClient:
                 write_asked()
                 return issue.create_comment(body)
             except Exception as exc:
-                lost.posted = lost.posted or may_have_applied(exc)
+                unclear.posted = unclear.posted or may_have_applied(exc)
                 raise
 
         return self._retry.call(f"create a comment on {_pr(ref)}", attempt)
