@@ -383,21 +383,6 @@ class Settings(BaseSettings):
             )
         return v
 
-    @field_validator(
-        "github_token",
-        "github_private_key",
-        "github_private_key_path",
-        "github_previous_webhook_secret",
-        mode="before",
-    )
-    @classmethod
-    def _blank_credential_is_none(cls, v: object) -> object:
-        # `GITHUB_TOKEN=` (a template's empty line) is no credential: dry run, as unset,
-        # rather than live mode with nothing to sign in with (or a key at Path(".")). An
-        # emptied GITHUB_PREVIOUS_WEBHOOK_SECRET (a rotation over) keeps none.
-        text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        return None if isinstance(text, str) and not text.strip() else v
-
     @field_validator("github_token", mode="after")
     @classmethod
     def _token_has_no_whitespace(cls, v: SecretStr | None) -> SecretStr | None:
@@ -456,8 +441,12 @@ class Settings(BaseSettings):
         # those whose empty value says something (`_EMPTY_KEPT`): a host of "" would bind
         # every interface, a URL of "" is no URL (it stopped a dry run), a library path of
         # "" the working directory (a start refused naming no variable), a branch of "" a
-        # `blob//` in every note link, a number or a yes/no of "" a start refused.
-        if isinstance(v, str) and not v.strip() and info.field_name not in _EMPTY_KEPT:
+        # `blob//` in every note link, a number or a yes/no of "" a start refused. A
+        # credential of "" is none (`GITHUB_TOKEN=`: a dry run, not live mode with nothing
+        # to sign in with, or a key at Path(".")); an emptied GITHUB_PREVIOUS_WEBHOOK_SECRET
+        # (a rotation over) keeps none.
+        text = v.get_secret_value() if isinstance(v, SecretStr) else v
+        if isinstance(text, str) and not text.strip() and info.field_name not in _EMPTY_KEPT:
             return cls.model_fields[info.field_name].default
         return v
 
