@@ -536,7 +536,8 @@ def search_notes(
     limit: int | None = None,
     topics: Mapping[str, Topic] | None = None,
 ) -> list[SearchHit]:
-    """The notes the query finds: most terms first, then weight, verdict, newest source PR.
+    """The notes the query finds, ranked by `_rank`: most terms first, then most found as
+    typed, weight, verdict, newest source PR.
 
     `topics`: the taxonomy, so a topic's names find its notes (else its id alone does).
     A query without terms finds every note in a filter (nothing to filter on) and
