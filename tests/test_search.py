@@ -763,22 +763,42 @@ def test_an_apostrophe_is_one_however_it_is_typed(typed, written):
 # kills: bot/search.py:_matcher (hand) a plural found only as typed: `deadlocks` found no
 #   note whose summary says "a scaling deadlock", nor `CI failures` the one titled "fix
 #   the H200 MIG CI failure", `hashes` "hash", `regressions` "regression tests"
+_PLURALS = [
+    ("deadlocks", "a scaling deadlock"),
+    ("failures", "the CI failure"),
+    ("hashes", "the prefix hash"),
+    ("batches", "one batch"),
+    ("processes", "each process"),
+    ("queries", "the query"),
+    ("GPUs", "one GPU"),
+    ("kv-caches", "the KV cache"),
+    ("cudagraphs", "a CUDA graph"),
+]
+
+
+# kills: bot/search.py:_matcher (hand) a word found in its own form only: a reader types
+#   `preempted` and the note says "preemption", `registering` and the title says
+#   "registration", `quantized` "quantization", `capturing` "capture"; each found nothing
+_OTHER_FORMS = [
+    ("preempted", "after preemption"),
+    ("preemption", "requests preempted"),
+    ("registering", "the block registration"),
+    ("registration", "blocks registered late"),
+    ("quantized", "FP8 quantization"),
+    ("quantization", "a quantized model"),
+    ("capturing", "graph capture"),
+    ("capture", "capturing graphs"),
+    ("allocation", "blocks allocated"),
+    ("committed", "commit order"),
+    ("queried", "one query"),
+    ("normalised", "normalized logits"),
+    ("prefix-caching", "the prefix cache"),
+]
+
+
 @pytest.mark.parametrize("mode", [FILTER, RANKED])
-@pytest.mark.parametrize(
-    "typed, written",
-    [
-        ("deadlocks", "a scaling deadlock"),
-        ("failures", "the CI failure"),
-        ("hashes", "the prefix hash"),
-        ("batches", "one batch"),
-        ("processes", "each process"),
-        ("queries", "the query"),
-        ("GPUs", "one GPU"),
-        ("kv-caches", "the KV cache"),
-        ("cudagraphs", "a CUDA graph"),
-    ],
-)
-def test_an_english_plural_finds_its_singular(typed, written, mode):
+@pytest.mark.parametrize("typed, written", _PLURALS + _OTHER_FORMS)
+def test_an_english_word_finds_its_other_forms(typed, written, mode):
     notes = [
         note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm."),
         note("n-2", "其他", "值得精读。", summary_en="Unrelated text."),
@@ -797,36 +817,6 @@ def test_a_word_ending_in_s_that_is_no_plural_is_found_as_typed(typed, mode):
         note(f"n-{i}", "文本", f"值得精读。{t} end.", summary_en=t) for i, t in enumerate(texts)
     ]
     assert search_notes(notes, typed, mode) == []
-
-
-# kills: bot/search.py:_matcher (hand) a word found in its own form only: a reader types
-#   `preempted` and the note says "preemption", `registering` and the title says
-#   "registration", `quantized` "quantization", `capturing` "capture"; each found nothing
-@pytest.mark.parametrize("mode", [FILTER, RANKED])
-@pytest.mark.parametrize(
-    "typed, written",
-    [
-        ("preempted", "after preemption"),
-        ("preemption", "requests preempted"),
-        ("registering", "the block registration"),
-        ("registration", "blocks registered late"),
-        ("quantized", "FP8 quantization"),
-        ("quantization", "a quantized model"),
-        ("capturing", "graph capture"),
-        ("capture", "capturing graphs"),
-        ("allocation", "blocks allocated"),
-        ("committed", "commit order"),
-        ("queried", "one query"),
-        ("normalised", "normalized logits"),
-        ("prefix-caching", "the prefix cache"),
-    ],
-)
-def test_an_english_word_finds_its_other_forms(typed, written, mode):
-    notes = [
-        note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm."),
-        note("n-2", "其他", "值得精读。", summary_en="Unrelated text."),
-    ]
-    assert ids(search_notes(notes, typed, mode)) == ["n-1"]
 
 
 # what is no form of the word stays unfound: an -er noun, -able, a word's own stem as
