@@ -27,6 +27,7 @@ from github.Requester import (
     Requester,
     RequestsResponse,
 )
+from requests import Session
 
 from bot.github_deadline import Watchdog, mount_watched, within_deadline
 from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, rate_header
@@ -191,31 +192,39 @@ def cleaned(response: RequestsResponse, verb: str, url: str) -> RequestsResponse
     return move_handed_back(success_readable(text_unicode(readable), verb, url))
 
 
-class CleaningHTTP(HTTPRequestsConnectionClass):
+class _Cleaning:
+    """Each answer cleaned and each call given its deadline, on the PyGithub connection
+    class after it in a class's bases (the http one or the https one: alike but for their
+    `protocol`)."""
+
     # `made_cleaning` sets both: seconds for a whole call, and the thread that keeps them
     deadline = DEFAULT_DEADLINE
     watchdog: Watchdog
+    # PyGithub's class sets these: the connection's when made, the call's in `request`
+    protocol: str
+    session: Session
+    retry: Any
+    pool_size: int
+    verb: str
+    url: str
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.adapter = mount_watched(self.session, "http://", self.retry, self.pool_size)
+        scheme = f"{self.protocol}://"
+        self.adapter = mount_watched(self.session, scheme, self.retry, self.pool_size)
 
     def getresponse(self) -> RequestsResponse:
-        answer = within_deadline(self.deadline, super().getresponse, self.watchdog)
+        reply = super().getresponse  # type: ignore[misc]  (PyGithub's class's)
+        answer = within_deadline(self.deadline, reply, self.watchdog)
         return cleaned(answer, self.verb, self.url)
 
 
-class CleaningHTTPS(HTTPSRequestsConnectionClass):
-    deadline = DEFAULT_DEADLINE
-    watchdog: Watchdog
+class CleaningHTTP(_Cleaning, HTTPRequestsConnectionClass):
+    pass
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.adapter = mount_watched(self.session, "https://", self.retry, self.pool_size)
 
-    def getresponse(self) -> RequestsResponse:
-        answer = within_deadline(self.deadline, super().getresponse, self.watchdog)
-        return cleaned(answer, self.verb, self.url)
+class CleaningHTTPS(_Cleaning, HTTPSRequestsConnectionClass):
+    pass
 
 
 def _connections(
