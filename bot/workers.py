@@ -9,8 +9,8 @@ put back to run again by itself.
   answers again ends the pause (`_github_answered`). The deliveries put back then run
   again: the PRs opened and the commands said during the outage are answered late, once.
 - The server stopping under a run: handed back, to run at the next start (`_hand_back`).
-- The database refusing a claim or an outcome: retried, and reported to /healthz
-  (`Failures`).
+- The database refusing a claim or an outcome (an outage's end too): retried, and
+  reported to /healthz (`Failures`).
 """
 
 from __future__ import annotations
@@ -242,12 +242,12 @@ class Workers:
     a growing wait (`outage`, OutageWaits), until the waits pass its total: the PRs
     opened and the commands written meanwhile are answered once GitHub answers again.
 
-    Recording the outcome (`complete` / `fail`) can fail too (database locked, disk
-    full): the worker tries again, waiting RECORD_RETRY_FIRST seconds, doubling up to
-    RECORD_RETRY_MAX, for as long as the server is not stopping. Stopping, it gives up
-    with an error in the log: the delivery stays `processing` and runs again at the
-    next start. The worker itself carries on. Failing claims and outcome writes are
-    logged and reported through `failures` (Failures).
+    Recording the outcome (`complete` / `fail`, an outage's end) can fail too (database
+    locked, disk full): the worker tries again, waiting RECORD_RETRY_FIRST seconds,
+    doubling up to RECORD_RETRY_MAX, for as long as the server is not stopping.
+    Stopping, it gives up with an error in the log: the delivery stays `processing` and
+    runs again at the next start. The worker itself carries on. Failing claims and
+    outcome writes are logged and reported through `failures` (Failures).
 
     An idle worker sleeps until the queue changes in this process (a delivery queued,
     put back, finished: DeliveryQueue's wake-up) or until the first delivery queued to
@@ -477,15 +477,15 @@ class Workers:
         next probe runs at once (ending it so sent the deliveries behind it against a
         GitHub still down). A run in hand as the pause began that GitHub answered only
         calls sent before says nothing either: those answers may be from before GitHub
-        went down (`DeliveryQueue.github_answered`)."""
+        went down (`DeliveryQueue.github_answered`). Its write is tried again as an
+        outcome's (a lock is a wait): given up, the pause lasted one more probe."""
         if seen.answered is None:
             return
-        try:
-            ended = self.queue.github_answered(seen.answered, delivery.probe)
-        except Exception:  # the outcome is stored; the next probe's end tries again
-            log.exception("delivery %s: ending the outage's pause failed", delivery.id)
-            return
-        if ended:
+        answered, probe, ended = seen.answered, delivery.probe, []
+        write = lambda: ended.append(self.queue.github_answered(answered, probe))  # noqa: E731
+        what = f"ending the outage's pause after delivery {delivery.id}"
+        unwritten = "the pause stays until a probe GitHub answers ends it"
+        if self._retried(delivery, what, write, unwritten) and ended[-1]:
             log.warning(
                 "GitHub answered delivery %s (%s): the outage is over, the queue goes on",
                 delivery.id,
@@ -571,33 +571,29 @@ class Workers:
 
     def _record(self, delivery: Delivery, outcome: State, record: Callable[[], None]) -> bool:
         """Store the outcome, trying again while not stopping; False if it was not stored."""
+        what = f"recording delivery {delivery.id} as {outcome}"
+        unwritten = "it stays processing and runs again at the next start"
+        return self._retried(delivery, what, record, unwritten)
+
+    def _retried(
+        self, delivery: Delivery, what: str, write: Callable[[], None], unwritten: str
+    ) -> bool:
+        """Make a run's end's write (`what`), trying again while not stopping; False if
+        it was not made (`unwritten`: what follows then)."""
         extra = _log_context(delivery)
         wait, tries = self.RECORD_RETRY_FIRST, 0
         while True:
             tries += 1
             try:
-                record()
+                write()
                 self.failures.succeeded()
                 if tries > 1:
-                    log.info(
-                        "delivery %s recorded as %s at try %d",
-                        delivery.id,
-                        outcome,
-                        tries,
-                        extra=extra,
-                    )
+                    log.info("%s went through at try %d", what, tries, extra=extra)
                 return True
             except Exception as exc:  # a lock's refusal is quiet, as a claim's
-                what = f"recording delivery {delivery.id} as {outcome}"
                 self.failures.failed(what, exc, extra, quiet=is_locked(exc))
             if self._stop.is_set():
-                log.error(
-                    "delivery %s: stopping without recording it as %s; it stays processing"
-                    " and runs again at the next start",
-                    delivery.id,
-                    outcome,
-                    extra=extra,
-                )
+                log.error("stopping without %s; %s", what, unwritten, extra=extra)
                 return False
             self._stop.wait(wait)  # a stop cuts the wait short: one more try, then give up
             wait = min(wait * 2, self.RECORD_RETRY_MAX)

@@ -11,6 +11,7 @@ does for a rate limit's hour.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -372,6 +373,48 @@ def test_the_pause_ends_with_a_probe_github_answered(tmp_path, exc, asks, ended)
     assert probe.probe
     Workers(q, _answering(exc, asks), 1, outage=OutageWaits(60, 900, 3600)).run_one(probe)
     assert (q.outage_paused_until() is None) is ended
+
+
+# kills: bot/workers.py:Workers._github_answered the pause's end tried once, a lock an error
+def test_a_pause_end_refused_for_another_process_lock_is_tried_again_quietly(
+    tmp_path, monkeypatch, caplog
+):
+    # the probe's outcome stored, another process (`review-notes retry`, a backup) takes
+    # the write lock before the pause's end is written: that write gave up after its
+    # 0.2 s, logged an ERROR with a traceback ("ending the outage's pause failed") and
+    # the queue stayed paused for one more probe, though GitHub had answered
+    monkeypatch.setattr(Workers, "RECORD_RETRY_FIRST", 0.05)
+    q = _three_queued(tmp_path / "q.sqlite3")
+    q.claim()
+    q.put_back("d1", 60, "502")
+    _time_passes(q)
+    probe = q.claim()
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None, check_same_thread=False)
+    complete, let_go = q.complete, threading.Timer(1.0, lambda: holder.execute("ROLLBACK"))
+
+    def complete_then_locked(delivery_id: str) -> None:
+        complete(delivery_id)
+        holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        let_go.start()
+
+    monkeypatch.setattr(q, "complete", complete_then_locked)
+    w = Workers(q, _answering(), 1, outage=OutageWaits(60, 900, 3600))
+    try:
+        with caplog.at_level(logging.DEBUG, logger="bot.workers"):
+            w.run_one(probe)
+    finally:
+        if let_go.ident is not None:  # (started: the outcome stored)
+            let_go.join()
+        holder.close()
+    assert q.get(probe.id).state == "done"
+    assert q.outage_paused_until() is None  # ended once the lock let go
+    assert w.failures.failing_for() == 0.0
+    told = [r for r in caplog.records if "pause" in r.getMessage()]
+    assert any(r.levelno == logging.DEBUG for r in told), "the refusal is in the debug log"
+    loud = [r.getMessage() for r in told if r.levelno > logging.WARNING or r.exc_info]
+    assert loud == [], loud
+    ended = [r.getMessage() for r in caplog.records if "the outage is over" in r.getMessage()]
+    assert len(ended) == 1, ended
 
 
 def _moved(at: str, microseconds: int) -> str:

@@ -426,7 +426,7 @@ def test_stopping_while_the_outcome_cannot_be_recorded_leaves_it_to_the_next_sta
     assert not thread.is_alive()
     assert q.get("a").state == "processing"  # the next start runs it again
     assert any(
-        "stopping without recording it as done" in r.getMessage() and r.levelname == "ERROR"
+        "stopping without recording delivery a as done" in r.getMessage() and r.levelname == "ERROR"
         for r in caplog.records
     )
 
