@@ -100,7 +100,8 @@ class GroupCommit:
     arrival (ANSWER_SECONDS from its request's start at most): waited for on the loop, it
     held every request meanwhile, /healthz's too.
     The batches after it wait their turn (a thread each, in their order), lest a
-    delivery be stored before one that came first.
+    delivery be stored before one that came first; so do, in a batch written one
+    delivery at a time (SQLite refused one), those after one a lock refused.
     """
 
     def __init__(self, queue: DeliveryQueue, wait: float = LOCK_WAIT_SECONDS):
@@ -147,10 +148,16 @@ class GroupCommit:
         try:
             return list(self.queue.enqueue_many(items, until))
         except Exception as exc:
-            if len(items) > 1 and not is_locked(exc):  # one delivery SQLite refuses fails alone
-                return [result for one in items for result in self._store([one], until)]
-            # a lock refuses them all: each written alone would wait for it again
-            return [exc] * len(items)
+            if len(items) == 1 or is_locked(exc):
+                # a lock refuses them all: each written alone would wait for it again
+                return [exc] * len(items)
+        results: list[Enqueued | Exception] = []
+        for one in items:  # one delivery SQLite refuses fails alone
+            [result] = self._store([one], until)
+            results.append(result)
+            if _locked(result):  # (a worker's write between two): the rest follow it
+                return results + [result] * (len(items) - len(results))
+        return results
 
 
 def _locked(result: Enqueued | Exception) -> bool:

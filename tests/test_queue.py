@@ -673,6 +673,50 @@ def test_group_commit_stores_batches_waiting_out_a_lock_in_their_order_of_arriva
     assert stored == [d.id for d in items]
 
 
+# kills: bot/webhook.py:GroupCommit._store a split batch's later deliveries stored on the
+#   event loop before one sent to a thread
+def test_a_split_batch_whose_delivery_meets_a_lock_stores_the_rest_after_it(tmp_path):
+    # a batch one delivery of which SQLite refuses is written one delivery at a time, on
+    # the event loop; a worker's write taking the in-process lock between two of them
+    # sent that one to a thread to wait, and the ones after it were stored first
+    from bot.webhook import GroupCommit
+
+    q = queue_at(tmp_path)
+    commit = GroupCommit(q)
+    bad = Incoming("bad", "pull_request", "opened", "{}", "o/\udc00", 9)  # SQLite refuses it
+    items = [bad, *(Incoming(f"d{i}", "pull_request", "opened", "{}", "o/r", i) for i in (1, 2))]
+    enqueue_many, holding, let_go = q.enqueue_many, threading.Event(), threading.Event()
+
+    def worker_write() -> None:  # a worker's outcome, say, in the in-process lock
+        with q.db.tx():
+            holding.set()
+            let_go.wait(10)
+
+    def a_worker_writes_before_d1(batch, until=None):
+        if [d.id for d in batch] != ["d1"]:
+            return enqueue_many(batch, until)
+        worker = threading.Thread(target=worker_write)
+        worker.start()
+        assert holding.wait(10)
+        try:
+            return enqueue_many(batch, until)
+        finally:
+            let_go.set()  # the worker done before the next delivery's write
+            worker.join(10)
+
+    q.enqueue_many = a_worker_writes_before_d1
+
+    async def burst():
+        gathered = asyncio.gather(*(commit.enqueue(d) for d in items), return_exceptions=True)
+        return await asyncio.wait_for(gathered, 10)
+
+    outcomes = asyncio.run(burst())
+    assert isinstance(outcomes[0], UnicodeEncodeError)
+    assert outcomes[1:] == [Enqueued.QUEUED] * 2
+    stored = [r["id"] for r in q.db.read("SELECT id FROM deliveries ORDER BY seq")]
+    assert stored == ["d1", "d2"]
+
+
 # kills: bot/queue.py:DeliveryQueue._claim `tx(busy_timeout=...)` -> `tx()`, and
 #   bot/db.py:Database.tx the connection's busy timeout not set back after it
 def test_a_claim_waits_briefly_for_another_process_lock_the_intake_as_long_as_ever(
