@@ -389,6 +389,7 @@ _DOUBLED = re.compile(r"([bdgmnprt])\1$")  # `committ` of `committed`: `commit`
 _CONSONANT_Y = re.compile(r"[^aeiou]y$")  # `query`: `queries`, `queried`
 _CONSONANT_ER = re.compile(r"[^aeiouy]er$")  # `register`: `registration`
 _CONSONANT_R = re.compile(r"[^aeiouy]r$")  # `registr` of `registration`: `register`
+_TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h)$")  # `batches`, `hashes`, `indexes`, `echoes`
 
 
 def _stems(term: str) -> list[tuple[str, bool]]:
@@ -444,8 +445,14 @@ def _spellings(stem: str, alone: bool, typed: bool) -> str:
     a verb's inflections, -ion after `t` or `s` (`preempt`: `preemption`), -ation unless
     the stem is the word as typed (`compil`, `quantiz`: `compilation`, `quantization`;
     `valid` does not find `validation`, `specific` `specification`), its last consonant
-    doubled (`commit`: `committed`)."""
-    endings = ["e", "es", "ed", "ings?"]
+    doubled (`commit`: `committed`). A silent `e` only where one was cut off (`captur`,
+    `stat` of `stated`): the word as typed plus `e` is another word (`stat`, `state`;
+    `local`, `locale`), and it takes `-es` only after a sibilant or `o` (`batches`)."""
+    endings = ["ed", "ings?"]
+    if not typed:
+        endings += ["e", "es"]
+    elif _TAKES_ES.search(stem):
+        endings.append("es")
     if alone:
         endings.append("s")
     if len(_LAST_LETTERS.search(stem).group()) >= _MIN_NOUN_STEM:

@@ -860,6 +860,38 @@ def test_what_is_no_form_of_the_word_is_not_found(typed, written, mode):
     assert search_notes(notes, typed, mode) == []
 
 
+# kills: bot/search.py:_spellings (hand) a word as typed taking a silent `e` as though it
+#   had lost one: `stats` found the shipped note titled "... thinking-budget state ...",
+#   `past` "paste", `local` "locale", `suit` "suite": each another word
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [
+        ("stats", "the state object"),
+        ("stat", "batch states"),
+        ("past", "copy and paste"),
+        ("local", "the locale"),
+        ("suit", "the test suite"),
+    ],
+)
+def test_a_word_as_typed_takes_no_silent_e(typed, written, mode):
+    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
+    if mode is FILTER and typed.removesuffix("s") in written:
+        return  # the filter's term is a substring: `stat` is in "state"
+    assert search_notes(notes, typed, mode) == []
+
+
+# the forms a word as typed does take: `-es` after a sibilant or an `o`, `-ed`, `-ing`
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [("batch", "two batches"), ("hash", "hashes"), ("echo", "echoes"), ("stats", "stat")],
+)
+def test_a_word_as_typed_finds_its_es_ed_and_ing(typed, written, mode):
+    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
+    assert ids(search_notes(notes, typed, mode)) == ["n-1"]
+
+
 # a note holding the word as typed comes before one holding another of its forms, even
 # in a heavier field
 @pytest.mark.parametrize("mode", [FILTER, RANKED])
