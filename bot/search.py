@@ -389,6 +389,13 @@ _DOUBLED = re.compile(r"([bdgmnprt])\1$")  # `committ` of `committed`: `commit`
 _CONSONANT_Y = re.compile(r"[^aeiou]y$")  # `query`: `queries`, `queried`
 _CONSONANT_ER = re.compile(r"[^aeiouy]er$")  # `register`: `registration`
 _CONSONANT_R = re.compile(r"[^aeiouy]r$")  # `registr` of `registration`: `register`
+# Words whose -ion or -ation noun is another word's: `production` is produce's,
+# `integration` integrate's, `projection` project's as a verb, `exception` no prose's
+# `except`; neither finds the other
+_OTHER_WORDS_NOUN = frozenset(
+    ("product", "integer", "project", "direct", "content", "express", "object", "subject")
+    + ("concept", "except", "access", "process", "success")
+)
 _TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h)$")  # `batches`, `hashes`, `indexes`, `echoes`
 
 
@@ -416,7 +423,7 @@ def _stems(term: str) -> list[tuple[str, bool]]:
     for noun, alone in (("ation", False), ("ion", True)):
         if term.endswith(noun) and size - len(noun) >= _MIN_NOUN_STEM:
             stem = term[: -len(noun)]
-            if noun == "ation" or stem[-1] in "st":
+            if (noun == "ation" or stem[-1] in "st") and stem not in _OTHER_WORDS_NOUN:
                 found.append((stem, alone))
     if not found and size >= _MIN_STEM:
         found.append((term, True))  # a word with none of those endings: itself the stem
@@ -429,9 +436,9 @@ def _respelled(term: str, stems: list[tuple[str, bool]]) -> list[tuple[str, bool
     (`normalised`, `normalized`)."""
     found = dict.fromkeys(stems)
     for stem, alone in stems:
-        if alone and _CONSONANT_ER.search(stem):
+        if alone and _CONSONANT_ER.search(stem) and stem not in _OTHER_WORDS_NOUN:
             found[(stem[:-2] + "r", False)] = None
-        if not alone and _CONSONANT_R.search(stem):
+        if not alone and _CONSONANT_R.search(stem) and stem[:-1] + "er" not in _OTHER_WORDS_NOUN:
             found[(stem[:-1] + "er", True)] = None
         if alone and _CONSONANT_Y.search(stem):
             found[(stem[:-1] + "i", False)] = None
@@ -455,7 +462,7 @@ def _spellings(stem: str, alone: bool, typed: bool) -> str:
         endings.append("es")
     if alone:
         endings.append("s")
-    if len(_LAST_LETTERS.search(stem).group()) >= _MIN_NOUN_STEM:
+    if len(_LAST_LETTERS.search(stem).group()) >= _MIN_NOUN_STEM and stem not in _OTHER_WORDS_NOUN:
         if stem[-1] in "st":
             endings.append("ions?")
         if not typed:

@@ -881,6 +881,33 @@ def test_a_word_as_typed_takes_no_silent_e(typed, written, mode):
     assert search_notes(notes, typed, mode) == []
 
 
+# kills: bot/search.py:_OTHER_WORDS_NOUN (hand) an -ion or -ation noun of another word
+#   taken for the word's: `products` found the two shipped notes saying "production"
+#   (produce's), `integer` "integration" (integrate's), `exception` the prose's "except"
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize(
+    "typed, written",
+    [
+        ("products", "a mirror of production logic"),
+        ("production", "the product of two shapes"),
+        ("integer", "integration tests"),
+        ("integration", "integer overflow"),
+        ("exception", "all ranks except one"),
+        ("projection", "the project"),
+        ("direction", "direct I/O"),
+        ("content", "lock contention"),
+        ("contention", "the message content"),
+        ("expression", "express"),
+        ("objection", "a Python object"),
+    ],
+)
+def test_another_words_ion_noun_is_no_form_of_the_word(typed, written, mode):
+    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
+    if mode is FILTER and typed.removesuffix("s") in written:
+        return  # the filter's term is a substring: `product` is in "production"
+    assert search_notes(notes, typed, mode) == []
+
+
 # the forms a word as typed does take: `-es` after a sibilant or an `o`, `-ed`, `-ing`
 @pytest.mark.parametrize("mode", [FILTER, RANKED])
 @pytest.mark.parametrize(
