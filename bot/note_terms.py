@@ -117,16 +117,17 @@ def describe_character(ch: str) -> str:
 
 def _mistyped(term: str, noun: str) -> str | None:
     """Why `term` (a keyword, tag, label or path) can never be found in a PR as written, or
-    None: a character the PR's text does not hold where it seems to stand (an unusual
-    space, an invisible one), or one a Chinese input method typed for ASCII. A PR's
-    titles, files and diffs write ASCII punctuation and letters, so `ＬｏＲＡ` never
-    matches, and `a、b` is one term that no PR's text holds."""
+    None: a character the PR's text (a label: its labels) does not hold where it seems to
+    stand (an unusual space, an invisible one), or one a Chinese input method typed for
+    ASCII. A PR's titles, files and diffs write ASCII punctuation and letters, so `ＬｏＲＡ`
+    never matches, and `a、b` is one term that no PR's text holds."""
+    text = "a GitHub label's name" if noun == "label" else "a PR's text"  # what it is met in
     unseen = _unseen_character(term)
     if unseen is not None:
         char = describe_character(unseen)
         if unseen.isspace():
-            return f"{term!r} holds {char} where a PR's text has a plain space: write a plain space"
-        return f"{term!r} holds {char}, invisible and absent from a PR's text: delete it"
+            return f"{term!r} holds {char} where {text} has a plain space: write a plain space"
+        return f"{term!r} holds {char}, invisible and absent from {text}: delete it"
     separator = next((c for c in term if c in LIST_SEPARATORS), None)
     if separator is not None:
         parts = [p.strip() for p in re.split(f"[{LIST_SEPARATORS}]", term) if p.strip()]
@@ -140,7 +141,7 @@ def _mistyped(term: str, noun: str) -> str | None:
         typed = _as_typed_for(term)
         return (
             f"{term!r} holds {describe_character(wide)}, typed by a Chinese input method for"
-            f" {ascii_typed_as(wide)!r}, which a PR's text has instead: write {typed!r}"
+            f" {ascii_typed_as(wide)!r}, which {text} has instead: write {typed!r}"
         )
     return None
 

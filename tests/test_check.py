@@ -1308,11 +1308,18 @@ TAXONOMY_DEFECTS = [
         '11: name_zh: ROCm is no TOML value: text takes quotes: "ROCm"',
         id="malformed",
     ),
+    # a label is matched to a PR's labels, no PR's text: its message says so
     pytest.param(
         ('labels = ["rocm"]', 'labels = ["rocm\u2060"]'),
         "12: labels: 'rocm\\u2060' holds U+2060 (WORD JOINER), invisible and absent from a"
-        " PR's text: delete it",
+        " GitHub label's name: delete it",
         id="invisible-label",
+    ),
+    pytest.param(
+        ('labels = ["rocm"]', 'labels = ["ｒｏｃｍ"]'),
+        "12: labels: 'ｒｏｃｍ' holds 'ｒ' (U+FF52 FULLWIDTH LATIN SMALL LETTER R), typed by a"
+        " Chinese input method for 'r', which a GitHub label's name has instead: write 'rocm'",
+        id="full-width-label",
     ),
     pytest.param(
         ('labels = ["rocm"]', 'tags = ["ＲＯＣｍ"]'),
