@@ -174,11 +174,20 @@ def _regex_words(pattern: str) -> str:
     return " ".join(_REGEX_TOKEN.sub(" ", pattern).split())
 
 
+LABEL_MAX = 50  # characters: GitHub refuses a longer name ("name is too long")
+
+
 def check_label(label: str) -> str:
     """A GitHub label's name: matched whole (bot.matching), in any case, never by its words
     nor as a pattern, so `bug|regression`, `release$` or `C++` are names like any other
-    (GitHub allows them); only what no label's name can hold as written is refused."""
+    (GitHub allows them); only what no label's name can hold as written is refused, and a
+    name longer than GitHub takes."""
     _check_written(label, "label")
+    if len(label) > LABEL_MAX:
+        raise ValueError(
+            f"{label!r} is {len(label)} characters long: a GitHub label's name is"
+            f" {LABEL_MAX} at most, so no PR carries it"
+        )
     return label
 
 

@@ -1315,6 +1315,14 @@ TAXONOMY_DEFECTS = [
         " GitHub label's name: delete it",
         id="invisible-label",
     ),
+    # GitHub refuses a label's name over 50 characters ("name is too long (maximum is 50
+    # characters)"): one longer, a description pasted in, was taken and matched no PR
+    pytest.param(
+        ('labels = ["rocm"]', f'labels = ["{"rocm " * 10}x"]'),
+        f"12: labels: {'rocm ' * 10 + 'x'!r} is 51 characters long: a GitHub label's name"
+        " is 50 at most, so no PR carries it",
+        id="label-too-long",
+    ),
     pytest.param(
         ('labels = ["rocm"]', 'labels = ["ｒｏｃｍ"]'),
         "12: labels: 'ｒｏｃｍ' holds 'ｒ' (U+FF52 FULLWIDTH LATIN SMALL LETTER R), typed by a"

@@ -358,7 +358,7 @@ def test_a_label_another_topic_already_explains_is_not_counted():
 # kills: bot/notes.py:Topic.labels (hand) a label checked as a keyword: GitHub allows `|`,
 #   a `$` at the end or one character in a label's name, and the taxonomy refused the topic
 #   ("written as a regular expression"), though a label is matched by its exact name
-@pytest.mark.parametrize("name", ["bug|regression", "release$", "^v1", "P", "C++"])
+@pytest.mark.parametrize("name", ["bug|regression", "release$", "^v1", "P", "C++", "l" * 50])
 def test_a_label_is_an_exact_name_whatever_it_holds(name):
     topic = Topic(id="triage", name_en="Triage", name_zh="分诊", labels=(name,))
     lib = Library(notes=(note("n", ("triage",)),), topics={"triage": topic})
