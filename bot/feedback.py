@@ -56,13 +56,17 @@ _FIGURE = r"(?!\.[0-9]++[^\W\d_])"  # after a number's digits: no decimal with a
 # `4090上` is a GPU's), is the reason glued on, as Chinese puts no space there: `2只是改名`
 # is note 2 and `只是改名`, as `2，只是改名` is, and `2、3只是改名` two notes, as `2、3` is.
 # Only the measure words reviews count with: a word not here reads as a reason, and so a
-# count it starts as a second note's number (which note? nothing hidden).
-_UNITS = (
+# count it starts as a second note's number (which note? nothing hidden), but as the first
+# word a note's, hidden (`3例`, "3 cases", was note 3): so those a word starts are kept
+# apart from it (`例如`, "for example", `成功`, `日志`, `多余`: a reason glued on).
+_MEASURES = (
     "[个個次倍秒天周週月年卡台核步遍份批段篇字句件套列千百元度路位人]|[处處](?!理)"
     "|行(?![为為])|分[钟鐘]|小[时時]|星期|[毫微纳納]秒|[张張块塊机機轮輪种種类類组組层層]"
     "|[页頁点點万萬亿億兆帧幀条條项項号號岁歲楼樓头頭维維阶階级級期]|[节節]点|[线線进進]程"
-    "|比特|左右|版"
+    "|比特|左右|版|[片颗顆]|例(?![外如])|成(?![为為功立])|日(?![志誌])"
 )
+# a number said about (`10多个`, `10余个`, "10-odd"): the unit after it counts
+_UNITS = rf"[多余餘](?={_MEASURES})|{_MEASURES}"
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
 _GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS})"
 _NUMBER = re.compile(

@@ -2444,6 +2444,29 @@ def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
+# kills: bot/feedback.py:_UNITS (hand) a count whose measure word was not listed read as a
+#   note's number with a reason glued on: `3例都没复现` ("3 cases did not reproduce"),
+#   typed without the note's number, hid note 3 of three shown, where it asked which
+@pytest.mark.parametrize(
+    "typed",
+    ["3例都没复现", "2成以上只是改名", "10多个文件只是改名", "2片GPU上复现", "3颗芯片上没问题"]
+    + ["3日就修了"],
+)
+def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    (command,) = parse_commands(f"/notes wrong 2，{typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], typed)
+    # the words those characters start are a reason's, glued on (`例如`, "for example")
+    for word in ("例如", "成功", "日志", "多余"):
+        (command,) = parse_commands(f"/notes wrong 2{word}")
+        pick = pick_note(command.args, SHOWN)
+        assert (pick.note_id, pick.reason) == (SHOWN[1], word)
+
+
 # kills: bot/feedback.py:_NUMBER (hand) a note's number with a Chinese reason glued on
 #   (`2只是改名`, Chinese puts no space there) read as no number: with one note shown
 #   it hid that note with the reason '2只是改名', with several it asked which
