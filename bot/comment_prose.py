@@ -450,7 +450,12 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
 # text on GitHub shows hidden as every address in it is ("Alice ***@***.***> wrote:").
 # An address in the replier's own words has no `>`, or, named as `Name <address>` (`cc
 # Jane <jane@example.com>`, hidden so too), no header's shape around it (`_heads_quote`).
-_EMAIL_QUOTE = re.compile(r"(?:notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*)>", re.I)
+# An older Outlook on Windows writes it `From: Alice [mailto:notifications@github.com]`.
+_EMAIL_QUOTE = re.compile(
+    r"(?:notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*)>"
+    r"|\[mailto:(?:notifications@github\.com|\*\*\*@\*\*\*\.\*\*\*)\]",
+    re.I,
+)
 # An attribution's end, a colon, as in every language (`wrote:`, `写道：`, `a écrit :`,
 # Japanese Gmail's `<address>:`)
 _ENDS_IN_COLON = re.compile("[:\uff1a][ \t]*$")

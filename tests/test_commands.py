@@ -290,6 +290,9 @@ def test_a_name_and_address_in_the_repliers_own_words_is_no_email_quotes_header(
         "From: Alice ***@***.***>\nSent: Monday, December 7, 2026 1:00 PM",
         "发件人: Alice ***@***.***>\n发送时间: 2026年12月7日 13:00",
         "*From:* Alice ***@***.***>\n*Date:* Monday, December 7, 2026 1:00 PM",
+        # an older Outlook on Windows: the address in `[mailto:...]`
+        "From: Alice [mailto:***@***.***]\nSent: Monday, December 7, 2026 1:00 PM",
+        "From: Alice [mailto:notifications@github.com]\nSent: Monday, December 7, 2026",
     ],
 )
 def test_an_email_clients_header_in_any_language_quotes_what_follows(header):
