@@ -150,6 +150,10 @@ _ENUMERATED = re.compile(
     rf"|{_ENGLISH_LIST}"
 )
 _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
+# What a reason about several notes starts with, which no word a numeral starts goes on
+# with (`十分`, `一般`, `三方` do): `都` ("both", "all"), `也` ("too"), `只是` ("only"),
+# `均`, `皆` (`2、三只是改名`, `2，三都不相关`: notes 2 and 3, as `2、3只是改名` is)
+_SAID_OF_THEM = "(?=只是|[都也均皆])"
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
 # `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
 # not clear; no reason, also with one note shown, where the number may be left out. The
@@ -161,7 +165,7 @@ _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
 _LISTED = re.compile(
     r"#*(?P<rank>[0-9]+)[-.:,)]++"
     rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$)"
-    rf"|[0-9]++{_GLUED_REASON})"
+    rf"|[0-9]++{_GLUED_REASON}|{_NUMERALS}{_SAID_OF_THEM})"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
 # `2 - - x`): dashes and colons, ASCII's only as words of their own (`--enforce-eager` is a
@@ -450,7 +454,7 @@ _NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, 
 # next or the word's end; not a quantity (`3个文件`, `1.5倍`, `三十分钟`: the reason's start)
 _LIST_ITEM = re.compile(
     rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})"
-    rf"(?:[条條个個项項号號]?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON})"
+    rf"(?:[条條个個项項号號]?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON}|(?<![0-9]){_SAID_OF_THEM})"
 )
 
 

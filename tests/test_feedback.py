@@ -2422,6 +2422,22 @@ def test_a_second_number_with_a_reason_glued_on_that_counts_nothing_is_a_lists(t
     assert command.key == ("wrong", ("2,3",))  # as `2、3 只是改名`: an edit runs nothing
 
 
+# kills: bot/feedback.py:_SAID_OF_THEM (hand) a second number in numerals with a reason
+#   glued on (`2、三只是改名`) read as note 2 and the reason '三只是改名': it hid note 2
+@pytest.mark.parametrize(
+    "typed", ["2、三只是改名", "2，三都不相关", "二、三只是改名", "第2、三只是改名", "2、三也是"]
+)
+def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    # a word a numeral starts stays the reason's (`十分`, "very"; `一般`; `三方`, "third-party")
+    for reason in ("十分不相关", "一般不用看", "三方库的改动", "三个文件只是改名"):
+        (command,) = parse_commands(f"/notes wrong 2，{reason}")
+        pick = pick_note(command.args, SHOWN)
+        assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
 # the other side: digits with a unit or a measure word glued on count something, the
 # reason's first word, as before (`30分钟`, `3个文件`, `3处`, `2行`); so are more than two
 # digits, which number no note (`4090上`: the GPU)
