@@ -2438,6 +2438,17 @@ def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
         assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
+# kills: bot/feedback.py:_ENUMERATED (hand) `第` before the number after `和` (`2和第3条`,
+#   "2 and the 3rd"): note 2 was hidden with the reason '和第3条'
+@pytest.mark.parametrize(
+    "typed", ["2和第3条", "2 和 第3条", "(2)和第3条", "2和第3条只是改名", "2及第3"]
+)
+def test_a_number_after_and_counted_with_di_joins_the_list(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+
+
 # the other side: digits with a unit or a measure word glued on count something, the
 # reason's first word, as before (`30分钟`, `3个文件`, `3处`, `2行`); so are more than two
 # digits, which number no note (`4090上`: the GPU)
