@@ -53,16 +53,19 @@ def _apart(items: list[str]) -> str:
     return "\n\n".join(items)
 
 
-def _matched(found: int, asked: int, fields: str) -> str:
-    """Where a search found a note, and how much of what was asked."""
+def _matched(found: int, asked: int, fields: str, forms: int = 0) -> str:
+    """Where a search found a note, and how much of what was asked; `forms`: how many of
+    the words it holds only as another form (`registering` as "registration"), which a
+    reader would look for in those fields in vain."""
     if asked == 1:
-        return f"Found in its {fields}."
+        return f"Found in its {fields}" + (", as another form of the word." if forms else ".")
     words = (
         "both words"
         if found == asked == 2
         else (f"all {asked} words" if found == asked else f"{found} of {asked} words")
     )
-    return f"Found {words} in its {fields}."
+    other = "one of them as another form" if forms == 1 else f"{forms} of them as other forms"
+    return f"Found {words} in its {fields}" + (f", {other}." if forms else ".")
 
 
 def _header(*commands: Command) -> str:
@@ -380,7 +383,7 @@ def render_search(
     items = []
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
-        found = _matched(h.terms, len(terms), where)
+        found = _matched(h.terms, len(terms), where, h.terms - h.as_typed)
         items.append(note_line(h.note, note_url, found, here=repo or ""))
     lines.append(_apart(items))
     if len(hits) > max_results:

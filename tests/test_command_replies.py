@@ -402,6 +402,18 @@ def test_search_reply_says_where_each_note_matched(library):
     assert "\n  Found both words in its title, Chinese title" in first, first
 
 
+# the reply said "Found in its title." of a title holding only another form of the word
+# (`registering`, the title "registration"), which a reader looked for there in vain
+def test_search_reply_says_a_word_was_found_as_another_form(library):
+    first = items(reply("/notes search registering", library))[0]
+    assert "\n  Found in its title, as another form of the word." in first, first
+    first = items(reply("/notes search registering EAGLE", library))[0]
+    said = "Found both words in its title, Chinese title and summary, one of them as another form."
+    assert f"\n  {said}" in first, first
+    first = items(reply("/notes search registration", library))[0]
+    assert "\n  Found in its title." in first, first
+
+
 def test_search_with_no_hit_or_no_words(library):
     assert "No note matches `zzzqqq`" in reply("/notes search zzzqqq", library)
     assert "Give some words" in reply("/notes search", library)
