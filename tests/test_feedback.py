@@ -2488,7 +2488,7 @@ def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], typed)
     # the words those characters start are a reason's, glued on (`例如`, "for example")
-    for word in ("例如", "成功", "日志", "多余"):
+    for word in ("例如", "成功", "成本", "成员变量", "日志", "多余", "片面"):
         (command,) = parse_commands(f"/notes wrong 2{word}")
         pick = pick_note(command.args, SHOWN)
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
