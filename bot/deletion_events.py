@@ -78,7 +78,7 @@ def register(d: Dispatcher) -> None:
             "issue_comment",
             frozenset({"edited"}),
             handle_rewritten,
-            check_rewritten,
+            check_edited,
             bots=True,
             written=comment_written,
             by_sender=True,
@@ -469,6 +469,16 @@ def check_rewritten(payload: dict[str, Any]) -> str | None:
     _author(comment)
     check_installation(payload)
     return None
+
+
+def check_edited(payload: dict[str, Any]) -> str | None:
+    """A rewrite's, or a later edit's: as `check_rewritten`, and its text, the words owed
+    back onto the comment (bot.write_backs): one that is no string (GitHub sends one) is
+    refused (400), not kept as a debt that would read as a damaged database."""
+    body = (payload.get("comment") or {}).get("body")
+    if not isinstance(body, str):
+        raise MalformedPayload(f"comment.body: not a string ({type(body).__name__})")
+    return check_rewritten(payload)
 
 
 def handle_rewritten(ctx: BotContext, delivery: Delivery) -> str:

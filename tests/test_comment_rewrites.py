@@ -990,13 +990,18 @@ def test_a_rewrite_is_routed_when_someone_else_dropped_our_marker(tmp_path, sett
 
 
 # kills: bot/deletion_events.py:check_rewritten a comment's user no object queued, failing each run
+# kills: bot/deletion_events.py:check_edited a rewrite's text no string queued, its words lost
 @pytest.mark.parametrize(
     "field, value, said",
     [
         ("id", "11", "comment.id: not a positive integer"),
         ("user", "notes-bot", "comment.user: not an object"),
+        # its words are owed back as they are: null would be kept as a debt that reads as
+        # a damaged database, and their edit's words never written back
+        ("body", None, "comment.body: not a string (NoneType)"),
+        ("body", 5, "comment.body: not a string (int)"),
     ],
-    ids=["id", "user"],
+    ids=["id", "user", "null body", "body no text"],
 )
 def test_a_rewrite_whose_comment_is_malformed_is_refused_at_intake(
     served,  # noqa: F811
