@@ -12,6 +12,7 @@ import email.utils
 import json
 import math
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -156,7 +157,7 @@ def rate_limit_answer(status: int, headers: dict[str, Any], output: str) -> Gith
     return exc if rate_limited(exc) else None
 
 
-def rate_header(headers: dict[str, Any], name: str) -> float | None:
+def rate_header(headers: Mapping[str, Any], name: str) -> float | None:
     """The number an x-ratelimit-* header holds, read as PyGithub reads it (float: "ints
     expected but sometimes floats returned", PyGithub PR #2697), so "0.0" is 0. None
     without one, or one that is no finite number (words, empty, NaN, infinite): it

@@ -253,7 +253,11 @@ class CallStats(Protocol):
 
 
 class GitHubPort(Protocol):
-    calls: CallStats | None  # None: this port makes no HTTP calls (dry run)
+    @property
+    def calls(self) -> CallStats | None:
+        """None: this port makes no HTTP calls (dry run). Read-only here, so that a port
+        may keep its own kind (`GitHubClient`'s CallCounter, the dry run's None)."""
+        ...
 
     def get_pull(self, ref: PRRef) -> PRFacts | None:
         """The PR as it is now, without its files (one call); None when this port

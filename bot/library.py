@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -237,7 +237,7 @@ def headers_of(notes_dir: Path, library: Library) -> NoteHeader:
 
 
 def check_notes(
-    sources: Iterable[NoteSource], topics: dict[str, Topic], taxonomy: str
+    sources: Sequence[NoteSource], topics: dict[str, Topic], taxonomy: str
 ) -> list[Problem]:
     """Checks beyond one file's own content: file names, topics (of `taxonomy`, the
     file they were read from), duplicate ids, a note copied under another id, former
@@ -290,7 +290,7 @@ def _own_id(path: str, ids: set[str]) -> str:
     return "give this note an id of its own, and name its file <id>.md"
 
 
-def _ids_naming_two_notes(sources: list[NoteSource]) -> list[Problem]:
+def _ids_naming_two_notes(sources: Sequence[NoteSource]) -> list[Problem]:
     """An id stored marks and links may hold must name one note: a note's id, the ids
     the importer gives it (found after a rename) and its `formerly` may be no other
     note's id, importer id or former id."""

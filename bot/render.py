@@ -12,7 +12,7 @@ why mode's topics when not even one note fits with them (the "no match" body too
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -305,7 +305,7 @@ def reason_markdown(reason: str) -> str:
     return m.group(1) + ", ".join(map(code, names)) + (" " + rest if rest else "")
 
 
-def _topics_section(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
+def _topics_section(result: MatchResult, library: Library, shown: Sequence[Match]) -> list[str]:
     lines = _not_counted(result.not_counted)
     if not result.topics:
         return ["This pull request hit no topic of the notes taxonomy.", *lines]
@@ -327,7 +327,7 @@ def _not_counted(files: tuple[str, ...]) -> list[str]:
     ]
 
 
-def _topics_lines(result: MatchResult, library: Library, shown: list[Match]) -> list[str]:
+def _topics_lines(result: MatchResult, library: Library, shown: Sequence[Match]) -> list[str]:
     linked = {t for m in shown for t in m.note.topics}
     names = [_topic_name(library, t) for t in result.topics]
     lines = ["Topics this pull request touches, strongest first: " + ", ".join(names) + "."]
