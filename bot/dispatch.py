@@ -366,6 +366,7 @@ def follow_repository(
             kept,
             moved.dropped,
         )
+    return None
 
 
 def _taken_since(

@@ -122,7 +122,8 @@ def check_pull_request(payload: dict[str, Any]) -> str | None:
         return "edited, but not its title, body or base branch"
     if pr.get("state") == "closed" and payload.get("action") != "closed":
         return "the pull request is closed"
-    return check_readable(payload)
+    check_readable(payload)
+    return None
 
 
 def check_readable(payload: dict[str, Any]) -> None:
