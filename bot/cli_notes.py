@@ -35,7 +35,7 @@ from bot.library import (
 )
 from bot.note_dump import toml_string
 from bot.note_files import LibraryError, Problem, merge_conflict
-from bot.notes import Note
+from bot.notes import SEARCHED_GUIDANCE_CHARS, Note
 from bot.notes_lint import (
     broad_paths,
     clipped_fields,
@@ -53,7 +53,6 @@ from bot.notes_lint import (
     unlisted_prs,
     untranslated_lines,
 )
-from bot.search import SEARCHED_GUIDANCE_CHARS
 
 if TYPE_CHECKING:
     from bot.importer import NotWritten

@@ -14,8 +14,7 @@ from bot.config_files import ConfigError, ConfigFile, load_vocabulary, read_conf
 from bot.library import DEFAULT_MATCHING_FILE, Library, unknown_topic
 from bot.matching import CompiledMatcher
 from bot.note_files import Problem
-from bot.notes import Glob, Term, Topic
-from bot.search import SEARCHED_GUIDANCE_CHARS
+from bot.notes import SEARCHED_GUIDANCE_CHARS, Glob, Term, Topic
 from bot.similarity import Vocabulary
 
 

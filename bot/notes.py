@@ -350,6 +350,16 @@ def topics_by_key(topics: Iterable[Topic]) -> dict[str, Topic]:
     return found
 
 
+# How much of a note's guidance a search (bot/search.py) reads: its first this many
+# characters. Each term is looked for in every note's text at each search (the notes pages'
+# `?q=`, `/notes search`), so one note of 28 MB of guidance made every search take 0.7 s
+# (the filter) to 1.7 s (the reply). `guidance_max_chars` (config/matching.toml), what
+# `notes check` lets a guidance hold without a warning, may not exceed it, so no note it
+# passes is cut; the shipped limit is a tenth of it. A term the rest holds is not found.
+# Here, not in bot/search.py: `notes check` and `match` read it, and need no search.
+SEARCHED_GUIDANCE_CHARS = 200_000
+
+
 class Note(BaseModel):
     """One curated review note about a past pull request."""
 

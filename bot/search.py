@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 
 from bot.comment_prose import is_mark, without_shortcodes
-from bot.notes import QUOTE_PAIRS, QUOTES, Note, Topic
+from bot.notes import QUOTE_PAIRS, QUOTES, SEARCHED_GUIDANCE_CHARS, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -33,8 +33,8 @@ _PATH_TERM = rf"{_LATIN_WORD}(?:[./]{_LATIN_WORD})+"
 
 
 # The patterns with the CJK character class are compiled at the first search, not at
-# import: their classes cost 25 ms to compile, which `notes check` and `match` paid for
-# the one number they read here (SEARCHED_GUIDANCE_CHARS)
+# import: their classes cost 25 ms to compile, which every process importing this module
+# paid, whether it searched or not (the server, at its start)
 @cache
 def _word_term() -> re.Pattern[str]:
     return re.compile(rf"{_PATH_TERM}|[{_CJK}]+|{_LATIN_WORD}")
@@ -69,13 +69,6 @@ FIELDS = (
     "issues",
     "topics",
 )
-# How much of a note's guidance a search reads: its first this many characters. Each term
-# is looked for in every note's text at each search (the notes pages' `?q=`, `/notes
-# search`), so one note of 28 MB of guidance made every search take 0.7 s (the filter)
-# to 1.7 s (the reply); this is ten times what `notes check` lets a note's guidance hold
-# without a warning (config/matching.toml, guidance_max_chars), so no note it passes is
-# cut. A term the rest holds is not found.
-SEARCHED_GUIDANCE_CHARS = 200_000
 # A filter's term: a phrase in double quotes or backticks (`"prefix cache"`, `“前缀 缓存”`,
 # `「…」`, a closing mark after it) is one, found as written, as a search box reads it;
 # else what lies between whitespace or list separators (a Chinese input method's `、`;

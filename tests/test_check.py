@@ -3592,7 +3592,7 @@ def test_a_warning_names_its_values_line_not_a_comment_quoting_it(tmp_path, caps
 # kills: bot/cli_notes.py:_long_guidance (hand) no warning: a note of 28 MB of guidance (a
 #   PR's diff pasted in) loaded in silence, and made every `/notes?q=` take 0.7 s
 def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_path, capsys):
-    from bot.search import SEARCHED_GUIDANCE_CHARS
+    from bot.notes import SEARCHED_GUIDANCE_CHARS
 
     config = tmp_path / "matching.toml"  # with the title vocabulary it names beside it
     shutil.copy(ROOT / "config" / "title_vocabulary.json", tmp_path)
@@ -3633,7 +3633,7 @@ def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_pat
 # kills: bot/match_config.py:MatchConfig._searched_whole (hand) no bound: a limit above what
 #   a search reads let `notes check` pass a note whose guidance no search reads to its end
 def test_a_guidance_limit_above_what_a_search_reads_is_refused_saying_why(tmp_path, capsys):
-    from bot.search import SEARCHED_GUIDANCE_CHARS
+    from bot.notes import SEARCHED_GUIDANCE_CHARS
 
     above = SEARCHED_GUIDANCE_CHARS + 1
     edit = ("guidance_max_chars = 20000", f"guidance_max_chars = {above}")
