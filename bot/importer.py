@@ -38,6 +38,7 @@ from bot.note_files import (
 from bot.notes import (
     REPO_PATTERN,
     Note,
+    Verdict,
     control_character,
     derive_verdict,
     near_verdict,
@@ -50,6 +51,7 @@ from bot.toml_lines import scan, scan_with_comments
 class DigestEntry:
     title: str
     guidance: str
+    verdict: Verdict  # what its guidance states (derive_verdict)
     line: int  # line of the title in the digest
     index: int  # 1-based position in the digest
 
@@ -148,7 +150,8 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
                     msg += f"; {near[0]!r} reads as {near[1]}: write it so"
                 problems.append(Problem(path, g_line, "verdict", msg))
             else:
-                entries.append(DigestEntry(t_lines[0].strip(), guidance, t_line, len(entries) + 1))
+                title = t_lines[0].strip()
+                entries.append(DigestEntry(title, guidance, stated, t_line, len(entries) + 1))
         k += 2
     seen: dict[str, int] = {}
     for e in entries:
@@ -178,7 +181,7 @@ def digest_notes(text: str, path: str, today: date) -> list[Note]:
             id=note_id(repo, e.title),
             repo=repo,
             source_pr=None,
-            verdict=derive_verdict(e.guidance),
+            verdict=e.verdict,
             topics=(),
             keywords=(),
             paths=(),
