@@ -108,8 +108,9 @@ class Failures:
     and as a WARNING only once it has lasted `quiet_for` seconds (the stuck threshold
     /healthz reports it at), then as any failure. One lock refuses every worker: the
     first worker to reach `quiet_for` tells it for the process, its lines and its
-    recovery; the others' (`echo`) go unsaid, at DEBUG, unless another fault comes (or
-    the teller works again while they still wait: one of them tells it then)."""
+    recovery; the others' (`echo`) go unsaid, at DEBUG, unless another fault comes. The
+    teller working again, or meeting another fault (told as one, with its traceback),
+    while they still wait: one of them tells the lock then."""
 
     SAY_EVERY = 300.0
 
@@ -141,6 +142,9 @@ class Failures:
             if failing.echo and (not quiet or self._lock_told_by not in self._by_worker):
                 # another fault than the lock, or its teller works again: told anew
                 failing.echo = failing.told = False
+            elif self._lock_told_by == name and not quiet:
+                # the teller meets another fault: told anew, and the lock by another
+                self._lock_told_by, failing.told = None, False
             if not failing.told and quiet and now - failing.since >= self.quiet_for:
                 failing.echo = self._lock_told_by in self._by_worker
                 if not failing.echo:

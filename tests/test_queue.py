@@ -10,6 +10,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -2300,6 +2301,64 @@ def test_claims_refused_for_another_process_lock_are_one_warning_per_process(tmp
     assert len(warned()) == 1 and warned()[0].startswith("claiming a delivery refused for"), loud
     works_again = [m for m in loud if " works again" in m]
     assert len(works_again) == 1 and len(loud) == 2, loud
+
+
+def _as_worker(name: str, call: Callable[[], None]) -> None:
+    """`call` run in a thread named as a worker: Failures keeps each worker's apart."""
+    thread = threading.Thread(target=call, name=name)
+    thread.start()
+    thread.join()
+
+
+def _faulted(failures: Failures) -> None:
+    try:
+        raise sqlite3.OperationalError("disk I/O error")
+    except sqlite3.OperationalError as exc:
+        failures.failed("claiming a delivery", exc)
+
+
+# kills: bot/workers.py:Failures.failed the lock's teller keeping the part when it meets
+#   another fault: the lock no longer said, by it nor by the workers still refused
+def test_a_lock_still_refusing_is_told_by_another_worker_once_its_teller_meets_another_fault(
+    caplog,
+):
+    # The first worker to warn of a lock tells it for the process, the others' lines
+    # unsaid. That teller then failing otherwise (a disk I/O error) went on as the teller:
+    # its own lines said the other fault, if at all, and the lock, still refusing the
+    # others, was said no more.
+    clock = Clock()
+    failures = Failures(str, clock, quiet_for=60.0)
+    with caplog.at_level(logging.INFO, logger="bot.workers"):
+        for name in ("w1", "w2", "w3"):
+            _as_worker(name, lambda: _refused(failures))
+        clock.now += 60
+        for name in ("w1", "w2", "w3"):
+            _as_worker(name, lambda: _refused(failures))
+        assert [r.threadName for r in caplog.records] == ["w1"]  # one WARNING, by w1
+        caplog.clear()
+        clock.now += 10
+        _as_worker("w1", lambda: _faulted(failures))  # its fault told, with its traceback
+        for name in ("w2", "w3"):  # the lock told again, by one of the workers it refuses
+            _as_worker(name, lambda: _refused(failures))
+        clock.now += Failures.SAY_EVERY  # then each reminded of, as any failure
+        _as_worker("w1", lambda: _faulted(failures))
+        for name in ("w2", "w3"):
+            _as_worker(name, lambda: _refused(failures))
+    told = [(r.threadName, r.levelname, r.getMessage().split(";")[0]) for r in caplog.records]
+    assert told == [
+        ("w1", "ERROR", "claiming a delivery failed"),
+        (
+            "w2",
+            "WARNING",
+            "claiming a delivery refused for 70s (3 tries): another process holds the"
+            " database's lock (OperationalError: database is locked)",
+        ),
+        ("w1", "ERROR", "claiming a delivery still failing: 4 tries in 370s"),
+        ("w2", "ERROR", "claiming a delivery still failing: 4 tries in 370s"),
+    ], told
+    assert caplog.records[2].getMessage().endswith("the last: OperationalError: disk I/O error")
+    assert caplog.records[3].getMessage().endswith("database is locked")
+    assert caplog.records[0].exc_info
 
 
 # kills: bot/queue.py:DeliveryQueue._finish an outcome's write waiting the connection's busy
