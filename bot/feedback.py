@@ -81,6 +81,7 @@ _NUMBER = re.compile(
 # is "two items", no number of a note. `(?P<c>)` / `(?P<d>)`: a counting word, which ends
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
+_COUNTER = "[条條个個项項号號]"  # a counting word after a number: `第2条`, `2、3条`
 # In English, as the footer of a comment of several notes says it ("`/notes wrong N` if
 # note N does not fit"): `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`), and
 # `notes 2` as `notes 2 and 3` starts (`notes 2,3`: a list, as `2,3`); and as
@@ -92,7 +93,7 @@ _NUMERALS = "[一二三四五六七八九十]{1,3}"
 _ENGLISH_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(
-    rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>[条條个個项項号號]))?"
+    rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>{_COUNTER}))?"
     rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
     r"|(?i:notes?) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
     rf"|(?i:(?P<the>the )?(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
@@ -112,7 +113,6 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
-_COUNTER = "[条條个個项項号號]"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
@@ -165,7 +165,7 @@ _SAID_OF_THEM = "(?=只是|[都也均皆])"
 # `2，1.5倍`, `二、三十分钟`)
 _LISTED = re.compile(
     r"#*(?P<rank>[0-9]+)[-.:,)]++"
-    rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS})[条條个個项項号號]?(?:[.:,)]|$)"
+    rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS}){_COUNTER}?(?:[.:,)]|$)"
     rf"|[0-9]++{_GLUED_REASON}|{_NUMERALS}{_SAID_OF_THEM})"
 )
 # What sets a reason off from the number before it (`2 — only renames`, `2 ： 只是改名`,
@@ -455,7 +455,7 @@ _NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, 
 # next or the word's end; not a quantity (`3个文件`, `1.5倍`, `三十分钟`: the reason's start)
 _LIST_ITEM = re.compile(
     rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})"
-    rf"(?:[条條个個项項号號]?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON}|(?<![0-9]){_SAID_OF_THEM})"
+    rf"(?:{_COUNTER}?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON}|(?<![0-9]){_SAID_OF_THEM})"
 )
 
 
