@@ -104,15 +104,16 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # full-width digits as ASCII): `第2、3条`, `第2和第3条`, `第二、三条` (`第` before the first,
 # a counting word after the last, which ends the list as it ends one number, `第2、3条只是
 # 改名`: the words after it are the reason's); `第2条、第3条`, `第2条和第3条`, each counted;
-# and numbers joined by `和`, `及` or `与` ("and"), which join no quantity (`2和3`, `2 和 3`,
-# `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`; numerals only with
-# no word glued after them: `二和三十分钟`).
+# and numbers joined by `和`, `及` or `与` ("and": `_ZH_AND`), which join no quantity
+# (`2和3`, `2 和 3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`;
+# numerals only with no word glued after them: `二和三十分钟`).
 # In English, numbers joined by `and` or `&` (`2 and 3`, `#2 & #3`, `notes 2 and 3`, `note
 # 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
+_ZH_AND = "和及与"  # the characters, for a class: `[、{_ZH_AND}]`
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
@@ -144,10 +145,11 @@ _ENGLISH_LIST = (
 )
 _ENUMERATED = re.compile(
     rf"第 ?{_ENUM_NUMBER}"
-    rf"(?: ?[、和及与] ?(?:第 ?)?{_ENUM_NUMBER}| ?[,、和及与] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
-    rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、和及与] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
-    rf"|[0-9]+(?: ?[和及与] ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
-    rf"|{_NUMERALS}(?: ?[和及与] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
+    rf"(?: ?[、{_ZH_AND}] ?(?:第 ?)?{_ENUM_NUMBER}"
+    rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
+    rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
+    rf"|[0-9]+(?: ?[{_ZH_AND}] ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
+    rf"|{_NUMERALS}(?: ?[{_ZH_AND}] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )
 _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
@@ -667,7 +669,7 @@ _MOST_IN_A_PAIR = 8
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`), and
 # `和`, `及`, `与`, `and` or `&`, which join notes' numbers into a list (`「2」和「3」` as
 # `2和3`, `(2) and (3)` as `2and3`: `_ENUMERATED`)
-_BETWEEN = re.compile(r"(?:[-.:,、和及与&]|(?i:and))*")
+_BETWEEN = re.compile(rf"(?:[-.:,、{_ZH_AND}&]|(?i:and))*")
 
 
 def _unbracketed(words: list[str]) -> list[str]:
@@ -742,7 +744,7 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
 
 # What joins notes' numbers into a list (`_ENUMERATED`), glued after a bracketed one: `and`
 # as a word of its own (`(2)android` is a reason's), `&`, `和`, `及`, `与`
-_JOINER = re.compile(r"(?i:and)(?![^\W\d_])|[&和及与]")
+_JOINER = re.compile(rf"(?i:and)(?![^\W\d_])|[&{_ZH_AND}]")
 
 
 def _reason_quoted(words: list[str]) -> list[str]:
