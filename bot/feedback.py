@@ -136,6 +136,7 @@ _EN_ORDINAL_LAST = (
     rf"(?:the )?(?:#*[0-9]+(?:st|nd|rd|th)|{_ENGLISH_ORDINAL})(?![-A-Za-z0-9_])"
     rf"(?! (?:{'|'.join(_ADJECTIVE_OF)})(?![^\W\d_]))(?: (?:notes?|ones?)(?![^\W\d_]))?"
 )
+_QUALIFIED = re.compile(rf"(?i:{'|'.join(_ADJECTIVE_OF)})(?![^\W\d_])")
 # After a list's last number in digits: `notes` or `ones`, the list's own counting word
 # (`2 and 3 notes`, as `2nd and 3rd notes`), no count's noun; else no count (`_COUNTED`)
 _EN_COUNTING_WORD = rf"(?: (?:notes|ones)(?![^\W\d_])|(?!{_COUNTED}))"
@@ -566,6 +567,10 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     # (`second third`, as `2nd 3rd`: a list)
     adjective = _english_word(after[0] if after else "") and _ordinal(after[:1])[0] == after[:1]
     if said["w"] and not counted and not glued and adjective:
+        return words, words[0]
+    # in digits only before a noun an ordinal qualifies, as after `and` (`3rd party deps`,
+    # `1st time`, `2nd half`): `2nd is a rename` names note 2
+    if said["s"] and not counted and not glued and _QUALIFIED.match(after[0] if after else ""):
         return words, words[0]
     first = number + ("." if counted and glued else "") + glued
     # `第一次…` ("the first time"): words; so a numeral a word is glued to (`十分不相关`,
