@@ -82,6 +82,9 @@ _NUMBER = re.compile(
 # the number as a separator does (`第2条只是改名`).
 _NUMERALS = "[一二三四五六七八九十]{1,3}"
 _COUNTER = "[条條个個项項号號]"  # a counting word after a number: `第2条`, `2、3条`
+# what `号` numbers, glued after it, other than a note: a machine, a GPU, a node (`2号机`,
+# `1号卡`, `3号GPU`)
+_DEVICE = "[机機卡A-Za-z]|[节節][点點]"
 # In English, as the footer of a comment of several notes says it ("`/notes wrong N` if
 # note N does not fit"): `note 2`, `Note #2`, `note 2: only renames` (`(?P<e>)`), and
 # `notes 2` as `notes 2 and 3` starts (`notes 2,3`: a list, as `2,3`); and as
@@ -94,7 +97,7 @@ _ENGLISH_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _ENGLISH_ORDINAL = "|".join(_ENGLISH_ORDINALS)
 _ORDINAL = re.compile(
     rf"第 ?(?P<n>[0-9\uff10-\uff19]+|{_NUMERALS})(?: ?(?P<c>{_COUNTER}))?"
-    rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])|(?P<b>{_NUMERALS})"
+    rf"|(?P<m>[0-9\uff10-\uff19]+|{_NUMERALS}) ?(?P<d>[号號])(?!{_DEVICE})|(?P<b>{_NUMERALS})"
     r"|(?i:notes?) ?[#\uff03]?(?P<e>[0-9\uff10-\uff19]+)"
     rf"|(?i:(?P<the>the )?(?:(?P<s>[0-9\uff10-\uff19]+)(?:st|nd|rd|th)|(?P<w>{_ENGLISH_ORDINAL}))"
     r"(?: (?P<k>note|one)(?![^\W\d_]))?)"

@@ -2627,3 +2627,22 @@ def test_an_ordinal_in_digits_before_a_noun_it_qualifies_is_the_reason(reason):
     (command,) = parse_commands("/notes wrong 2nd is a rename")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], "is a rename")
+
+
+# kills: bot/feedback.py:_ORDINAL (hand) `号` numbering a machine or a GPU (`2号机`, "machine
+#   no. 2", `1号卡`, `3号GPU`) read as a note's number: `2号机上跑过了` ("ran it on machine
+#   2") hid note 2 with the reason '机上跑过了'
+@pytest.mark.parametrize(
+    "reason", ["2号机上跑过了", "1号卡OOM和这个无关", "3号GPU上没问题", "2号節點", "２号ＧＰＵ上"]
+)
+def test_a_number_a_machine_or_gpu_is_given_is_no_notes_number(reason):
+    (command,) = parse_commands(f"/notes wrong {reason}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
+    (command,) = parse_commands(f"/notes wrong 2，{reason}")
+    assert pick_note(command.args, SHOWN).reason == reason
+    # a reason glued on to a note's number so is its reason, as before
+    (command,) = parse_commands("/notes wrong 2号只是改名")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "只是改名")
