@@ -58,12 +58,14 @@ _FIGURE = r"(?!\.[0-9]++[^\W\d_])"  # after a number's digits: no decimal with a
 # Only the measure words reviews count with: a word not here reads as a reason, and so a
 # count it starts as a second note's number (which note? nothing hidden), but as the first
 # word a note's, hidden (`3例`, "3 cases", was note 3): so those a word starts are kept
-# apart from it (`例如`, "for example", `成功`, `日志`, `多余`: a reason glued on).
+# apart from it (`例如`, "for example", `成功`, `日志`, `多余`, `代码`: a reason glued on).
+# Asking which note is cheap, hiding one not meant is not: a count a word here misses hides one.
 _MEASURES = (
     "[个個次倍秒天周週月年卡台核步遍份批段篇字句件套列千百元度路位人]|[处處](?!理)"
     "|行(?![为為])|分[钟鐘]|小[时時]|星期|[毫微纳納]秒|[张張块塊机機轮輪种種类類组組层層]"
     "|[页頁点點万萬亿億兆帧幀条條项項号號岁歲楼樓头頭维維阶階级級期]|[节節]点|[线線进進]程"
     "|比特|左右|版|[颗顆]|片(?!面)|例(?![外如])|成(?![为為功立本员員])|日(?![志誌])"
+    "|[款家]|代(?![码碼替表])|以[上下内內]|季度|[档檔场場]"
 )
 # a number said about (`10多个`, `10余个`, "10-odd"): the unit after it counts
 _UNITS = rf"[多余餘](?={_MEASURES})|{_MEASURES}"

@@ -2646,3 +2646,25 @@ def test_a_number_a_machine_or_gpu_is_given_is_no_notes_number(reason):
     (command,) = parse_commands("/notes wrong 2号只是改名")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], "只是改名")
+
+
+# kills: bot/feedback.py:_MEASURES (hand) counts whose measure word was not listed read as a
+#   note's number with a reason glued on: `2款模型都没问题` ("2 models are fine") hid note 2
+#   of three shown with the reason '款模型都没问题'; so `2家厂商`, `2代`, `2以上的TP`, `2季度`
+@pytest.mark.parametrize(
+    "typed",
+    ["2款模型都没问题", "2家厂商的卡都试了", "3代卡上没问题", "2以上的TP才走这里", "2以内的误差"]
+    + ["2以下没问题", "2季度就有了", "2档位", "2场测试都过了"],
+)
+def test_a_count_with_a_further_measure_word_glued_on_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)
+    (command,) = parse_commands(f"/notes wrong 2，{typed}")
+    assert pick_note(command.args, SHOWN).reason == typed
+    # the words those characters start are a reason's, glued on (`代码`, "code")
+    for word in ("代码只是格式化", "代替了旧的", "代表的是别的"):
+        (command,) = parse_commands(f"/notes wrong 2{word}")
+        pick = pick_note(command.args, SHOWN)
+        assert (pick.note_id, pick.reason) == (SHOWN[1], word)
