@@ -109,7 +109,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # full-width digits as ASCII): `第2、3条`, `第2和第3条`, `第二、三条` (`第` before the first,
 # a counting word after the last, which ends the list as it ends one number, `第2、3条只是
 # 改名`: the words after it are the reason's); `第2条、第3条`, `第2条和第3条`, each counted;
-# and numbers joined by `和`, `及` or `与` ("and": `_ZH_AND`), which join no quantity
+# and numbers joined by `和`, `及`, `与`, `跟` or `同` ("and"), `或` ("or"), `到` or `至` ("to":
+# `_ZH_AND`; either way no one note is named), which join no quantity
 # (`2和3`, `2 和 3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`;
 # numerals only with no word glued after them: `二和三十分钟`).
 # In English, numbers joined by `and` or `&` (`2 and 3`, `#2 & #3`, `notes 2 and 3`, `note
@@ -118,7 +119,7 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
-_ZH_AND = "和及与"  # the characters, for a class: `[、{_ZH_AND}]`
+_ZH_AND = "和及与跟同或到至"  # the characters, for a class: `[、{_ZH_AND}]`
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in

@@ -2668,3 +2668,29 @@ def test_a_count_with_a_further_measure_word_glued_on_is_no_note_number(typed):
         (command,) = parse_commands(f"/notes wrong 2{word}")
         pick = pick_note(command.args, SHOWN)
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
+
+
+# kills: bot/feedback.py:_ZH_AND (hand) numbers joined by `跟`, `同` ("and"), `或` ("or"),
+#   `到` or `至` ("to") read as the first note's number with a reason glued on: `2或3`
+#   ("2 or 3") hid note 2 with the reason '或3', `1跟2都不相关` note 1
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("2或3", "2,3"),
+        ("2跟3都不相关", "2,3"),
+        ("1跟2都不相关", "1,2"),
+        ("2同3", "2,3"),
+        ("2到3", "2,3"),
+        ("1至3都不相关", "1,3"),
+        ("(2)或(3)", "2,3"),
+        ("二或三", "2,3"),
+    ],
+)
+def test_numbers_joined_by_or_and_to_in_chinese_name_no_one_note(typed, key):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", (key,))
+    # with one word of them a reason glued on, it stays the note's (`跟TP无关`, "unrelated to TP")
+    (command,) = parse_commands("/notes wrong 2跟TP无关")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "跟TP无关")
