@@ -120,6 +120,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
 _ZH_AND = "和及与跟同或到至"  # the characters, for a class: `[、{_ZH_AND}]`
+# and the words of two: `或者` ("or"), `以及`, `还有` ("and"): `2或者3`, `2以及3`
+_ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
@@ -155,8 +157,8 @@ _ENUMERATED = re.compile(
     rf"(?: ?[、{_ZH_AND}] ?(?:第 ?)?{_ENUM_NUMBER}"
     rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
-    rf"|[0-9]+(?: ?[{_ZH_AND}] ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
-    rf"|{_NUMERALS}(?: ?[{_ZH_AND}] ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
+    rf"|[0-9]+(?: ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
+    rf"|{_NUMERALS}(?: ?(?:{_ZH_JOIN}) ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )
 _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
@@ -678,9 +680,9 @@ _BRACKETED = re.compile(
 # `"2 , 3"`): a list of notes is short
 _MOST_IN_A_PAIR = 8
 # What may stand between two of them as between two numbers (`(1), (2)`, `(1)-(3)`), and
-# `和`, `及`, `与`, `and` or `&`, which join notes' numbers into a list (`「2」和「3」` as
-# `2和3`, `(2) and (3)` as `2and3`: `_ENUMERATED`)
-_BETWEEN = re.compile(rf"(?:[-.:,、{_ZH_AND}&]|(?i:and))*")
+# Chinese's joins (`_ZH_JOIN`: `和`, `或者`), `and` or `&`, which join notes' numbers into a
+# list (`「2」和「3」` as `2和3`, `(2) and (3)` as `2and3`: `_ENUMERATED`)
+_BETWEEN = re.compile(rf"(?:[-.:,、&]|{_ZH_JOIN}|(?i:and))*")
 
 
 def _unbracketed(words: list[str]) -> list[str]:
@@ -754,8 +756,8 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
 
 
 # What joins notes' numbers into a list (`_ENUMERATED`), glued after a bracketed one: `and`
-# as a word of its own (`(2)android` is a reason's), `&`, `和`, `及`, `与`
-_JOINER = re.compile(rf"(?i:and)(?![^\W\d_])|[&{_ZH_AND}]")
+# as a word of its own (`(2)android` is a reason's), `&`, Chinese's joins (`_ZH_JOIN`)
+_JOINER = re.compile(rf"(?i:and)(?![^\W\d_])|&|{_ZH_JOIN}")
 
 
 def _reason_quoted(words: list[str]) -> list[str]:

@@ -2694,3 +2694,15 @@ def test_numbers_joined_by_or_and_to_in_chinese_name_no_one_note(typed, key):
     (command,) = parse_commands("/notes wrong 2跟TP无关")
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], "跟TP无关")
+
+
+# kills: bot/feedback.py:_ENUMERATED (hand) numbers joined by `或者` ("or"), `以及` or `还有`
+#   ("and") read as the first note's number with a reason glued on: `2或者3` hid note 2
+@pytest.mark.parametrize("typed", ["2或者3", "2以及3", "2还有3都不相关", "(2)或者(3)", "二以及三"])
+def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    (command,) = parse_commands("/notes wrong 2还有别的问题")  # "2 has other problems too"
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], "还有别的问题")
