@@ -113,8 +113,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # `_ZH_AND`; either way no one note is named), which join no quantity
 # (`2和3`, `2 和 3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`;
 # numerals only with no word glued after them: `二和三十分钟`).
-# In English, numbers joined by `and` or `&` (`2 and 3`, `#2 & #3`, `notes 2 and 3`, `note
-# 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
+# In English, numbers joined by `and`, `or` or `&` (`2 and 3`, `2 or 3`, `#2 & #3`, `notes 2
+# and 3`, `note 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
@@ -138,7 +138,7 @@ _COUNTED = (
 # and its reason, as `2 and 30 files` is; a counting word after it is the list's (`2nd and
 # 3rd notes`, `second and third ones`)
 _EN_ITEM = rf"(?:the )?(?:note ?)?#*[0-9]+(?![0-9])(?:st|nd|rd|th)?|(?:the )?(?:{_ENGLISH_ORDINAL})"
-_EN_AND = r" ?(?:and|&) ?"
+_EN_AND = r" ?(?:and|or|&) ?"
 _ADJECTIVE_OF = ("party", "parties", "time", "times", "half", "hand", "pass", "order")
 _EN_ORDINAL_LAST = (
     rf"(?:the )?(?:#*[0-9]+(?:st|nd|rd|th)|{_ENGLISH_ORDINAL})(?![-A-Za-z0-9_])"

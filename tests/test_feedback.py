@@ -2706,3 +2706,15 @@ def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
     (command,) = parse_commands("/notes wrong 2还有别的问题")  # "2 has other problems too"
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.reason) == (SHOWN[1], "还有别的问题")
+
+
+# kills: bot/feedback.py:_EN_AND (hand) numbers joined by `or` (`2 or 3`, unsure which) read
+#   as note 2 and the reason 'or 3': it hid note 2
+@pytest.mark.parametrize("typed", ["2 or 3", "#2 or #3", "2 or 3, not sure which", "note 2 or 3"])
+def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    # a count after `or` stays the reason, as after `and`
+    (command,) = parse_commands("/notes wrong 2 or 3 files are renames")
+    assert pick_note(command.args, SHOWN).reason == "or 3 files are renames"
