@@ -2718,3 +2718,14 @@ def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
     # a count after `or` stays the reason, as after `and`
     (command,) = parse_commands("/notes wrong 2 or 3 files are renames")
     assert pick_note(command.args, SHOWN).reason == "or 3 files are renames"
+
+
+# kills: bot/feedback.py:_EN_AND (hand) a comma before `and` or `or` (`2, and 3`, as English
+#   may list two) read as note 2 and the reason 'and 3': it hid note 2
+@pytest.mark.parametrize("typed", ["2, and 3", "2, and 3 too", "2, or 3", "#2, and #3"])
+def test_numbers_joined_by_a_comma_and_and_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    (command,) = parse_commands("/notes wrong 2, and 30 files are renames")  # a count
+    assert pick_note(command.args, SHOWN).reason == "and 30 files are renames"
