@@ -2654,7 +2654,7 @@ def test_a_number_a_machine_or_gpu_is_given_is_no_notes_number(reason):
 @pytest.mark.parametrize(
     "typed",
     ["2款模型都没问题", "2家厂商的卡都试了", "3代卡上没问题", "2以上的TP才走这里", "2以内的误差"]
-    + ["2以下没问题", "2季度就有了", "2档位", "2场测试都过了"],
+    + ["2以下没问题", "2季度就有了", "2档位", "2场测试都过了", "2及以上的TP才走这里"],
 )
 def test_a_count_with_a_further_measure_word_glued_on_is_no_note_number(typed):
     (command,) = parse_commands(f"/notes wrong {typed}")
