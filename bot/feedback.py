@@ -110,9 +110,9 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # a counting word after the last, which ends the list as it ends one number, `第2、3条只是
 # 改名`: the words after it are the reason's); `第2条、第3条`, `第2条和第3条`, each counted;
 # and numbers joined by `和`, `及`, `与`, `跟` or `同` ("and"), `或` ("or"), `到` or `至` ("to":
-# `_ZH_AND`; either way no one note is named), which join no quantity
-# (`2和3`, `2 和 3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`;
-# numerals only with no word glued after them: `二和三十分钟`).
+# `_ZH_AND`; either way no one note is named), which join no quantity (`2和3`, `2 和 3`,
+# `2，和3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`; numerals
+# only with no word glued after them: `二和三十分钟`).
 # In English, numbers joined by `and`, `or` or `&` (`2 and 3`, `2 or 3`, `#2 & #3`, `notes 2
 # and 3`, `note 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
@@ -157,7 +157,7 @@ _ENUMERATED = re.compile(
     rf"(?: ?[、{_ZH_AND}] ?(?:第 ?)?{_ENUM_NUMBER}"
     rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
-    rf"|[0-9]+(?: ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
+    rf"|[0-9]+(?: ?[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
     rf"|{_NUMERALS}(?: ?(?:{_ZH_JOIN}) ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )

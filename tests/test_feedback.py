@@ -2729,3 +2729,14 @@ def test_numbers_joined_by_a_comma_and_and_name_no_one_note(typed):
     assert command.key == ("wrong", ("2,3",))
     (command,) = parse_commands("/notes wrong 2, and 30 files are renames")  # a count
     assert pick_note(command.args, SHOWN).reason == "and 30 files are renames"
+
+
+# kills: bot/feedback.py:_ENUMERATED (hand) a comma before Chinese's join (`2，和3`, as `2,
+#   and 3`) read as note 2 and the reason '和3': it hid note 2
+@pytest.mark.parametrize("typed", ["2，和3", "2, 和 3", "2，或者3", "2、以及3都不相关"])
+def test_numbers_joined_by_a_comma_and_he_name_no_one_note(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    assert command.key == ("wrong", ("2,3",))
+    (command,) = parse_commands("/notes wrong 2，和TP无关")  # "2, unrelated to TP"
+    assert pick_note(command.args, SHOWN).reason == "和TP无关"
