@@ -931,7 +931,7 @@ class PRStore:
         )
         return moved
 
-    def update(self, repo: str, number: int, **changes: object) -> PRState:
+    def update(self, repo: str, number: int, **changes: Any) -> PRState:
         """Change some fields (e.g. `opted_out=True`) and return the new state."""
         with self.db.tx():
             state = replace(self.get(repo, number), **changes)

@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
 from bot.context import BotContext
@@ -201,7 +202,7 @@ def _carry_out(
     if plan is Write.NONE:
         ctx.prs.put(replace(state, head_sha=shown.head_sha))  # its files stay cached
         return Refresh(Outcome.SKIPPED, "no note matches (and no comment to update)")
-    seen = dict(
+    seen: dict[str, Any] = dict(
         event_at=event_at or state.event_at, evidence=shown.evidence, had_notes=shown.had_notes
     )
     if plan is Write.UNCHANGED:
@@ -268,7 +269,9 @@ def _with_files(
         got = _cached(state, facts, head_sha)
     if got is None:
         got = _listed(ctx, ref, state, facts, head_sha, expected_files)
-    seen = dict(code_names=got.names, incidental=got.incidental, renamed=got.renamed)
+    seen: dict[str, Any] = dict(
+        code_names=got.names, incidental=got.incidental, renamed=got.renamed
+    )
     facts = replace(facts, files=got.files, head_sha=head_sha, listed_files=got.entries, **seen)
     state = replace(
         state,
@@ -476,7 +479,7 @@ def _write(
     create: bool,
     gone: str,
     noticed_at: str | None = None,
-    **changes: object,
+    **changes: Any,
 ) -> Refresh:
     """Create or edit the sticky comment and remember what was posted. `gone` starts the
     reason given when the comment to edit is not there (`create=False`); noticed_at, the
@@ -557,7 +560,7 @@ def _found_gone(
 
 
 # what is known of a comment that is gone
-_FORGOTTEN = dict(
+_FORGOTTEN: dict[str, Any] = dict(
     comment_id=None,
     body_hash=None,
     paused=None,
@@ -579,7 +582,7 @@ def record_deletion(
 ) -> None:
     """Our notes comment `comment_id` was deleted by a maintainer: forget it and turn
     updates off as `/notes off` said at order key `key` would (`/notes on` resumes)."""
-    off = dict(opted_out=True, switched_at=key)
+    off: dict[str, Any] = dict(opted_out=True, switched_at=key)
     ctx.prs.put(replace(state, **_FORGOTTEN, unconfirmed=False, **off))
     log.info(
         "%s PR %s: our comment %s was deleted; automatic updates are off on it, as by"
