@@ -10,7 +10,7 @@ import sqlite3
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -137,7 +137,7 @@ def _title_rest(argv: list[str], title: str | None, extra: list[str]) -> list[st
 # --- what the sub-commands share: their settings, the library's paths, flag types ---
 
 
-def command_settings(**values: object):
+def command_settings(**values: Any):
     """Settings for a command, or None after printing every problem."""
     from bot.settings import SettingsError, load_settings
 

@@ -487,6 +487,7 @@ def _cmd_notes_refs(args: argparse.Namespace) -> int:
         return 2
     try:
         for note in notes:
+            assert note.source_pr is not None  # (only notes with one are listed)
             try:
                 pull = github.get_pull(PRRef(note.repo, note.source_pr))
                 related = related_refs(pull.body, note.repo, own_number=note.source_pr)

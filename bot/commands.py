@@ -393,8 +393,9 @@ def _labelled(rest: str) -> str | None:
         return rest[start:]  # `why`, `why?`, `off（先关掉）`
     typed = as_ascii(first)
     sub = _LETTERS.match(typed)
-    known = sub is not None and sub[0].lower() in _SUBCOMMANDS
-    stray = known and not any(ch.isalnum() for ch in typed[sub.end() :])  # `why&`, not `on-call`
+    if sub is None or sub[0].lower() not in _SUBCOMMANDS:
+        return ""
+    stray = not any(ch.isalnum() for ch in typed[sub.end() :])  # `why&`, not `on-call`
     return rest[start:] if stray else ""
 
 

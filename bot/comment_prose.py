@@ -167,10 +167,10 @@ def colon_label(text: str, at: int) -> int | None:
     `/notes:why`, `/notes: why`, `/notes : why`, `/notes :why`, and as a Chinese input
     method types the colon, `/notes：why`. None: no colon there, or one that is not alone
     (`::`, or an emoji's shortcode, `:on:`, `:pray:`)."""
-    start = _GAP.match(text, at).end()
+    start = run_end(_GAP, text, at)
     if as_ascii(text[start : start + 1]) != ":" or marks_end(text, start) != start + 1:
         return None
-    return _GAP.match(text, start + 1).end()
+    return run_end(_GAP, text, start + 1)
 
 
 # Sentence punctuation: a sentence's end or pause right after a word (`/notes.`, as an
@@ -266,6 +266,13 @@ def _mark_run(text: str, at: int) -> tuple[int, bool]:
     return at, coded
 
 
+def run_end(pattern: re.Pattern[str], text: str, at: int = 0) -> int:
+    """Where `pattern`'s match at `at` ends: a run (`[...]*`), which matches everywhere."""
+    found = pattern.match(text, at)
+    assert found is not None, pattern.pattern
+    return found.end()
+
+
 def marks_end(text: str, at: int) -> int:
     """Where the run of marks (`is_mark`, or an emoji's shortcode: `:pray:`) from `at`
     ends (`at`: none there)."""
@@ -310,7 +317,7 @@ def starts_with_marks(text: str) -> bool:
 def _past_invisible(line: str, at: int) -> int:
     """Where the invisible format characters from `at` on end (`at`: none there). Every
     line of a comment is looked at: an ASCII character, the common case, is no such."""
-    return _INVISIBLE.match(line, at).end() if line[at : at + 1] > "\x7f" else at
+    return run_end(_INVISIBLE, line, at) if line[at : at + 1] > "\x7f" else at
 
 
 def _space(char: str) -> bool:
@@ -423,8 +430,9 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     found = []
     hides: dict[int, bool] = {}  # element -> whether its content is hidden
     depths: dict[int, int] = {}  # element -> its ancestors (document order: parents first)
-    page = LexborHTMLParser(_PAGE.format(_as_sanitized(html)))
-    for walked, node in enumerate(page.root.traverse(include_text=True)):
+    root = LexborHTMLParser(_PAGE.format(_as_sanitized(html))).root
+    assert root is not None  # (a page of `_PAGE`'s, whatever its content)
+    for walked, node in enumerate(root.traverse(include_text=True)):
         if walked > len(html) or _depth(node, depths) > MAX_DEPTH:
             return []  # a tree larger than its text, or deeper than MAX_DEPTH: not read
         text = (node.text_content or "") if node.tag == _TEXT else ""
@@ -526,7 +534,7 @@ def _table_cells(text: str) -> int:
     be for a comment built to be slow). Fenced code holds no table. One pass."""
     cells, columns, header = 0, 0, ""
     for line in without_fences(text).split("\n"):  # a fenced line is left empty
-        line = line[_CONTAINER.match(line).end() :]  # in a list item or a quote too
+        line = line[run_end(_CONTAINER, line) :]  # in a list item or a quote too
         if not line.strip():
             columns, header = 0, ""
         elif columns:
@@ -565,7 +573,7 @@ def _display_math(lines: list[str]) -> set[int]:
     start = None
     # behind quote and list markers, code and HTML comments open no formula (blanked,
     # their lines kept)
-    bare = "\n".join(line[_CONTAINER.match(line).end() :] for line in lines)
+    bare = "\n".join(line[run_end(_CONTAINER, line) :] for line in lines)
     plain = HTML_COMMENT.sub(lambda m: "\n" * m[0].count("\n"), without_fences(bare))
     for i, line in enumerate(plain.split("\n")):
         if start is None:

@@ -592,15 +592,15 @@ def _kept_apart(
     if kept:
         forget_comment(ctx, ctx.prs.get(ref.repo, ref.number))
     back = _their_text_back(ctx, ref, comment_id, comment)
-    kept = (
+    done = (
         f"our comment {comment_id} rewritten: theirs now, forgotten (the `/notes on` said"
         f" after it stands){back}"
     )
     try:
         result = refresh_sticky(ctx, ref, facts)
     except ConversationLocked:  # their words owed first: the unlock writes them
-        return f"{kept}; the notes not posted anew: the conversation is locked"
-    return f"{kept}; the notes comment: {result.outcome} ({result.reason})"
+        return f"{done}; the notes not posted anew: the conversation is locked"
+    return f"{done}; the notes comment: {result.outcome} ({result.reason})"
 
 
 def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict[str, Any]) -> str:
@@ -618,7 +618,7 @@ def _their_text_back(ctx: BotContext, ref: PRRef, comment_id: int, comment: dict
     after this look (the next write looks again). A re-run finds their text and writes
     nothing. What is said after the rewrite: empty when
     nothing was written."""
-    owe_write_back(ctx, ref, comment_id, comment.get("body"), _edited_at(comment))
+    owe_write_back(ctx, ref, comment_id, comment["body"], _edited_at(comment))  # check_edited
     try:
         done = write_back_owed(ctx, ref, keep=True)
     except ConversationLocked as locked:

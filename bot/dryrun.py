@@ -228,7 +228,8 @@ class DryRunGitHub:
 
     def _rows(self, table: str, repo: str | None, number: int | None) -> list[Any]:
         """A table's rows, of one repository and PR when given, oldest first."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         if repo is not None:
             where.append("lower(repo) = lower(?)")
             params.append(repo)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from bot.comment_prose import is_symbol, marks_end, opens_a_quote, without_shortcodes
+from bot.comment_prose import is_symbol, marks_end, opens_a_quote, run_end, without_shortcodes
 from bot.full_width import FULL_WIDTH
 from bot.match_result import MatchResult
 from bot.notes import BRACKET_PAIRS, ID_PATTERN, QUOTE_PAIRS
@@ -299,7 +299,7 @@ def _linked_id(word: str) -> tuple[str, str]:
     they mean. As GitHub's autolinker and the note's page (`pages.pasted_off`) read it,
     the link ends at its first non-ASCII character: a Chinese sentence run on from it
     (`…/notes/<id>，只是改名`, `…/notes/<id>。`) is the reason, its punctuation aside."""
-    link, run_on = _RUN_ON.match(word).group(1, 2)
+    link, run_on = _run_on(word)
     found = _NOTE_LINK.fullmatch(link.rstrip(".,;:!)>").lstrip("<"))
     if found is None:
         return "", ""
@@ -311,11 +311,20 @@ def _link_run_on(word: str) -> tuple[str, str] | None:
     as the link and those words, as typed; None for any other word (a link alone, or one
     whose ASCII punctuation, `<link>,x`, `pick_note` reads as part of it). For the key,
     which reads `，` as `,` (`as_ascii`): the link does not, it ends before `，`."""
-    link, run_on = _RUN_ON.match(word).group(1, 2)
+    link, run_on = _run_on(word)
     return (link, run_on) if run_on and _linked_id(link)[0] else None
 
 
 _RUN_ON = re.compile(r"([\x00-\x7f]*)(.*)", re.S)
+
+
+def _run_on(word: str) -> tuple[str, str]:
+    """The word's ASCII start, and what runs on from it (`_RUN_ON`, which matches any word)."""
+    found = _RUN_ON.match(word)
+    assert found is not None
+    return found[1], found[2]
+
+
 # what sets a Chinese sentence off from the link before it: `，`, `。`, `）`, `：` …
 _LEADING_PUNCTUATION = "，。、；：！？）」』】》〉"
 
@@ -488,7 +497,9 @@ def _unquoted(reason: str) -> str:
     nor the sentence's marks after its closing quote (`「只是改名」。`, `「只是改名」🙏`); as
     typed when they hold a part only (`「只是」改名`, `"a" or "b"`)."""
     close = QUOTE_PAIRS.get(reason[:1])  # the quotes a reason may be put in
-    end = reason.rfind(close, 1) if close else -1
+    if close is None:
+        return reason
+    end = reason.rfind(close, 1)
     if end < 0 or close in reason[1:end] or marks_end(reason, end + 1) != len(reason):
         return reason
     return reason[1:end].strip()
@@ -548,7 +559,7 @@ def _reason(*parts: list[str]) -> str:
     shortcode's markup). An emoji or shortcode glued to a word, or a name no emoji has
     (`:rocm:`), stays as typed."""
     text = " ".join(w for part in parts for w in part if not _emoji_alone(w))
-    return text[_SEPARATORS.match(text).end() :]
+    return text[run_end(_SEPARATORS, text) :]
 
 
 def _emoji_alone(word: str) -> bool:
@@ -737,7 +748,8 @@ def _numbers_unbracketed(word: str) -> tuple[str, int]:
     `1 2`), and a closing bracket after the last where a reason is glued on (`(2)只是改名`:
     `2)只是改名`, a separator as after `2`); and where the run ends. ("", 0) when it starts
     with none."""
-    ascii_form, parts, at = _as_ascii(word), [], 0
+    ascii_form, at = _as_ascii(word), 0
+    parts: list[str] = []
     for found in _BRACKETED.finditer(ascii_form):
         start = found.start()
         apart = start == at or (at > 0 and _BETWEEN.fullmatch(ascii_form, at, start))
@@ -840,7 +852,7 @@ def _past_separators(words: list[str]) -> list[str]:
     """`words` without the list's separators they start with (`_APART`), words of their
     own or glued to the next (`, 3`, `,3`, `- 3`); none left when they are all there is."""
     for i, word in enumerate(words):
-        at = _APART.match(_as_ascii(word)).end()  # one character for one: `，` is `,`
+        at = run_end(_APART, _as_ascii(word))  # one character for one: `，` is `,`
         if at < len(word):
             return [word[at:], *words[i + 1 :]]
     return []

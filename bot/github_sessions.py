@@ -540,8 +540,8 @@ class GitHubSessions:
         with self._lock:
             self._forgotten += 1
             self._grants.pop(change.installation_id, None)
-            for key in [k for k in self._refusals if k[0] == change.installation_id]:
-                del self._refusals[key]
+            for refused in [k for k in self._refusals if k[0] == change.installation_id]:
+                del self._refusals[refused]
             for key, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or key[0] in change.repos:
                     del self._repo_installations[key]
@@ -706,7 +706,9 @@ class GitHubSessions:
                 self._retry.note_secondary_streak(
                     pacer.met_secondary_limit(verb) if secondary_limit(limited) else 0
                 )
-                self._pause(key, pacer, self._retry.asked_wait(limited))
+                wait = self._retry.asked_wait(limited)
+                assert wait is not None  # (a rate limit's: it names a wait, or backs off)
+                self._pause(key, pacer, wait)
                 return status, headers, output
             pacer.answered(verb)
             if (spent := spent_until_reset(headers)) is not None:
@@ -788,7 +790,7 @@ def _follow_moves(requester: Requester, base_url: str) -> None:
             location = headers.get("location") or headers.get(MOVED_TO)
             if not location and status in MOVES:  # nowhere to repeat it, and no answer
                 raise GithubException(status, output, headers, f"{verb} moved, no Location")
-            there = within_api(base_url, url, location) if status in MOVES else None
+            there = within_api(base_url, url, location) if status in MOVES and location else None
             if there is None:
                 raise NotTheAPI(status, _redirect(base_url, url, location))
             # the path alone: a proxy's Location may carry a ticket in its query

@@ -533,9 +533,9 @@ def check_library(
     if problems:
         return None, sorted(problems)
     notes = tuple(sorted((s.note for s in sources if not s.note.retired), key=lambda n: n.id))
-    files = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
+    file_of = {s.note.id: Path(s.path).relative_to(notes_dir).as_posix() for s in sources}
     retired = {s.note.id: s.note for s in sources if s.note.retired}
-    return Library(notes, topics, files, retired, taxonomy=str(topics_file)), []
+    return Library(notes, topics, file_of, retired, taxonomy=str(topics_file)), []
 
 
 def _unreadable(file: str, exc: OSError) -> str:

@@ -671,7 +671,7 @@ def _with_deferred(
     its text, take them for commands taken out, and none answer them. A blank line after
     each, as in `_with_taken_back`, so that its text reads as before."""
     deferred_at = None if row is None else row["deferred_at"]
-    if deferred_at is None or not said_before(source.said_at, deferred_at):
+    if row is None or deferred_at is None or not said_before(source.said_at, deferred_at):
         return source.body, payload
     body = "\n\n".join([*json.loads(row["deferred"] or "[]"), source.body])
     payload = copy.deepcopy(payload)

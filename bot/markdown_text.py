@@ -59,7 +59,7 @@ def _fence_opened(line: str, nested: bool = False) -> str:
 def _fence_closed(line: str, fence: str, nested: bool = False) -> bool:
     """Whether this line closes `fence`: a run of its character at least as long."""
     m = (_NESTED_CLOSE if nested else _FENCE_CLOSE).match(line)
-    return bool(m) and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
+    return m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
 
 
 def _quoted(line: str) -> tuple[int, str]:
@@ -181,7 +181,8 @@ def paragraph_code_spans(text: str) -> list[tuple[int, int]]:
 
 def replace_code_spans(text: str, mark: str = "") -> str:
     """The text with each inline code span replaced by `mark` (removed, by default)."""
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     for start, end in paragraph_code_spans(text):
         out += (text[pos:start], mark)
         pos = end

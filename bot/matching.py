@@ -385,18 +385,17 @@ class CompiledMatcher:
             if in_tags := found.get(EvidenceKind.TAG):
                 keys = frozenset("title:" + h.key for _, h in in_tags)
                 ev.append(Evidence(EvidenceKind.TAG, w.tag, tagged(*in_tags[0]), keys))
-            if said := found.get(EvidenceKind.TITLE):
-                ev.append(_title_evidence(said, w.title))
-            if said := found.get(EvidenceKind.BODY):
-                ev.append(self._body_evidence(said))
+            if in_title := found.get(EvidenceKind.TITLE):
+                ev.append(_title_evidence(in_title, w.title))
+            if in_body := found.get(EvidenceKind.BODY):
+                ev.append(self._body_evidence(in_body))
             labels = [
                 lb
                 for lb in found.get(EvidenceKind.LABEL, ())
                 if not shown.intersection(self._label_topics.get(lb.lower(), ()))
             ]
             if labels:
-                said = labeled(labels)
-                ev.append(Evidence(EvidenceKind.LABEL, w.label, said, frozenset(labels)))
+                ev.append(Evidence(EvidenceKind.LABEL, w.label, labeled(labels), frozenset(labels)))
             scale = self.config.topic_scale.get(tid, 1.0)
             score = min(self.config.topic_cap, sum(e.weight for e in ev)) * scale
             if score <= 0:
@@ -694,14 +693,15 @@ class CompiledMatcher:
         got the note: each is enough alone."""
         note, w = self.notes[i], self.config.weights
         is_source = self._is_source(i, facts)
-        refers = note.source_pr is not None and note.source_pr in facts.refs
+        cited = note.source_pr if note.source_pr in facts.refs else None  # (None: a note has none)
+        refers = cited is not None
         reading = facts.number in note.read_with and self._repo[i] == facts.repo.lower()
         issue = next((n for n in note.issues if n in facts.refs), None)
         via = facts.related_notes.get(note.id)  # a PR it reverts, fixes... got this note
         tied = is_source or refers or reading or issue is not None or via is not None
         ties: list[Weighed] = []
-        if refers:
-            ties.append((w.source_ref, refers_to_source(note.source_pr), ""))
+        if cited is not None:
+            ties.append((w.source_ref, refers_to_source(cited), ""))
         if reading:
             ties.append((w.source_ref, READ_WITH, ""))
         if issue is not None:
@@ -723,6 +723,7 @@ class CompiledMatcher:
             in_tag = {k: hit for k, (t, hit) in scan.tags.items() if t == tag}
             in_title += one_per_mention(mine, in_tag)
         for key in mine:
+            said: str | Said | None
             if key in in_text:
                 said = mentions(Saying.TITLE, [in_text[key]])
             elif key not in in_title or not (said := said_apart(key, (), scan)):
@@ -765,9 +766,9 @@ class CompiledMatcher:
                     OWN_PATH,
                 )
             )
-        said = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
+        titled = {"title:" + k for k in mine if k in scan.tags or k in scan.title}
         diff = {word: _changed_by(word, facts) for word in self._code_words[i]}
-        named = [word for word in diff if diff[word] and "title:" + term_key(word) not in said]
+        named = [word for word in diff if diff[word] and "title:" + term_key(word) not in titled]
         if named:  # once per note: three names in a diff are one piece of evidence
             naming = frozenset(f for word in named for f in diff[word])
             detail = diff_names(named[:3])

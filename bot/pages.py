@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -202,7 +203,7 @@ class NotesSite:
 
     def router(self) -> APIRouter:
         router = APIRouter()
-        pages = [
+        pages: list[tuple[str, str, Callable[..., Any]]] = [
             ("/notes", "notes_list", self.list_notes),
             ("/notes/{note_id}", "notes_note", self.show_note),
             ("/notes/{note_id}/source", "notes_source", self.note_source),
@@ -210,13 +211,14 @@ class NotesSite:
         ]
         for path, name, endpoint in pages:
             router.add_api_route(path, endpoint, methods=["GET"], name=name, response_model=None)
-        for path, name, endpoint in [
+        unlisted: list[tuple[str, str, Callable[..., Any]]] = [
             ("/notes/{note_id}/source{after:pasted}", "notes_source_pasted", self.pasted_source),
             ("/assets/notes.css", "notes_css", self.stylesheet),
             ("/assets/favicon.svg", "notes_icon", self.icon),
             ("/assets/notes.js", "notes_script", self.javascript),
             ("/favicon.ico", "notes_favicon", self.favicon),
-        ]:
+        ]
+        for path, name, endpoint in unlisted:
             router.add_api_route(
                 path,
                 endpoint,

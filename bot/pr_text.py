@@ -52,7 +52,8 @@ def title_text(title: str) -> str:
     """The title without its tags (a conventional commit's `fix(scope): ` too, whose
     scope is a tag): the author's one-line summary."""
     cc = _CC_PREFIX.match(title)
-    out, pos = [], cc.end() if cc else 0
+    out: list[str] = []
+    pos = cc.end() if cc else 0
     for start, end, _ in _tags_in(title):
         if start < pos:
             continue

@@ -147,7 +147,7 @@ def _alike_merged(
             out.append((what, weight, whys))
         else:
             first, total, reasons = out[at[key]]
-            assert isinstance(first, Said)
+            assert isinstance(first, Said) and isinstance(what, Said)  # (`key`: it is)
             names = tuple(dict.fromkeys((*first.names, *what.names)))
             text = written.get(first.saying, "")
             names = tuple(sorted(names, key=lambda name: _place(text, name)))  # stable
@@ -279,14 +279,14 @@ def _one_per_thing(
         if not isinstance(what, Said):
             order.append(what)
             continue
-        for thing, n, names in _things(what):
+        for thing, n, is_named in _things(what):
             key = (what.saying, tuple(naming[what.saying, thing]))
             if key not in groups:
                 groups[key] = []
                 order.append(key)
             if thing not in groups[key]:
                 groups[key].append(thing)
-            if names:
+            if is_named:
                 named.add((what.saying, thing))
             carried[key][what] += n
     out: list[tuple[str | Said, float, list[str]]] = []

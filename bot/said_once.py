@@ -127,13 +127,16 @@ def wider_mentions(evidence: list[Evidence], scan: Scan, facts: PRFacts) -> dict
             for e in evidence
             if e.kind is kind or (kind is EvidenceKind.TITLE and e.kind is EvidenceKind.ASPECT)
         }
-        for e in (e for e in evidence if id(e) in hits and isinstance(e.what, Said)):
+        for e in evidence:
+            if id(e) not in hits or not isinstance(e.what, Said):
+                continue
             spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
             wider: dict[str, str] = {}
             for h in hits[id(e)]:
                 holders = [holder(span, spans) for span in h.spans]
-                if all(holders):
-                    start, end = holders[0]
+                first = holders[0] if all(holders) else None
+                if first is not None:
+                    start, end = first
                     wider[h.text] = text[start:end]
             quoted = tuple(dict.fromkeys(wider.get(n, n) for n in e.what.names))
             if quoted != e.what.names:

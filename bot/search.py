@@ -77,7 +77,7 @@ FIELDS = (
 # put in (`【ROCm】`, `《…》`); full-width `＂` is `"` once folded, as the filter reads it.
 _NO_PHRASE = "'‘【《"  # openings
 _PHRASE_QUOTES = tuple(o + c for o, c in QUOTE_PAIRS.items() if o not in _NO_PHRASE)
-_PHRASE = "|".join(f"{o}[^{c}]+{c}" for o, c in _PHRASE_QUOTES)  # none a regex's mark
+_PHRASE = "|".join(f"{q[0]}[^{q[1]}]+{q[1]}" for q in _PHRASE_QUOTES)  # none a regex's mark
 _SEPARATORS = ",;、"  # and whitespace
 _FILTER_TERM = re.compile(rf"(?:{_PHRASE})[^\s{_SEPARATORS}]*|[^\s{_SEPARATORS}]+")
 # What the filter cuts at or quotes with, whitespace aside (no other character folds to one)
@@ -285,7 +285,9 @@ def _compound(term: str, before: str, end: str = "") -> re.Pattern[str]:
     its parts, not after a character of class `before` (to `end`): a reviewer's spelling
     finds the note's (`allreduce` its `all-reduce`), in the pages' filter and the reply
     alike; anchored, so `n-rocm` is not found in `on ROCm`."""
-    head, core, tail = _EDGES.fullmatch(term).groups()
+    edges = _EDGES.fullmatch(term)
+    assert edges is not None  # (it matches any text)
+    head, core, tail = edges.groups()
     letters = _JOINERS.sub("", core)
     joiners = _joiners_after(core, len(letters))
     # its ends' joiners may be there or not: `__init__` finds `__init__` (and `init`), a
@@ -356,6 +358,13 @@ _SINGULAR_MIN = 3  # letters: `uses` is no `us`, `ops` no `op`
 _LAST_LETTERS = re.compile(r"[a-z]*$")
 
 
+def _last_letters(word: str) -> int:
+    """How many letters a-z end the word (`_LAST_LETTERS`, which any word has, if none)."""
+    found = _LAST_LETTERS.search(word)
+    assert found is not None
+    return len(found[0])
+
+
 def _singulars(term: str) -> list[str]:
     """What an English plural term also finds: its singular (`deadlocks` a note's
     `deadlock`, `failures` `failure`, `hashes` `hash`, `queries` `query`, `GPUs` `GPU`),
@@ -367,7 +376,7 @@ def _singulars(term: str) -> list[str]:
         forms.append(term[:-2])
     if term.endswith("ies"):
         forms.append(term[:-3] + "y")
-    return [f for f in forms if len(_LAST_LETTERS.search(f).group()) >= _SINGULAR_MIN]
+    return [f for f in forms if _last_letters(f) >= _SINGULAR_MIN]
 
 
 # A word whose other forms are looked for: English letters, its parts joined by hyphens
@@ -401,7 +410,7 @@ def _stems(term: str) -> list[tuple[str, bool]]:
     (`-er`, `-able`, `-ive`) make other words (`worker`, `cacheable`)."""
     if not _ENGLISH_WORD.fullmatch(term):
         return []
-    size = len(_LAST_LETTERS.search(term).group())
+    size = _last_letters(term)
     found = []
     cut = next((e for e in ("ied", *_VERB_ENDINGS) if term.endswith(e)), "")
     if cut == "ied" and size - 2 >= _MIN_STEM:
@@ -455,7 +464,7 @@ def _spellings(stem: str, alone: bool, typed: bool) -> str:
         endings.append("es")
     if alone:
         endings.append("s")
-    if len(_LAST_LETTERS.search(stem).group()) >= _MIN_NOUN_STEM and stem not in _OTHER_WORDS_NOUN:
+    if _last_letters(stem) >= _MIN_NOUN_STEM and stem not in _OTHER_WORDS_NOUN:
         if stem[-1] in "st":
             endings.append("ions?")
         if not typed:
@@ -574,8 +583,8 @@ def search_notes(
             elif mode.require_all:
                 break
         if found_terms and (found_terms == len(terms) or not mode.require_all):
-            fields = tuple(sorted(where, key=order.get))
-            hits.append(SearchHit(note, found_terms, score, fields, as_typed))
+            heaviest = tuple(sorted(where, key=order.__getitem__))
+            hits.append(SearchHit(note, found_terms, score, heaviest, as_typed))
     hits.sort(key=_rank)
     return hits if limit is None else hits[:limit]
 

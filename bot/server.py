@@ -41,7 +41,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp
 
 from bot import (
@@ -778,7 +778,7 @@ def create_app(rt: Runtime) -> FastAPI:
     # "/webhook/" too, as the same endpoint: GitHub does not follow the redirect the
     # router would answer a hook URL entered with a trailing slash.
     for path in WEBHOOK_PATHS:  # GET /webhook: 405, as for any route
-        app.add_route(path, webhook, methods=["POST"])
+        app.router.routes.append(Route(path, webhook, methods=["POST"]))  # an ASGI app
     app.add_middleware(WebhookFirst, paths=WEBHOOK_PATHS, endpoint=webhook)
     app.add_middleware(HeadAsGet)
 

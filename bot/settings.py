@@ -445,9 +445,12 @@ class Settings(BaseSettings):
         # credential of "" is none (`GITHUB_TOKEN=`: a dry run, not live mode with nothing
         # to sign in with, or a key at Path(".")); an emptied GITHUB_PREVIOUS_WEBHOOK_SECRET
         # (a rotation over) keeps none.
+        name = info.field_name  # a field validator's is always set
+        if name is None or name in _EMPTY_KEPT:
+            return v
         text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if isinstance(text, str) and not text.strip() and info.field_name not in _EMPTY_KEPT:
-            return cls.model_fields[info.field_name].default
+        if isinstance(text, str) and not text.strip():
+            return cls.model_fields[name].default
         return v
 
     @field_validator("notes_github_branch", mode="after")
@@ -954,12 +957,13 @@ def load_settings(
     """
     _check_utf8(env_file)  # else its decoding error would be taken for the TOML file's
     config = dict(Settings.model_config)
-    config["toml_file"] = toml_file if toml_file is not None and toml_file.exists() else None
+    toml = toml_file if toml_file is not None and toml_file.exists() else None
+    config["toml_file"] = toml
     cls = type("Settings", (Settings,), {"model_config": config, "__module__": __name__})
     try:
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc, config["toml_file"], env_file, set(values))) from None
+        raise SettingsError(_describe(exc, toml, env_file, set(values))) from None
     except ConfigError as exc:  # in the middle of an edit, saved in another encoding
         raise SettingsError(str(exc)) from None
 

@@ -164,7 +164,8 @@ def layout(text: str) -> Layout:
 
 
 def _scanned(text: str) -> tuple[list[Entry], _Scanner]:
-    s, entries, table = _Scanner(text), [], ()
+    s, entries = _Scanner(text), []
+    table: tuple[str, ...] = ()
     while s.i < len(text):
         s.skip_space()
         c = s.peek()
