@@ -28,6 +28,7 @@ from github.Requester import (
     RequestsResponse,
 )
 from requests import Session
+from requests.adapters import HTTPAdapter
 
 from bot.github_deadline import Watchdog, mount_watched, within_deadline
 from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, rate_header
@@ -203,6 +204,7 @@ class _Cleaning:
     # PyGithub's class sets these: the connection's when made, the call's in `request`
     protocol: str
     session: Session
+    adapter: HTTPAdapter  # ours, a DeadlineAdapter, once made
     retry: Any
     pool_size: int
     verb: str
@@ -214,7 +216,7 @@ class _Cleaning:
         self.adapter = mount_watched(self.session, scheme, self.retry, self.pool_size)
 
     def getresponse(self) -> RequestsResponse:
-        reply = super().getresponse  # type: ignore[misc]  (PyGithub's class's)
+        reply = super().getresponse  # type: ignore[misc]  # PyGithub's class's
         answer = within_deadline(self.deadline, reply, self.watchdog)
         return cleaned(answer, self.verb, self.url)
 
