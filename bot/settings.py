@@ -491,8 +491,9 @@ class Settings(BaseSettings):
 
     @field_validator("github_app_id", "bot_login")
     @classmethod
-    def _blank_is_none(cls, v: str | None) -> str | None:
-        return v.strip() or None if v is not None else None
+    def _stripped(cls, v: str | None) -> str | None:
+        # (blank is None already: `_blank_is_default`)
+        return v.strip() if v is not None else None
 
     @field_validator("github_app_id", mode="after")
     @classmethod
