@@ -582,14 +582,15 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
         return words, words[0] if words else ""
     glued, *after = joined[said.end() :].split(" ")
     counted = said["c"] or said["d"] or said["k"]
+    bare, next_word = not counted and not glued, after[0] if after else ""
     # `first time contributor`, `second half`: an adjective; not before another ordinal
-    # (`second third`, as `2nd 3rd`: a list)
-    adjective = _english_word(after[0] if after else "") and _ordinal(after[:1])[0] == after[:1]
-    if said["w"] and not counted and not glued and adjective:
+    # (`second third`, as `2nd 3rd`: a list). Asked of a word ordinal only: it reads the
+    # next word as an ordinal again, work no other number needs
+    if said["w"] and bare and _english_word(next_word) and _ordinal(after[:1])[0] == after[:1]:
         return words, words[0]
     # in digits only before a noun an ordinal qualifies, as after `and` (`3rd party deps`,
     # `1st time`, `2nd half`): `2nd is a rename` names note 2
-    if said["s"] and not counted and not glued and _QUALIFIED.match(after[0] if after else ""):
+    if said["s"] and bare and _QUALIFIED.match(next_word):
         return words, words[0]
     first = number + ("." if counted and glued else "") + glued
     # `第一次…` ("the first time"): words; so a numeral a word is glued to (`十分不相关`,
