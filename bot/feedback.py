@@ -608,7 +608,7 @@ def _enumerated(joined: str) -> tuple[list[str], str] | None:
     said = _ENUMERATED.match(joined.translate(FULL_WIDTH))
     if said is None:
         return None
-    digits = [_list_number(n) for n in _ENUM_NUMBERS.findall(said[0])]
+    digits = [_as_digits(n) for n in _ENUM_NUMBERS.findall(said[0])]
     if None in digits:  # `十十`: no number
         return None
     numbers = ",".join(str(int(d)) for d in digits if d is not None)
@@ -616,8 +616,9 @@ def _enumerated(joined: str) -> tuple[list[str], str] | None:
     return [numbers + ("." if glued else "") + glued, *after], joined[: said.end()] + glued
 
 
-def _list_number(word: str) -> str | None:
-    """A list's number (`_ENUM_NUMBERS`) in digits: `second` as `2`, `二` as `2`."""
+def _as_digits(word: str) -> str | None:
+    """A number's word (a list's, `_ENUM_NUMBERS`, or one `_ORDINAL` read) in digits:
+    `second` as `2`, `二` as `2`, digits as typed; None: not one (`_chinese_number`)."""
     if word.casefold() in _ENGLISH_ORDINALS:
         return str(_ENGLISH_ORDINALS.index(word.casefold()) + 1)
     return _chinese_number(word)
@@ -633,9 +634,7 @@ def _english_word(word: str) -> bool:
 
 def _number_said(said: re.Match[str]) -> str | None:
     """The digits of the number `_ORDINAL` read (`二`, `second`: `2`); None: not one."""
-    if said["w"]:
-        return str(_ENGLISH_ORDINALS.index(said["w"].casefold()) + 1)
-    return _chinese_number(said["n"] or said["m"] or said["b"] or said["e"] or said["s"])
+    return _as_digits(said["w"] or said["n"] or said["m"] or said["b"] or said["e"] or said["s"])
 
 
 def _chinese_number(digits: str) -> str | None:
