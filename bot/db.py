@@ -2,8 +2,9 @@
 
 One connection per process for its writes, guarded by a lock: every statement is
 short, so serialising them in-process costs nothing and keeps sqlite3's threading rules
-simple. Other processes (`review-notes retry`) share the file through WAL and a
-busy timeout. What /healthz and /metrics read goes through a second connection
+simple. Other processes (`review-notes retry`) share the file through WAL and a busy
+timeout, which a write waits in short tries, letting the in-process lock go between them
+(`Database._in_lock`). What /healthz and /metrics read goes through a second connection
 (`Database.read`), which WAL lets read beside a writer. Each store creates its own
 tables with `CREATE TABLE IF NOT EXISTS`.
 """
@@ -19,7 +20,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # as GitHub writes times; such times compare as text
 
@@ -30,6 +33,13 @@ GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # as GitHub writes times; such times compare
 # _REVIEW_NOTES_TEST_BUSY_TIMEOUT (seconds). Private, not a setting: no operator needs
 # another (the docs name the 10 s), and a name outside REVIEW_NOTES_* is not warned about.
 BUSY_TIMEOUT_SECONDS = float(os.environ.get("_REVIEW_NOTES_TEST_BUSY_TIMEOUT") or 10.0)
+
+# A write waits for another process's lock in tries this long (the connection's own busy
+# timeout), the in-process lock held; between two it lets that lock go for a pause, so
+# that the process's other writes (a worker's claim, the intake's delivery) get their
+# turn, and are answered in their own wait rather than after this one's 10 s.
+LOCK_TRY_SECONDS = 0.1
+LOCK_PAUSE_SECONDS = 0.01
 
 
 def as_github_time(at: object) -> str | None:
@@ -290,8 +300,11 @@ class Database:
             self._check_version()
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._busy_timeout = BUSY_TIMEOUT_SECONDS  # the connection's, read at its opening
-            self._set_busy_timeout(self._busy_timeout)
+            # a write's whole wait for another process's lock, read at the opening; the
+            # connection's own busy timeout is one try's (`_in_lock`)
+            self._busy_timeout = BUSY_TIMEOUT_SECONDS
+            self._try_timeout = min(LOCK_TRY_SECONDS, self._busy_timeout)
+            self._set_busy_timeout(self._try_timeout)
 
     def _check_version(self) -> None:
         """Refuse a file of a newer schema version (closed, nothing written to it); set
@@ -310,18 +323,23 @@ class Database:
                 raise
 
     def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            self.last_used = time.monotonic()  # reads too: cheaper than telling them apart
-            return self._conn.execute(sql, params).fetchall()
+        """One statement; outside a transaction, a write waits for another process's lock
+        as a transaction's BEGIN does (`_in_lock`): it did nothing when refused."""
+        rows = self._in_lock(
+            lambda: self._conn.execute(sql, params).fetchall(),
+            time.monotonic() + self._busy_timeout,
+        )
+        self._lock.release()
+        return rows
 
     def read(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
         """A read on a connection of its own, outside the writers' lock: WAL lets it read
-        the last commit while a writer holds the file's lock. A write holds the in-process
-        lock through SQLite's busy wait while another process holds the file's (a VACUUM,
-        a `sqlite3` shell in a transaction): a run's own write 10 s, a claim or a run's
-        outcome 0.2 s at each try (`tx(busy_timeout=...)`), one after another. /healthz
-        and /metrics, reading through `execute`, waited behind them: 40 s, past the
-        health check's 4 s."""
+        the last commit while a writer holds the file's lock. While another process holds
+        the file's (a VACUUM, a `sqlite3` shell in a transaction), the writes of this one
+        take turns waiting for it, each holding the in-process lock for a try
+        (LOCK_TRY_SECONDS) at a time. /healthz and /metrics, reading through `execute`,
+        waited behind every write's whole wait, one after another: 40 s, past the health
+        check's 4 s (then each write held the lock through all of it)."""
         with self._reading:
             if self._reader is None:
                 reader = sqlite3.connect(
@@ -368,9 +386,17 @@ class Database:
             ).rowcount
 
     def script(self, sql: str) -> None:
+        """Statements run one by one, each committed alone: one refused for another
+        process's lock cannot be tried again with those before it. So it waits SQLite's
+        whole busy timeout in the in-process lock, as every write did: a store's schema,
+        made at start, before any other thread writes."""
         with self._lock:
             self.last_used = time.monotonic()
-            self._conn.executescript(sql)
+            self._set_busy_timeout(self._busy_timeout)
+            try:
+                self._conn.executescript(sql)
+            finally:
+                self._set_busy_timeout(self._try_timeout)
 
     def _set_busy_timeout(self, seconds: float) -> None:
         self._conn.execute(f"PRAGMA busy_timeout={round(seconds * 1000)}")
@@ -381,40 +407,17 @@ class Database:
     ) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE: other writers wait, no upgrade deadlock).
 
-        `busy_timeout`: how long to wait for another process's write lock, when shorter
-        than the connection's: for a caller that tries again later anyway (a worker's
-        claim or outcome), as the wait holds the in-process lock, and every write behind
-        it, that long. `until` (time.monotonic()): wait for both locks no later than
-        then, HeldInProcess or "database is locked" after (now: no wait at all), for a
-        caller that must answer in time (the intake)."""
+        Its BEGIN waits for another process's write lock SQLite's busy timeout (10 s), in
+        short tries (`_in_lock`). `busy_timeout`: that wait, when shorter: for a caller
+        that tries again later anyway (a worker's claim or outcome). `until`
+        (time.monotonic()): wait for both locks no later than then, HeldInProcess or
+        "database is locked" after (now: no wait at all), for a caller that must answer
+        in time (the intake)."""
+        wait = self._busy_timeout if busy_timeout is None else min(busy_timeout, self._busy_timeout)
+        by = time.monotonic() + wait
         if until is not None:
-            busy_timeout = self._lock_by(until)
-        else:
-            self._lock.acquire()
-        try:
-            yield from self._tx(busy_timeout)
-        finally:
-            self._lock.release()
-
-    def _lock_by(self, until: float) -> float:
-        """Take the in-process lock by `until` (time.monotonic()); the time left then."""
-        left = until - time.monotonic()
-        taken = self._lock.acquire(timeout=left) if left > 0 else self._lock.acquire(False)
-        if not taken:
-            raise HeldInProcess("database is locked (by another write of this process)")
-        return max(until - time.monotonic(), 0.0)
-
-    def _tx(self, busy_timeout: float | None) -> Iterator[sqlite3.Connection]:
-        """`tx`'s transaction, the in-process lock held."""
-        self.last_used = time.monotonic()
-        short = None if busy_timeout is None else min(busy_timeout, self._busy_timeout)
-        if short is not None:
-            self._set_busy_timeout(short)
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: what waits (WAL)
-        finally:
-            if short is not None:
-                self._set_busy_timeout(self._busy_timeout)
+            by = min(by, until)
+        self._in_lock(lambda: self._conn.execute("BEGIN IMMEDIATE"), by, until)
         try:
             yield self._conn
             self._conn.execute("COMMIT")
@@ -424,6 +427,64 @@ class Database:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
             raise
+        finally:
+            self._lock.release()
+
+    def _in_lock(self, attempt: Callable[[], T], by: float, lock_by: float | None = None) -> T:
+        """`attempt` (BEGIN, or a statement outside a transaction) run in the in-process
+        lock, taken by `lock_by` when given (HeldInProcess after); returns holding the
+        lock, raises having let it go. Refused for another process's lock (SQLITE_BUSY,
+        after a try of LOCK_TRY_SECONDS), it is tried again until `by`, the lock let go
+        between tries; then "database is locked" as SQLite says it. Safe to try again:
+        with WAL only taking the write lock waits, and a statement refused it did
+        nothing; within a transaction (this thread's, a statement in `tx`) nothing waits,
+        and nothing is tried again."""
+        if lock_by is None:
+            self._lock.acquire()
+        else:
+            self._lock_by(lock_by)
+        while True:
+            try:
+                return self._try(attempt, by)
+            except BaseException as exc:
+                again = self._may_try_again(exc, by)
+                self._lock.release()
+                if not again:
+                    raise
+                refused = exc
+            time.sleep(LOCK_PAUSE_SECONDS)  # the process's other writes take their turn
+            if not self._lock.acquire(timeout=max(by - time.monotonic(), 0.0)):
+                raise refused
+
+    def _try(self, attempt: Callable[[], T], by: float) -> T:
+        """`attempt` in the in-process lock, waiting for another process's lock for a
+        try, or for what is left until `by` when less."""
+        self.last_used = time.monotonic()  # reads too: cheaper than telling them apart
+        left = max(by - self.last_used, 0.0)
+        if left >= self._try_timeout:
+            return attempt()
+        self._set_busy_timeout(left)
+        try:
+            return attempt()
+        finally:
+            self._set_busy_timeout(self._try_timeout)
+
+    def _may_try_again(self, exc: BaseException, by: float) -> bool:
+        """`exc` is another process's lock refusing a try outside a transaction, and
+        there is time for another before `by`."""
+        busy = getattr(exc, "sqlite_errorname", None) or ""
+        return (
+            busy.startswith("SQLITE_BUSY")
+            and not self._conn.in_transaction
+            and time.monotonic() + LOCK_PAUSE_SECONDS < by
+        )
+
+    def _lock_by(self, until: float) -> None:
+        """Take the in-process lock by `until` (time.monotonic())."""
+        left = until - time.monotonic()
+        taken = self._lock.acquire(timeout=left) if left > 0 else self._lock.acquire(False)
+        if not taken:
+            raise HeldInProcess("database is locked (by another write of this process)")
 
     def acquire_server_lock(self) -> bool:
         """Claim the file for one server process; False when another one holds it.

@@ -70,11 +70,12 @@ MAX_WAITS = 100
 # smaller step (NTP's routine corrections) only makes a wait that much longer.
 CLOCK_STEP_SECONDS = 60.0
 # How long a claim waits for another process's write lock (`DeliveryQueue.claim`), in
-# place of the connection's 10 s: the wait holds the Database's in-process lock, and a
-# webhook's write waited behind each worker's claim in turn, then its own 10 s (28 s, on
-# the event loop: GitHub gives up at 10 s). A claim refused is tried at the worker's next
-# poll, logged as a fault only once it lasts (`workers.Failures`): a short write of another
-# process (`review-notes retry`) is waited out.
+# place of the connection's 10 s: the wait held the Database's in-process lock (it lets
+# it go between tries now: `Database.tx`), and a webhook's write waited behind each
+# worker's claim in turn, then its own 10 s (28 s, on the event loop: GitHub gives up at
+# 10 s). A claim refused is tried at the worker's next poll, logged as a fault only once
+# it lasts (`workers.Failures`): a short write of another process (`review-notes retry`)
+# is waited out.
 CLAIM_BUSY_TIMEOUT_SECONDS = 0.2
 # The same for what a worker writes as a run ends (its outcome: done, failed, put back,
 # handed back; an outage's end): the worker tries an outcome again until it is stored

@@ -9,18 +9,22 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
+from bot import db as bot_db
 from bot.db import (
     SCHEMA_VERSION,
     Database,
     NewerDatabase,
     as_github_time,
     github_time,
+    is_locked,
     utcnow,
 )
 from bot.queue import DeliveryQueue
+from tests.webhook_kit import wait_until
 
 # --- mutation review r26g ----------------------------------------------------------------
 
@@ -240,3 +244,105 @@ def test_a_refused_newer_file_leaves_no_connection_open(tmp_path, monkeypatch):
         Database(newer)
     with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         made[0].execute("SELECT 1")
+
+
+# --- another process's lock, waited for in short tries (Database.tx, Database.execute) -------
+
+
+def _held_by_another_thread(lock) -> bool:
+    """`lock` (the Database's in-process RLock) is held by another thread right now."""
+    if not lock.acquire(blocking=False):
+        return True
+    lock.release()
+    return False
+
+
+def _waiting_write(db: Database, how: str, outcome: list[str], done: threading.Event) -> None:
+    """A run's own write with the default wait (SQLite's 10 s): in a transaction or one
+    statement alone; its outcome ("stored" or the error) in `outcome`."""
+    try:
+        if how == "tx":
+            with db.tx() as conn:
+                conn.execute("INSERT INTO t VALUES ('run')")
+        else:
+            db.execute("INSERT INTO t VALUES ('run')")
+        outcome.append("stored")
+    except sqlite3.Error as exc:
+        outcome.append(str(exc))
+    finally:
+        done.set()
+
+
+# kills: bot/db.py:Database.tx and Database.execute a default write holding the in-process lock
+#        through its whole wait for another process's lock: every other write of the process
+#        (a worker's claim, the intake's delivery) waited behind it for its 10 s
+@pytest.mark.parametrize("how", ["tx", "execute"])
+def test_a_write_waiting_for_another_process_lets_the_other_writes_answer_in_their_wait(
+    tmp_path, monkeypatch, how
+):
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 10.0)  # the server's own
+    db = Database(tmp_path / "x.sqlite3")
+    db.execute("CREATE TABLE t (x)")
+    holder = sqlite3.connect(tmp_path / "x.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock (a VACUUM)
+    outcome: list[str] = []
+    done = threading.Event()
+    run = threading.Thread(target=_waiting_write, args=(db, how, outcome, done))
+    run.start()
+    try:
+        assert wait_until(lambda: _held_by_another_thread(db._lock) or done.is_set())
+        answered = []
+        for wait, write in (
+            ("0.2 s", lambda: db.tx(busy_timeout=0.2)),  # a worker's claim
+            ("until", lambda: db.tx(until=time.monotonic() + 0.5)),  # the intake's delivery
+        ):
+            started = time.monotonic()
+            with pytest.raises(sqlite3.OperationalError) as refused:
+                with write():
+                    pass
+            answered.append(f"{wait}: {time.monotonic() - started:.2f}s")
+            assert is_locked(refused.value), refused.value
+            assert not done.is_set(), f"answered after the run's write ended: {answered}"
+        print(f"the run's {how} waiting: the other writes answered in {answered}")
+    finally:
+        holder.execute("ROLLBACK")  # the lock ends within the run's 10 s: its write is stored
+        holder.close()
+        run.join(20)
+    assert outcome == ["stored"]
+    assert [r["x"] for r in db.execute("SELECT x FROM t")] == ["run"]
+    db.close()
+
+
+def _begun(db: Database) -> None:
+    with db.tx():
+        pass
+
+
+# kills: bot/db.py:Database.tx a default write given up after its first short try (or the
+#        slices' total counted from the in-process lock), not after the whole busy timeout;
+#        the short last try's busy timeout left on the connection
+def test_a_default_write_under_a_lock_that_lasts_still_fails_after_the_whole_busy_timeout(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 1.0)
+    db = Database(tmp_path / "x.sqlite3")
+    db.execute("CREATE TABLE t (x)")
+    holder = sqlite3.connect(tmp_path / "x.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        for write in (lambda: db.execute("INSERT INTO t VALUES (1)"), lambda: _begun(db)):
+            started = time.monotonic()
+            with pytest.raises(sqlite3.OperationalError, match="database is locked") as refused:
+                write()
+            waited = time.monotonic() - started
+            print(f"refused after {waited:.2f}s")
+            assert waited >= 0.9, "gave up before the busy timeout"
+            assert refused.value.sqlite_errorname == "SQLITE_BUSY"  # SQLite's, as ever
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert db.execute("PRAGMA busy_timeout")[0][0] == round(bot_db.LOCK_TRY_SECONDS * 1000)
+    with db.tx() as conn:  # the lock gone, the in-process lock free again
+        conn.execute("INSERT INTO t VALUES (2)")
+    assert [r["x"] for r in db.execute("SELECT x FROM t")] == [2]
+    db.close()

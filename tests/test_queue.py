@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 from bot import queue as queue_module
-from bot.db import STORED_TIME, WAL_AUTOCHECKPOINT_PAGES, Database, stored_time, utcnow
+from bot.db import (
+    LOCK_TRY_SECONDS,
+    STORED_TIME,
+    WAL_AUTOCHECKPOINT_PAGES,
+    Database,
+    stored_time,
+    utcnow,
+)
 from bot.logs import Redactor
 from bot.queue import (
     ID_INDEX,
@@ -747,7 +754,7 @@ def test_a_claim_waits_briefly_for_another_process_lock_the_intake_as_long_as_ev
         holder.close()
     print(f"under the lock: a claim refused in {claimed_in:.2f}s, a write in {stored_in:.2f}s")
     assert claimed_in < 1.0 and stored_in >= 1.9
-    assert q.db.execute("PRAGMA busy_timeout")[0][0] == 2000
+    assert q.db.execute("PRAGMA busy_timeout")[0][0] == LOCK_TRY_SECONDS * 1000  # one try's
     assert q.claim().id == "d1"  # the lock gone, the claim refused lost nothing
 
 
@@ -2385,7 +2392,7 @@ def test_an_outcome_under_another_process_lock_is_refused_soon_and_stored_later(
         refused_in = time.monotonic() - started
         print(f"an outcome under the lock refused in {refused_in:.2f}s")
         assert refused_in < 5, "waited out the connection's busy timeout"
-        assert q.db.execute("PRAGMA busy_timeout")[0][0] == 10000
+        assert q.db.execute("PRAGMA busy_timeout")[0][0] == LOCK_TRY_SECONDS * 1000
         threading.Timer(1.0, lambda: holder.execute("ROLLBACK")).start()
         Workers(q, lambda d: None, count=1).run_one(claimed)  # tried again until stored
     finally:
@@ -3276,17 +3283,19 @@ def test_a_run_that_says_nothing_of_its_limits_is_counted(tmp_path):
 
 # kills: bot/queue.py:DeliveryQueue._add_missing_columns (hand) any error adding a column
 #   taken for a read-only file's: a file another process held opened without waits
-def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_path):
+def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_path, monkeypatch):
     # Only a file SQLite may not write opens without the waits column (a reader's): one
     # locked at the start must say so, or the server would run without the column
     # every put-back for a rate limit writes, once the lock is gone.
+    from bot import db as bot_db
+
     q = queue_at(tmp_path)
     q.db.execute("ALTER TABLE deliveries DROP COLUMN waits")  # the release before's
     q.db.close()
     holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 0.1)  # (not the 10 s wait)
     db = Database(tmp_path / "q.sqlite3")
-    db.execute("PRAGMA busy_timeout = 0")  # (not the 10 s wait)
     try:
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             DeliveryQueue(db)

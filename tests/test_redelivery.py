@@ -627,7 +627,9 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
 
 # kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the
 #   database refused their first write (no sweep for the rest of the server run)
-def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(tmp_path):
+def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(
+    tmp_path, monkeypatch
+):
     """docs/settings.md (REVIEW_NOTES_REDELIVER_EVERY_MINUTES): a running server's sweeps
     ask GitHub
     again for what it could not deliver (a full disk answering 500), and the intake's
@@ -637,13 +639,14 @@ def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(t
     thread logged "redelivery sweeps not started" and ended: no sweep for the rest of
     the run, weeks maybe, and no `failed` sweep counted for an alert. Now the start is
     counted failed and tried again at the next interval."""
+    from bot import db as bot_db
     from bot.db import Database
     from bot.metrics import Metrics
     from bot.queue import DeliveryQueue
 
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 0.05)  # the wait for the lock, cut short
     db = tmp_path / "bot.sqlite3"
     queue = DeliveryQueue(Database(db))
-    queue.db.execute("PRAGMA busy_timeout=50")  # SQLite's wait for the lock, cut short
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
 
@@ -665,14 +668,15 @@ def test_sweeps_the_database_refused_at_their_start_begin_at_the_next_interval(t
 
 # kills: bot/redelivery.py:Redeliverer.run (hand) `not self.every_s or` dropped (sweeps at start
 #   only, REVIEW_NOTES_REDELIVER_EVERY_MINUTES=0, begun again at once, over and over)
-def test_sweeps_at_start_only_the_database_refused_are_not_begun_again(tmp_path):
+def test_sweeps_at_start_only_the_database_refused_are_not_begun_again(tmp_path, monkeypatch):
+    from bot import db as bot_db
     from bot.db import Database
     from bot.metrics import Metrics
     from bot.queue import DeliveryQueue
 
+    monkeypatch.setattr(bot_db, "BUSY_TIMEOUT_SECONDS", 0.05)
     db = tmp_path / "bot.sqlite3"
     queue = DeliveryQueue(Database(db))
-    queue.db.execute("PRAGMA busy_timeout=50")
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     clock = Intervals(2, lambda n: holder.execute("ROLLBACK") if n == 1 else None)
