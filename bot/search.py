@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from types import MappingProxyType
+from typing import NamedTuple
 
 from bot.comment_prose import is_mark, without_shortcodes
 from bot.notes import QUOTE_PAIRS, QUOTES, SEARCHED_GUIDANCE_CHARS, Note, Topic
@@ -388,6 +389,9 @@ _MIN_STEM = 4  # letters, of the last part: `used` is no `us`, `adding` no `ad`
 _MIN_NOUN_STEM = 5
 _VERB_ENDINGS = ("ings", "ing", "ed")  # what a query word loses to its stem
 _DOUBLED = re.compile(r"([bdgmnprt])\1$")  # `committ` of `committed`: `commit`
+# One syllable ending in one vowel and one consonant: such a verb doubles the consonant
+# before -ed and -ing (`plan`, `planned`), so `stated` is state's, not stat's
+_ONE_SHORT_SYLLABLE = re.compile(r"^[^aeiouy]*[aeiouy][^aeiouwxy]$")
 _CONSONANT_Y = re.compile(r"[^aeiou]y$")  # `query`: `queries`, `queried`
 _CONSONANT_ER = re.compile(r"[^aeiouy]er$")  # `register`: `registration`
 _CONSONANT_R = re.compile(r"[^aeiouy]r$")  # `registr` of `registration`: `register`
@@ -398,88 +402,124 @@ _OTHER_WORDS_NOUN = frozenset(
     ("product", "integer", "project", "direct", "content", "express", "object", "subject")
     + ("concept", "except", "access", "process", "success")
 )
+# Words whose -ed and -ing words are another word's, where no spelling tells: `pasted`
+# is paste's, `meaning`, `evening` and `heading` nouns of their own (vLLM's `head` is an
+# attention head); neither finds the other
+_OTHER_WORDS_ED_ING = frozenset(("past", "mean", "even", "head"))
 _TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h)$")  # `batches`, `hashes`, `indexes`, `echoes`
 
 
-def _stems(term: str) -> list[tuple[str, bool]]:
-    """The stems an English word shares with its other forms, each with whether it is a
-    word alone: `preempted`, `preempt` and `preemption` have `preempt`; `capturing`,
-    `capture` and `captured` `captur` (no word alone); `quantized` and `quantization`
-    `quantiz`; `registering` `register`, whose -ation noun drops its `e`, `registr`.
-    Only a verb's inflections, an -ion or -ation noun and a silent `e`: other endings
-    (`-er`, `-able`, `-ive`) make other words (`worker`, `cacheable`)."""
+class _Stem(NamedTuple):
+    """What a word shares with its other forms (`_stems`)."""
+
+    text: str
+    alone: bool  # a word by itself (`preempt`), not only before an ending (`captur`)
+    # it may have lost a silent `e` (`captur`, `stat` of `stated`); not the word as
+    # typed, nor `plan` of `planned`, whose doubled consonant says it had none
+    lost_e: bool = True
+
+
+def _stems(term: str) -> list[_Stem]:
+    """The stems an English word shares with its other forms: `preempted`, `preempt` and
+    `preemption` have `preempt`; `capturing`, `capture` and `captured` `captur` (no word
+    alone); `quantized` and `quantization` `quantiz`; `registering` `register`, whose
+    -ation noun drops its `e`, `registr`. Only a verb's inflections, an -ion or -ation
+    noun and a silent `e`: other endings (`-er`, `-able`, `-ive`) make other words
+    (`worker`, `cacheable`). An -ed or -ing word is cut to the stem it likely has:
+    `planned` to `plan`, `stated` to `stat` before an ending only (`state`), never the
+    word `stat` (`_cut_stems`)."""
     if not _ENGLISH_WORD.fullmatch(term):
         return []
     size = _last_letters(term)
     found = []
     cut = next((e for e in ("ied", *_VERB_ENDINGS) if term.endswith(e)), "")
     if cut == "ied" and size - 2 >= _MIN_STEM:
-        found.append((term[:-3] + "y", True))
+        found.append(_Stem(term[:-3] + "y", True))
     elif cut and size - len(cut) >= _MIN_STEM:
-        stem = term[: -len(cut)]
-        found.append((stem, True))
-        if _DOUBLED.search(stem) and size - len(cut) > _MIN_STEM:
-            found.append((stem[:-1], True))
+        found += _cut_stems(term[: -len(cut)], size - len(cut))
     elif term.endswith("e") and size > _MIN_STEM:
-        found.append((term[:-1], False))
+        found.append(_Stem(term[:-1], False))
     for noun, alone in (("ation", False), ("ion", True)):
         if term.endswith(noun) and size - len(noun) >= _MIN_NOUN_STEM:
             stem = term[: -len(noun)]
             if (noun == "ation" or stem[-1] in "st") and stem not in _OTHER_WORDS_NOUN:
-                found.append((stem, alone))
+                found.append(_Stem(stem, alone))
     if not found and size >= _MIN_STEM:
-        found.append((term, True))  # a word with none of those endings: itself the stem
+        found.append(_Stem(term, True, lost_e=False))  # none of those endings: itself
     return _respelled(term, found)
 
 
-def _respelled(term: str, stems: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+def _cut_stems(stem: str, size: int) -> list[_Stem]:
+    """The stems of a word that lost -ed or -ing (`stem`, its last part `size` letters):
+    a doubled consonant's single (`planned`: `plan`, which had no `e` to lose); a
+    stem that would have doubled its consonant (`stat` of `stated`), or whose own -ed
+    and -ing are no form of it (`past` of `pasted`), a word only with the `e` it lost."""
+    if _DOUBLED.search(stem) and size > _MIN_STEM:
+        return [_Stem(stem, True), _Stem(stem[:-1], True, lost_e=False)]
+    return [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
+
+
+def _ed_ing_are_anothers(word: str) -> bool:
+    """Whether a word's -ed and -ing, its last letter single, are another word's: after
+    one short syllable (`stated` is state's, `planed` plane's: `stat` and `plan` double
+    it), or one of `_OTHER_WORDS_ED_ING`."""
+    return bool(_ONE_SHORT_SYLLABLE.search(word)) or word in _OTHER_WORDS_ED_ING
+
+
+def _respelled(term: str, stems: list[_Stem]) -> list[_Stem]:
     """The stems with how English respells them before an ending: `register` as `registr`
     before -ation (and back), `query` as `queri` (`queried`), a British `-is-` as `-iz-`
     (`normalised`, `normalized`)."""
     found = dict.fromkeys(stems)
-    for stem, alone in stems:
+    for stem, alone, lost_e in stems:
         if alone and _CONSONANT_ER.search(stem) and stem not in _OTHER_WORDS_NOUN:
-            found[(stem[:-2] + "r", False)] = None
+            found[_Stem(stem[:-2] + "r", False)] = None
         if not alone and _CONSONANT_R.search(stem) and stem[:-1] + "er" not in _OTHER_WORDS_NOUN:
-            found[(stem[:-1] + "er", True)] = None
+            found[_Stem(stem[:-1] + "er", True)] = None
         if alone and _CONSONANT_Y.search(stem):
-            found[(stem[:-1] + "i", False)] = None
+            found[_Stem(stem[:-1] + "i", False)] = None
         if stem.endswith(("is", "iz")) and stem != term:  # `analysis` is no `analysiz`
-            found[(stem[:-1] + ("z" if stem.endswith("s") else "s"), alone)] = None
+            found[_Stem(stem[:-1] + ("z" if stem.endswith("s") else "s"), alone, lost_e)] = None
     return list(found)
 
 
-def _spellings(stem: str, alone: bool, typed: bool) -> str:
+def _spellings(stem: _Stem, typed: bool) -> str:
     """The endings a stem takes, as a regex (what follows the stem in a word of its forms):
     a verb's inflections, -ion after `t` or `s` (`preempt`: `preemption`), -ation unless
     the stem is the word as typed (`compil`, `quantiz`: `compilation`, `quantization`;
     `valid` does not find `validation`, `specific` `specification`), its last consonant
-    doubled (`commit`: `committed`). A silent `e` only where one was cut off (`captur`,
-    `stat` of `stated`): the word as typed plus `e` is another word (`stat`, `state`;
-    `local`, `locale`), and it takes `-es` only after a sibilant or `o` (`batches`)."""
-    endings = ["ed", "ings?"]
-    if not typed:
-        endings += ["e", "es"]
-    elif _TAKES_ES.search(stem):
-        endings.append("es")
-    if alone:
+    doubled where it lost no `e` (`commit`: `committed`; `plane`'s `plan` is never
+    `planned`), only doubled after one short syllable (`plan`: `planned`, as `planed` is
+    plane's). A silent `e` only where one may have been cut
+    off (`captur`, `stat` of `stated`): the word as typed plus `e` is another word
+    (`stat`, `state`; `local`, `locale`), and it takes `-es` only after a sibilant or `o`
+    (`batches`)."""
+    text = stem.text
+    inflected = ["ed", "ings?"]
+    if stem.lost_e:
+        endings = [*inflected, "e", "es"]
+    else:
+        endings = [] if _ed_ing_are_anothers(text[-_last_letters(text) :]) else inflected
+        if _TAKES_ES.search(text):
+            endings.append("es")
+        if re.search(r"[aeiou][^aeiouwxy]$", text):
+            endings.append(f"{text[-1]}(?:ed|ings?)")
+    if stem.alone:
         endings.append("s")
-    if _last_letters(stem) >= _MIN_NOUN_STEM and stem not in _OTHER_WORDS_NOUN:
-        if stem[-1] in "st":
+    if _last_letters(text) >= _MIN_NOUN_STEM and text not in _OTHER_WORDS_NOUN:
+        if text[-1] in "st":
             endings.append("ions?")
         if not typed:
             endings.append("ations?")
-    if re.search(r"[aeiou][^aeiouwxy]$", stem):
-        endings.append(f"{stem[-1]}(?:ed|ings?)")
-    return f"(?:{'|'.join(endings)}){'?' if alone else ''}"
+    return f"(?:{'|'.join(endings)}){'?' if stem.alone else ''}"
 
 
 def _forms(terms: list[str], before: str, end: str) -> tuple[re.Pattern[str], ...]:
     """The English words' other forms (`_stems`), as whole words not after a character
     of class `before`, their parts joined any way. A pattern a stem: joined in one, they
     no longer open with a character, and a search took twice as long."""
-    stems = [(t, s, alone) for t in terms for s, alone in _stems(t)]
-    return tuple(_compound(s, before, _spellings(s, alone, s == t) + end) for t, s, alone in stems)
+    stems = [(t, s) for t in terms for s in _stems(t)]
+    return tuple(_compound(s.text, before, _spellings(s, s.text == t) + end) for t, s in stems)
 
 
 @dataclass(frozen=True)

@@ -907,6 +907,73 @@ def test_another_words_ion_noun_is_no_form_of_the_word(typed, written, mode):
     assert search_notes(notes, typed, mode) == []
 
 
+# kills: bot/search.py:_stems (hand) an -ed or -ing word cut to a stem that is another
+#   word: `stated` found "stat", `graded` "grad", `pasted` "past", `planned` "plane",
+#   `meaning` "mean", `evening` "even", `heading` "head", and each word as typed the
+#   other way round
+WORD_NOTES = [
+    note(f"n-{word}", "词", "值得精读。", summary_en=f"Fixes {text} on ROCm.")
+    for word, text in {
+        "stat": "the stat counters",
+        "state": "the state object",
+        "stated": "as stated above",
+        "grad": "grad accumulation",
+        "grade": "grade the outputs",
+        "plan": "the execution plan",
+        "plane": "the control plane",
+        "planned": "as planned",
+        "past": "past PRs",
+        "paste": "copy and paste",
+        "pasted": "code pasted in",
+        "mean": "the mean latency",
+        "meaning": "the meaning of max_tokens",
+        "even": "an even split",
+        "evening": "every evening",
+        "head": "one attention head",
+        "heading": "a Markdown heading",
+    }.items()
+]
+# typed -> the words of WORD_NOTES it finds
+_WORD_FINDS = {
+    "stated": ["stated", "state"],
+    "stating": ["stated", "state"],
+    "graded": ["grade"],
+    "grading": ["grade"],
+    "planned": ["planned", "plan"],
+    "planning": ["planned", "plan"],
+    "pasted": ["pasted", "paste"],
+    "pasting": ["pasted", "paste"],
+    "meaning": ["meaning"],
+    "evening": ["evening"],
+    "heading": ["heading"],
+    "states": ["state", "stated"],
+}
+# a word as typed inside a longer one is found there by the filter, so these are ranked only
+_WORD_FINDS_RANKED = {
+    "stat": ["stat"],
+    "grad": ["grad"],
+    "plan": ["plan", "planned"],
+    "plane": ["plane"],
+    "past": ["past"],
+    "mean": ["mean"],
+    "even": ["even"],
+    "head": ["head"],
+}
+
+
+@pytest.mark.parametrize(
+    "typed, words, mode",
+    [
+        pytest.param(t, w, m, id=f"{t}-{name}")
+        for t, w in _WORD_FINDS.items()
+        for m, name in ((FILTER, "filter"), (RANKED, "ranked"))
+    ]
+    + [pytest.param(t, w, RANKED, id=f"{t}-ranked") for t, w in _WORD_FINDS_RANKED.items()],
+)
+def test_an_ed_or_ing_word_finds_the_stem_it_likely_has(typed, words, mode):
+    assert sorted(ids(search_notes(WORD_NOTES, typed, mode))) == sorted(f"n-{w}" for w in words)
+
+
 # the forms a word as typed does take: `-es` after a sibilant or an `o`, `-ed`, `-ing`
 @pytest.mark.parametrize("mode", [FILTER, RANKED])
 @pytest.mark.parametrize(
