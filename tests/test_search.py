@@ -838,6 +838,8 @@ _NO_FORMS = [
     ("fp8s", "fp8ed"),
     ("52419", "524190"),
     ('"preempted requests"', "preemption requests"),
+    ("apply", "the web application"),  # in vLLM's notes a program, no form of apply
+    ("application", "apply the patch"),
 ]
 
 
