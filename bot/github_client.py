@@ -38,7 +38,6 @@ from bot.github_errors import (
     NotTheAPI,
     detail,
     may_have_applied,
-    not_githubs,
     rate_limited,
 )
 from bot.github_http import DEFAULT_DEADLINE
@@ -602,20 +601,15 @@ class GitHubClient:
         """Ask GitHub once for the App (GET /app, signed with the JWT), not retried: a
         start must not wait out an outage. Raises GitHubError (`_asked_at_start`): refused
         are a 401, a 403 not a rate limit, a 404 (no such App); one surely not GitHub's
-        (`_foreign_refusal`) as `NotTheAPI`. Keeps the App's login, which `bot_login`
-        would ask for."""
+        comes as `NotTheAPI` (`github_http.refusal_githubs`). Keeps the App's login,
+        which `bot_login` would ask for."""
         integration = self._sessions.integration
         if integration is None:
             return
 
         def ask() -> str:
             with self._sessions.app_lock:
-                try:
-                    return integration.get_app().slug
-                except GithubException as exc:
-                    if (foreign := _foreign_refusal(exc)) is not None:
-                        raise foreign from exc
-                    raise
+                return integration.get_app().slug
 
         slug = _asked_at_start("get the App", ask, refusals=(401, 403, 404))
         with self._lock:
@@ -625,10 +619,10 @@ class GitHubClient:
         """Ask GitHub once for the token's rate limit (GET /rate_limit: it spends none of
         it), not retried, as `check_app`. Raises GitHubError (`_asked_at_start`): refused
         is a 401 (a token mistyped, expired or revoked), and a 401, 403 or 404 surely not
-        GitHub's (`_foreign_refusal`), as `NotTheAPI`. A GitHub Enterprise Server whose
-        rate limiting is off answers 404 saying so: the API's answer, taken; GitHub's
-        other 404s, and its 403s, are not refused (transient): such a server may word
-        it otherwise."""
+        GitHub's, which comes as `NotTheAPI` (`github_http.refusal_githubs`). A GitHub
+        Enterprise Server whose rate limiting is off answers 404 saying so: the API's
+        answer, taken; GitHub's other 404s, and its 403s, are not refused (transient):
+        such a server may word it otherwise."""
         if self._sessions.integration is not None:
             return
         requester = self._sessions.token_github().requester
@@ -637,8 +631,6 @@ class GitHubClient:
             try:
                 requester.requestJsonAndCheck("GET", "/rate_limit")
             except GithubException as exc:
-                if (foreign := _foreign_refusal(exc)) is not None:
-                    raise foreign from exc
                 if not _limits_off(exc):
                     raise
 
@@ -798,17 +790,6 @@ def _asked_at_start(what: str, ask: Callable[[], T], refusals: tuple[int, ...]) 
         raise GitHubError(
             f"GitHub {what}: {detail(exc)}", status=status, transient=not refused
         ) from exc
-
-
-def _foreign_refusal(exc: GithubException) -> NotTheAPI | None:
-    """A start's check refused (401, 403, 404) by an answer surely not GitHub's API
-    (`not_githubs`: a proxy's page, another server at GITHUB_API_URL), as NotTheAPI:
-    GitHub never saw the credentials, and every call would meet it. None for GitHub's own
-    answers, and for a rate limit (whoever asks for a wait is waited out, as GitHub)."""
-    if exc.status not in (401, 403, 404) or rate_limited(exc):
-        return None
-    foreign = not_githubs(exc)
-    return NotTheAPI(exc.status, foreign) if foreign is not None else None
 
 
 def _limits_off(exc: GithubException) -> bool:

@@ -51,13 +51,15 @@ NOT_THE_API = (
 
 
 class NotTheAPI(GithubException):
-    """A success (2xx) that is a web page (HTML), not GitHub's JSON, or a redirect GitHub's
-    API does not make (`bot.github_sessions.within_api`): GITHUB_API_URL names a web site
+    """A success (2xx) that is a web page (HTML), not GitHub's JSON, a refusal surely not
+    GitHub's (`foreign_refusal`), or a redirect GitHub's API does not make
+    (`bot.github_sessions.within_api`): GITHUB_API_URL names a web site
     (github.com's, a GitHub Enterprise host without /api/v3) or a proxy answers with its
     login page. Every call would get one: a setting to fix, not an outage to wait out, so
     it is no transport error (not retried, a create not looked for: nothing reached
     GitHub). A GithubException with the answer's status, as the client's other refusals
-    are. `what` says what answered."""
+    are; its failure has no status (`bot.github_retry`), which a caller would take for
+    GitHub's (a 404: a comment deleted). `what` says what answered."""
 
     def __init__(self, status: int, what: str = "a web page, not GitHub's JSON"):
         super().__init__(status, {"message": f"{what} ({NOT_THE_API})"})
@@ -74,17 +76,19 @@ def a_page(content_type: str, text: str) -> bool:
     return "html" in content_type.lower() or text.lstrip().startswith("<")
 
 
-def not_githubs(exc: GithubException) -> str | None:
-    """What answered, in words, when an error answer is surely not GitHub's API: a web
-    page (HTML by its content type, or text opening with `<`, which PyGithub reads as
-    `{"data": text}`), or one with no header GitHub's API sends (`GITHUB_HEADERS`). None
-    when it may be GitHub's."""
-    headers = headers_of(exc)
-    data = exc.data if isinstance(exc.data, dict) else {}
-    text = str(data.get("data") or "") if set(data) == {"data"} else ""
-    if a_page(headers.get("content-type", ""), text):
+def foreign_refusal(status: int, headers: Mapping[str, Any], text: str) -> str | None:
+    """What answered, in words, when a refusal (401, 403, 404) is surely not GitHub's
+    API: a web page (HTML by its content type, or text opening with `<`), or an answer
+    with no header GitHub's API sends (`GITHUB_HEADERS`): a proxy's, another server's at
+    a wrong GITHUB_API_URL. GitHub never saw the request, and every call would meet it.
+    None when it may be GitHub's, and for a rate limit (whoever asks for a wait is waited
+    out, as GitHub)."""
+    named = {name.lower(): str(value) for name, value in headers.items()}
+    if status not in (401, 403, 404) or rate_limit_answer(status, named, text) is not None:
+        return None
+    if a_page(named.get("content-type", ""), text):
         return "a web page, not GitHub's JSON"
-    if not any(name in headers for name in GITHUB_HEADERS):
+    if not any(name in named for name in GITHUB_HEADERS):
         return "an answer with no header GitHub's API sends (X-GitHub-Request-Id), not its own"
     return None
 

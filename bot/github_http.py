@@ -31,7 +31,7 @@ from requests import Session
 from requests.adapters import HTTPAdapter
 
 from bot.github_deadline import Watchdog, mount_watched, within_deadline
-from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, rate_header
+from bot.github_errors import NotTheAPI, UnreadableAnswer, a_page, foreign_refusal, rate_header
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 
 log = logging.getLogger(__name__)
@@ -107,6 +107,20 @@ def text_unicode(response: RequestsResponse) -> RequestsResponse:
     except (ValueError, RecursionError):
         return response  # no JSON: left to success_readable, or read as text
     return _Reread(response, json.dumps(valid_unicode(data)))
+
+
+def refusal_githubs(response: RequestsResponse) -> RequestsResponse:
+    """`response`; raises NotTheAPI for a 401, 403 or 404 surely not GitHub's
+    (`foreign_refusal`: a proxy's page, another server at GITHUB_API_URL). Read as
+    GitHub's, a 404 was a comment deleted or a repository gone, a 401 a token to mint
+    again, and the failure said only its status."""
+    if response.status not in (401, 403, 404):
+        return response
+    what = foreign_refusal(response.status, response.headers, response.read())
+    if what is None:
+        return response
+    log.info("answered %s with %s", response.status, what)
+    raise NotTheAPI(response.status, what)
 
 
 def success_readable(response: RequestsResponse, verb: str, url: str) -> RequestsResponse:
@@ -185,11 +199,12 @@ def cleaned(response: RequestsResponse, verb: str, url: str) -> RequestsResponse
     answers (`wrong_shape`: null, a list for an object), raises `UnreadableAnswer`, which
     the client takes as a dropped connection: retried, and a create looked for first. A
     success that is a web page (HTML) raises `NotTheAPI`: not GitHub's API answering but a
-    web site or a proxy's login page, which every call would get, so it fails at once. A
-    lone surrogate JSON escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as
-    the webhook's text is: the one place GitHub's API text enters the bot.
+    web site or a proxy's login page, which every call would get, so it fails at once; so
+    does a 401, 403 or 404 surely not GitHub's (`refusal_githubs`). A lone surrogate JSON
+    escapes in any answer (`\\ud800`, no Unicode) is read as U+FFFD, as the webhook's text
+    is: the one place GitHub's API text enters the bot.
     """
-    readable = error_text_readable(without_bad_rate_headers(response))
+    readable = refusal_githubs(error_text_readable(without_bad_rate_headers(response)))
     return move_handed_back(success_readable(text_unicode(readable), verb, url))
 
 

@@ -23,6 +23,7 @@ from bot.github_errors import (
     RETRY_AFTER,
     TRANSPORT_ERRORS,
     LockedError,
+    NotTheAPI,
     asked_retry_after,
     conversation_locked,
     detail,
@@ -192,6 +193,8 @@ class Retrier:
 
     def _failure(self, what: str, exc: BaseException, attempts: int) -> GitHubError:
         status = exc.status if isinstance(exc, GithubException) else None
+        if isinstance(exc, NotTheAPI):  # not GitHub's status: no caller takes it for GitHub's
+            return GitHubError(f"GitHub {what}: {detail(exc)}")
         if conversation_locked(exc):
             return LockedError(f"GitHub {what}: {detail(exc)}", status=status)
         if not retryable(exc):

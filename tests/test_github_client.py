@@ -1232,6 +1232,58 @@ def test_a_page_for_github_s_json_fails_at_once_naming_github_api_url(
     assert fake_github.comments(DEFAULT_REPO, 7) == []
 
 
+# A refusal (401, 403, 404) surely not GitHub's API at a running server (a proxy's page, a
+# web server at a wrong GITHUB_API_URL) failed the call with its bare status ("GitHub get
+# ...: 404"), nothing naming GITHUB_API_URL as the start's check does; a 404 of it was
+# taken for GitHub's answer: a comment deleted, a number that is no issue, a 401 a token
+# to mint again. Each now fails at once, saying so, with no status a caller takes for
+# GitHub's; GitHub's own 404 stays an answer (a comment deleted)
+FOREIGN_REFUSALS = {
+    "page": dict(raw=b"<html><body><h1>Not Found</h1></body></html>"),
+    "proxy-page": dict(raw=b"<!DOCTYPE html><title>Forbidden</title>", foreign=True),
+    "not-github-json": dict(body={"error": "no such route"}, foreign=True),
+}
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+@pytest.mark.parametrize("kind", list(FOREIGN_REFUSALS))
+def test_a_refusal_not_from_github_fails_a_call_naming_github_api_url(
+    fake_github, make_github_client, status, kind
+):
+    fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    said = fake_github.add_comment(DEFAULT_REPO, 7, "words")
+    client = make_github_client()
+    client.bot_login()
+    client.get_pull(PR)  # the token minted
+    answer = Fault(status=status, **FOREIGN_REFUSALS[kind])  # type: ignore[arg-type]
+    calls = [
+        ("GET", "/repos/*/pulls/7", "get", lambda: client.get_pull(PR)),
+        ("GET", "/repos/*/issues/7", "get", lambda: client.is_pull(PR)),
+        (
+            "GET",
+            f"/repos/*/comments/{said.id}",
+            "get comment",
+            lambda: client.comment_text(PR, said.id),
+        ),
+        ("POST", "/repos/*/issues/7/comments", "create", lambda: client.create_comment(PR, "hi")),
+        ("POST", TOKENS, "mint a token", lambda: make_github_client().get_pull(PR)),
+    ]
+    for method, path, what, call in calls:
+        fake_github.clear_requests()
+        fake_github.inject(method, path, answer)
+        with pytest.raises(GitHubError) as failed:
+            call()
+        text = str(failed.value)
+        assert f"GitHub {what}" in text and f": {status} " in text, text
+        assert "is GITHUB_API_URL the API's address" in text, text
+        assert failed.value.status is None and not failed.value.transient, (path, text)
+        assert len(fake_github.calls(method, path)) == 1, path  # asked once, no new token
+        assert len(fake_github.calls("POST", TOKENS)) == (path == TOKENS)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["words"]
+    fake_github.inject("GET", f"/repos/*/comments/{said.id}", Fault.not_found())
+    assert client.comment_text(PR, said.id) is None  # GitHub's own: the comment is gone
+
+
 def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.inject("POST", "/repos/*/issues/7/comments", Fault.error(502))
@@ -3524,7 +3576,8 @@ def test_a_redirect_out_of_the_api_fails_at_once_naming_github_api_url(
         with pytest.raises(GitHubError) as failed:
             call()
         said = str(failed.value)
-        assert failed.value.status == status and not failed.value.transient, (path, said)
+        assert f": {status} a redirect" in said and not failed.value.transient, (path, said)
+        assert failed.value.status is None  # not GitHub's answer: no caller reads it as one
         assert "is GITHUB_API_URL the API's address" in said, said
         assert there.partition("?")[0] in said and "return_to" not in said, said
         asked = fake_github.calls(path="/repos/*")  # the PR's calls, not the token's mint
