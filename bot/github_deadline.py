@@ -10,7 +10,8 @@ start's check), for as long as it went on. Past the deadline
 blocked on it, and the call fails as a timeout does (`PastDeadline`), retried by the
 same rules. One thread per client keeps the deadlines of all its calls (`Watchdog`).
 Not covered: a TLS handshake trickled in (its socket is out of reach until the handshake
-ends); Python's ssl bounds the whole handshake by the timeout instead.
+ends); Python's ssl bounds the whole handshake by the timeout instead. The same connections
+mark a failure of their connect as one that sent nothing (`github_errors.connect_failed`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from bot.github_errors import connect_failed
 
 T = TypeVar("T")
 
@@ -210,11 +213,17 @@ def within_deadline(seconds: float, call: Callable[[], T], watchdog: Watchdog) -
 
 class _Watched:
     """A urllib3 connection that tells this thread's call (`within_deadline`) it is the
-    one to shut at the deadline."""
+    one to shut at the deadline; and marks a failure of its connect (TCP, a proxy's
+    CONNECT, TLS: before the request is written, also where it connects inside `request`)
+    as one that sent nothing (`github_errors.connect_failed`)."""
 
     def connect(self) -> None:
         _tell(self)
-        super().connect()  # type: ignore[misc]
+        try:
+            super().connect()  # type: ignore[misc]
+        except BaseException as exc:
+            connect_failed(exc)
+            raise
         # once more: a deadline passed as it connected found no socket to shut, and a
         # plain-HTTP connection connects inside `request`, after its tell
         _tell(self)

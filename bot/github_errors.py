@@ -217,22 +217,57 @@ def may_have_applied(exc: BaseException) -> bool:
 
 
 def never_connected(exc: BaseException) -> bool:
-    """requests' error for a connection that could not be made (refused, unreachable, a
-    name not resolved, a connect timed out): urllib3 connects a new socket before a byte
-    of the request goes out, and, with no retries of its own (PyGithub's retry=None),
-    sends it on no other. Any other failure may come after sending: a read timeout, a
-    reset (a reused keep-alive connection the server closed meanwhile included: it fails
-    on sending or on reading, as a ProtocolError, either way unclear), a proxy or TLS
-    error, our deadline (`PastDeadline`, even one that expired while connecting)."""
-    if not isinstance(exc, requests.exceptions.ConnectionError):
+    """requests' error for a connection that could not be made: urllib3 connects before a
+    byte of the request goes out, and, with no retries of its own (PyGithub's retry=None),
+    sends it on no other. A connect refused, unreachable, a name not resolved, a connect
+    timed out, by their types; or any failure our connections marked as raised while
+    connecting (`connect_failed`: a proxy refusing the CONNECT or unreachable, a TLS
+    handshake failed or timed out, our deadline met while connecting). Any other failure
+    may come after sending: a read timeout, a reset (a reused keep-alive connection the
+    server closed meanwhile included: it fails on sending or on reading, as a
+    ProtocolError, either way unclear), a TLS error on a connection made before, our
+    deadline met later."""
+    if not isinstance(exc, requests.exceptions.RequestException):
         return False
     if isinstance(exc, requests.exceptions.ConnectTimeout):  # its reason a connect's timeout
         return True
-    if type(exc) is not requests.exceptions.ConnectionError:  # a proxy's, TLS's, a timeout's
-        return False
-    retried = exc.args[0] if exc.args else None  # requests wraps urllib3's MaxRetryError
-    # NewConnectionError (refused, unreachable; NameResolutionError too) is one
-    return isinstance(retried, MaxRetryError) and isinstance(retried.reason, ConnectTimeoutError)
+    if type(exc) is requests.exceptions.ConnectionError:
+        retried = exc.args[0] if exc.args else None  # requests wraps urllib3's MaxRetryError
+        # NewConnectionError (refused, unreachable; NameResolutionError too) is one
+        if isinstance(retried, MaxRetryError) and isinstance(retried.reason, ConnectTimeoutError):
+            return True
+    return _raised_connecting(exc)
+
+
+# What `connect_failed` notes on an exception (PEP 678), shown in its traceback too
+CONNECT_FAILED = "raised while connecting: no byte of the request was sent"
+
+
+def connect_failed(exc: BaseException) -> None:
+    """Mark `exc`, raised out of a connection's connect (`bot.github_deadline`), as
+    raised before the request was written: `never_connected` finds it inside requests'
+    and urllib3's wrappers of it."""
+    if CONNECT_FAILED not in getattr(exc, "__notes__", ()):
+        exc.add_note(CONNECT_FAILED)
+
+
+def _raised_connecting(exc: BaseException) -> bool:
+    """Whether `exc` or an error it wraps (requests' and urllib3's: their arguments, a
+    MaxRetryError's reason, an explicit `raise ... from`) is marked by `connect_failed`.
+    Not an exception that was being handled when it was raised (`__context__`): a call
+    made while handling a connect failure would be taken for it."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        error = todo.pop()
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        if CONNECT_FAILED in getattr(error, "__notes__", ()):
+            return True
+        wrapped = [*error.args, getattr(error, "reason", None), error.__cause__]
+        todo += [e for e in wrapped if isinstance(e, BaseException)]
+    return False
 
 
 def retry_after_seconds(retry_after: str) -> float | None:

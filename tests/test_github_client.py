@@ -1301,6 +1301,19 @@ def _retried(reason: Exception) -> urllib3.exceptions.MaxRetryError:
     return urllib3.exceptions.MaxRetryError(None, "/", reason)  # type: ignore[arg-type]
 
 
+def _while_connecting(exc: Exception, failed: Exception | None) -> Exception:
+    """`exc` raised from `failed`, which a connection's connect raised (marked so), or
+    from an error of the same call that was being handled as it failed (None: not)."""
+    if failed is not None:
+        github_errors.connect_failed(failed)
+        exc.__cause__ = failed
+    else:
+        handled = OSError("an earlier failure")
+        github_errors.connect_failed(handled)
+        exc.__context__ = handled  # handled, not wrapped: another call's
+    return exc
+
+
 # A connection never made (refused, or its connect timed out) carried nothing to GitHub: the
 # create's next try was taken for one whose answer was lost, and listed the comments twice,
 # the lost-create wait between, before posting
@@ -1336,8 +1349,9 @@ def test_a_create_whose_connection_was_never_made_is_posted_again_at_once(
 
 # requests' errors as its adapter raises them: only a connection never made is sure to
 # have sent nothing; a reset (a reused keep-alive connection failing as it sends, too), a
-# proxy's or TLS's failure, or our deadline (also one that expired while connecting) may
-# come after the request went out
+# proxy's or TLS's failure, or our deadline may come after the request went out, unless our
+# connection marked the failure as raised while connecting (`github_errors.connect_failed`,
+# below with real servers)
 @pytest.mark.parametrize(
     ("exc", "unclear"),
     [
@@ -1349,6 +1363,8 @@ def test_a_create_whose_connection_was_never_made_is_posted_again_at_once(
         (requests.exceptions.SSLError(_retried(urllib3.exceptions.SSLError())), True),
         (requests.ReadTimeout("read timed out"), True),
         (github_deadline.PastDeadline(60), True),
+        (_while_connecting(github_deadline.PastDeadline(60), OSError("shut")), False),
+        (_while_connecting(github_deadline.PastDeadline(60), None), True),
         (requests.ConnectionError("no cause"), True),
     ],
     ids=[
@@ -1360,11 +1376,114 @@ def test_a_create_whose_connection_was_never_made_is_posted_again_at_once(
         "tls",
         "read",
         "deadline",
+        "deadline-met-connecting",
+        "deadline-handling-one",
         "bare",
     ],
 )
 def test_only_a_connection_never_made_is_sure_to_have_sent_nothing(exc, unclear):
     assert github_errors.may_have_applied(exc) is unclear
+
+
+@contextmanager
+def _loopback_server(handle: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A loopback TCP server (its port) that runs `handle` on each connection it accepts,
+    then closes it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):  # the listener closed
+            while True:
+                conn, _ = listener.accept()
+                threading.Thread(target=_handled, args=(handle, conn), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()
+
+
+def _handled(handle: Callable[[socket.socket], None], conn: socket.socket) -> None:
+    with conn, contextlib.suppress(OSError):
+        handle(conn)
+
+
+def _hang_up_at_hello(conn: socket.socket) -> None:
+    conn.recv(65536)  # the client's TLS hello (or a proxy's CONNECT): no answer
+
+
+def _refuse_connect(conn: socket.socket) -> None:
+    conn.recv(65536)  # CONNECT api.example.test:443
+    conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+
+
+def _tls_hang_up_after_request(folder: Path) -> Callable[[socket.socket], None]:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*_self_signed(folder))
+
+    def handle(conn: socket.socket) -> None:
+        with context.wrap_socket(conn, server_side=True) as tls:
+            tls.recv(65536)  # the request: read, never answered
+
+    return handle
+
+
+def _no_listener() -> int:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        return free.getsockname()[1]
+
+
+# A proxy refusing the CONNECT, or not there, and a TLS handshake the server hung up in,
+# fail before a byte of the request is written; they were taken as "may have landed" as
+# any proxy or TLS error (requests' types alone do not tell), so a create's next try
+# listed the comments first, and the write was paid for. Our connections now mark what
+# their connect raised. A hang-up after the request was read (TLS done, or through a
+# plain HTTP proxy) stays unclear
+@pytest.mark.parametrize(
+    ("kind", "unclear"),
+    [
+        ("tls-hang-up-at-hello", False),
+        ("proxy-refuses-connect", False),
+        ("proxy-not-there", False),
+        ("tls-hang-up-after-request", True),
+        ("http-proxy-hang-up-after-request", True),
+    ],
+)
+def test_a_create_that_failed_while_connecting_is_sure_to_have_sent_nothing(
+    tmp_path, make_github_client, monkeypatch, kind, unclear
+):
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    handle = {
+        "tls-hang-up-at-hello": _hang_up_at_hello,
+        "proxy-refuses-connect": _refuse_connect,
+        "tls-hang-up-after-request": _tls_hang_up_after_request(tmp_path),
+        "http-proxy-hang-up-after-request": _hang_up_at_hello,
+    }.get(kind, _hang_up_at_hello)
+    with _loopback_server(handle) as port:
+        base_url = f"https://127.0.0.1:{port}"
+        if kind.startswith("proxy"):
+            base_url = "https://api.example.test"
+            there = _no_listener() if kind == "proxy-not-there" else port
+            monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{there}")
+        elif kind.startswith("http-proxy"):
+            base_url = "http://api.example.test"
+            monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        elif kind == "tls-hang-up-after-request":  # its certificate trusted
+            monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tmp_path / "cert.pem"))
+        client = make_github_client(
+            base_url=base_url,
+            token="ghp_connect",
+            timeout=2,
+            retry=dataclasses.replace(FAST_RETRY, attempts=1),
+        )
+        with pytest.raises(GitHubError) as failed:
+            client.create_comment(PR, "hello")
+    cause = failed.value.__cause__
+    assert isinstance(cause, requests.exceptions.ConnectionError), repr(cause)
+    assert github_errors.may_have_applied(cause) is unclear, repr(cause)
 
 
 def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_github_client):
