@@ -103,7 +103,8 @@ class GitHubError(Exception):
     a redelivery. At start, `check_app_credentials` (`check_token_credentials` with a
     token) warns on a transient one instead of refusing the credentials. `retry_after`:
     seconds GitHub asked us to wait, when it said so. `sent`: False when the call never
-    went out (a rate limit pause held back its first try): GitHub saw nothing of it
+    went out (a rate limit pause held back its first try, or each try failed connecting,
+    or another server than GitHub's API answered it): GitHub saw nothing of it
     (`never_sent`).
     """
 

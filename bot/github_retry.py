@@ -29,6 +29,7 @@ from bot.github_errors import (
     detail,
     headers_of,
     jwt_clock_problem,
+    never_connected,
     rate_limited,
     retryable,
     secondary_limit,
@@ -58,6 +59,18 @@ class RetryPolicy:
     # A create whose answer was lost, missing from the comment list: looked for again after
     # this long before it is posted again (the list may lag behind the write); 0: no wait
     lost_create_wait: float = 5.0
+
+
+def _went_out(exc: BaseException) -> bool:
+    """Whether a try that failed with `exc` sent its request, or may have: not one held
+    back (a pause, the client closed, a call of its own that sent nothing), one whose
+    connection was never made (`never_connected`), nor one another server than GitHub's
+    API answered (`NotTheAPI`: GitHub never saw it)."""
+    if isinstance(exc, Paused | NotTheAPI):
+        return False
+    if isinstance(exc, GitHubError):
+        return exc.sent
+    return not never_connected(exc)
 
 
 class Retrier:
@@ -118,10 +131,16 @@ class Retrier:
                 state.upcoming_sleep,
             )
 
+        sent = [False]  # whether a try went out, or may have: a write GitHub counts
+
         def tried() -> T:
             if self._closed.is_set():  # not sent: the server stopped
                 raise ClientClosed(f"GitHub {what}: not called, the client is closed")
-            return fn()
+            try:
+                return fn()
+            except BaseException as exc:
+                sent[0] = sent[0] or _went_out(exc)
+                raise
 
         retrying = Retrying(
             retry=retry_if_exception(retryable),
@@ -138,14 +157,16 @@ class Retrier:
                 f"GitHub {what}: {paused}",
                 transient=True,
                 retry_after=paused.retry_after,
-                sent=retrying.statistics.get("attempt_number", 1) > 1,
+                sent=sent[0],
             ) from paused
         except GitHubError as err:  # a call of its own held back (the login `_find` reads)
-            err.sent = err.sent or retrying.statistics.get("attempt_number", 1) > 1
+            err.sent = sent[0]
             raise
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
-            raise self._failure(what, exc, attempts) from exc
+            failure = self._failure(what, exc, attempts)
+            failure.sent = sent[0]  # every try failed connecting: no write GitHub counts
+            raise failure from exc
 
     def _between_tries(self, seconds: float) -> None:
         """The wait before a call's next try; on the wall clock, `close` cuts it short (the

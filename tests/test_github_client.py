@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import email.utils
+import functools
 import logging
 import re
 import socket
@@ -1277,6 +1278,7 @@ def test_a_refusal_not_from_github_fails_a_call_naming_github_api_url(
         assert f"GitHub {what}" in text and f": {status} " in text, text
         assert "is GITHUB_API_URL the API's address" in text, text
         assert failed.value.status is None and not failed.value.transient, (path, text)
+        assert never_sent(failed.value), path  # GitHub never saw it: no write it counts
         assert len(fake_github.calls(method, path)) == 1, path  # asked once, no new token
         assert len(fake_github.calls("POST", TOKENS)) == (path == TOKENS)
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["words"]
@@ -1484,6 +1486,7 @@ def test_a_create_that_failed_while_connecting_is_sure_to_have_sent_nothing(
     cause = failed.value.__cause__
     assert isinstance(cause, requests.exceptions.ConnectionError), repr(cause)
     assert github_errors.may_have_applied(cause) is unclear, repr(cause)
+    assert never_sent(failed.value) is not unclear  # the write budget pays only one sent
 
 
 def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_github_client):
@@ -2427,6 +2430,27 @@ def test_a_call_held_back_inside_a_try_is_sent_only_when_a_try_before_it_was():
     with pytest.raises(GitHubError) as caught:
         first.call("write", lambda: (_ for _ in ()).throw(next(tries)))
     assert caught.value is held and not never_sent(held)
+
+
+def _raise_next(failures: Iterator[BaseException]) -> None:
+    raise next(failures)
+
+
+# kills: bot/github_retry.py:Retrier.call a call whose every try failed connecting said
+#        sent (its write kept from the budget), or one with a try sent before not
+def test_a_call_whose_every_try_failed_connecting_was_never_sent():
+    never = requests.ConnectionError(_retried(_new_connection()))
+    retrier = Retrier(RetryPolicy(backoff=0.0, attempts=3), sleep=lambda seconds: None)
+    for tries, sent in [
+        ([never, never, never], False),
+        ([requests.ConnectionError("reset"), never, never], True),
+        ([never, never, requests.ConnectionError("reset")], True),
+        ([never, GithubException(502, {}, {}), never], True),
+    ]:
+        failures = iter(tries)
+        with pytest.raises(GitHubError) as caught:
+            retrier.call("write", functools.partial(_raise_next, failures))
+        assert never_sent(caught.value) is not sent, tries
 
 
 def test_a_token_minted_before_new_permissions_were_accepted_is_replaced(
