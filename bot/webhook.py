@@ -124,8 +124,9 @@ class GroupCommit:
         batch, self._pending = self._pending, []
         if self._aside is None or self._aside.done():  # none waits: on the loop, no wait
             stored = self._store([item for item, _, _ in batch], until=time.monotonic())
-            locked = [w for w, result in zip(batch, stored, strict=True) if _locked(result)]
-            _settle([(w, r) for w, r in zip(batch, stored, strict=True) if not _locked(r)])
+            outcomes = list(zip(batch, stored, strict=True))
+            locked = [w for w, result in outcomes if _locked(result)]
+            _settle([(w, result) for w, result in outcomes if not _locked(result)])
             if not locked:
                 return
             batch = locked
