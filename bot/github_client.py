@@ -283,8 +283,11 @@ class GitHubClient:
                     return StickyResult(Outcome.SKIPPED)
                 made = self._create(ref, issue, body, sticky_of_ours, None, unclear)
                 return StickyResult(Outcome.CREATED, made.id)
+            # Two can exist (deliveries racing, or a create whose answer was lost while the
+            # comment list lagged behind it); only the oldest is ever edited, so another
+            # would show stale notes for good. Prow removes them so too.
             for copy in copies:  # after the edit: the comment kept is current even if one fails
-                self._delete_copy(ref, copy)
+                self._delete_copy(ref, copy, f"notes comment {sticky.id}")
             return result
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
@@ -434,13 +437,11 @@ class GitHubClient:
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
-    def _delete_copy(self, ref: PRRef, copy: IssueComment) -> None:
-        """Delete a second notes comment of ours. Two can exist (deliveries racing, or a
-        create whose answer was lost while the comment list lagged behind it); only the
-        oldest is ever edited, so another would show stale notes for good. Prow removes
-        them so too. Already gone (404, e.g. a retry after a lost answer): done."""
-        self._gone_when_called(f"delete duplicate comment {copy.id} on {_pr(ref)}", copy.delete)
-        log.info("deleted comment %s on %s: a second notes comment of ours", copy.id, _pr(ref))
+    def _delete_copy(self, ref: PRRef, copy: IssueComment, of: str) -> None:
+        """Delete a later copy of a comment of ours (`of`: the one kept, as the log names
+        it). Already gone (404, e.g. a retry after a lost answer): done."""
+        self._gone_when_called(f"delete comment {copy.id} on {_pr(ref)}", copy.delete)
+        log.info("deleted comment %s on %s: a copy of %s of ours", copy.id, _pr(ref), of)
 
     def _gone_when_called(self, what: str, fn: Callable[[], object]) -> bool:
         """Run a call on one comment (retried as any); True when GitHub answers 404: the
@@ -481,9 +482,8 @@ class GitHubClient:
             if not ours:
                 return None, []
             kept, *copies = ours  # the oldest: the one readers saw first
-            for copy in copies:  # gone already (404): deleted all the same
-                self._gone_when_called(f"delete reply copy {copy.id} on {_pr(ref)}", copy.delete)
-                log.info("deleted comment %s on %s: a copy of reply %s", copy.id, _pr(ref), kept.id)
+            for copy in copies:
+                self._delete_copy(ref, copy, f"reply {kept.id}")
             return kept.id, [c.id for c in copies]
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
