@@ -35,7 +35,7 @@ from bot.github_port import (
 from bot.order_keys import said_before
 from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import PendingUpdate, PRState, showing_key
-from bot.queue import Delivery, own_delivery_id, pr_key
+from bot.queue import Delivery, own_delivery, pr_key
 from bot.sticky import Refresh, pause_sticky, refresh_sticky
 from bot.write_backs import charged
 
@@ -181,10 +181,10 @@ def _schedule(
     assert ctx.queue is not None
     asked = {k: v for k, v in pull.items() if k != "head"}  # it asks for the head then
     payload = own_payload(ref, REFRESH_ACTION, repo_id, asked)
-    delivery = own_delivery_id(REFRESH_ACTION, ref.repo, ref.number)
+    own = own_delivery(REFRESH_ACTION, ref.repo, ref.number)
     if prepaid:
-        ctx.flood.prepaid(delivery)
-    ctx.queue.enqueue_own(delivery, REFRESH_ACTION, payload, ref.repo, ref.number, delay_s)
+        ctx.flood.prepaid(own.id)
+    ctx.queue.enqueue_own(own, payload, delay_s)
 
 
 def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:

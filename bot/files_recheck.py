@@ -25,7 +25,7 @@ from bot.github_port import (
 )
 from bot.prfacts import PRFacts
 from bot.prstate import PendingUpdate, PRState, showing_key
-from bot.queue import Delivery, own_delivery_id
+from bot.queue import Delivery, own_delivery
 from bot.render import PauseCause, render_paused
 from bot.sticky import body_hash, refresh_sticky
 from bot.write_backs import charged
@@ -80,8 +80,8 @@ def _schedule(ctx: BotContext, ref: PRRef, look: int, delay: float, repo_id: int
     assert ctx.queue is not None
     payload = own_payload(ref, RECHECK_ACTION, repo_id, {"number": ref.number})
     payload[_LOOK] = look
-    delivery = own_delivery_id(RECHECK_ACTION, ref.repo, ref.number, look)
-    ctx.queue.enqueue_own(delivery, RECHECK_ACTION, payload, ref.repo, ref.number, delay)
+    own = own_delivery(RECHECK_ACTION, ref.repo, ref.number, look)
+    ctx.queue.enqueue_own(own, payload, delay)
 
 
 def handle_recheck(ctx: BotContext, delivery: Delivery) -> str:

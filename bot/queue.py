@@ -308,11 +308,22 @@ def pr_key(repo: str | None, number: int | None) -> str | None:
     return f"{repo.lower()}#{number}" if repo and number is not None else None
 
 
-def own_delivery_id(action: str, repo: str, pr_number: int, *more: object) -> str:
-    """A unique id for a delivery the bot queues for itself: its action, its PR, what
-    else tells it apart (`more`), and a random tail, so no two are ever one."""
+@dataclass(frozen=True)
+class OwnDelivery:
+    """A delivery the bot queues for itself (`DeliveryQueue.enqueue_own`), as `own_delivery`
+    names it."""
+
+    id: str
+    action: str
+    repo: str
+    pr_number: int
+
+
+def own_delivery(action: str, repo: str, pr_number: int, *more: object) -> OwnDelivery:
+    """A delivery for the bot to queue for itself, under a unique id: its action, its PR,
+    what else tells it apart (`more`), and a random tail, so no two are ever one."""
     parts = [action, f"{repo}#{pr_number}", *map(str, more), uuid.uuid4().hex]
-    return ":".join(parts)
+    return OwnDelivery(":".join(parts), action, repo, pr_number)
 
 
 class DeliveryQueue:
@@ -412,25 +423,16 @@ class DeliveryQueue:
         )
         return self.enqueue_many([item])[0]
 
-    def enqueue_own(
-        self,
-        delivery_id: str,
-        action: str,
-        payload: dict[str, Any],
-        repo: str,
-        pr_number: int,
-        delay_s: float,
-    ) -> Enqueued:
+    def enqueue_own(self, own: OwnDelivery, payload: dict[str, Any], delay_s: float) -> Enqueued:
         """A `pull_request` delivery the bot queues for itself (`github_port.own_payload`:
-        a files re-check, a deferred update, a reply-copies check), due `delay_s` from now;
-        its id from `own_delivery_id`."""
+        a files re-check, a deferred update, a reply-copies check), due `delay_s` from now."""
         return self.enqueue(
-            delivery_id,
+            own.id,
             "pull_request",
-            action,
+            own.action,
             payload,
-            repo,
-            pr_number,
+            own.repo,
+            own.pr_number,
             not_before=utcnow(after_s=delay_s),
             by_bot=True,
         )

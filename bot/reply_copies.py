@@ -14,7 +14,7 @@ from __future__ import annotations
 from bot.context import BotContext
 from bot.dispatch import Dispatcher, Route
 from bot.github_port import PRRef, own_payload, ref_from_payload
-from bot.queue import Delivery, own_delivery_id
+from bot.queue import Delivery, own_delivery
 
 CHECK_ACTION = "review_notes_reply_copies"  # not GitHub's: a reply's copies looked for
 _KEY = "review_notes_reply_key"  # the reply's key (bot.markers.reply_key)
@@ -34,8 +34,7 @@ def after_posted_again(ctx: BotContext, ref: PRRef, key: str) -> None:
         return
     payload = own_payload(ref, CHECK_ACTION, ref.repo_id, {"number": ref.number})
     payload[_KEY] = key
-    delivery = own_delivery_id(CHECK_ACTION, ref.repo, ref.number)
-    ctx.queue.enqueue_own(delivery, CHECK_ACTION, payload, ref.repo, ref.number, delay)
+    ctx.queue.enqueue_own(own_delivery(CHECK_ACTION, ref.repo, ref.number), payload, delay)
 
 
 def handle_check(ctx: BotContext, delivery: Delivery) -> str:
