@@ -652,7 +652,7 @@ class Settings(BaseSettings):
         the dry run's links): listening on every address means this machine's loopback,
         which a browser can open (it cannot open 0.0.0.0 everywhere)."""
         host = self.host.strip()
-        if host in ("", "0.0.0.0"):
+        if host == "0.0.0.0":  # (a blank host loads as the default: `_blank_is_default`)
             host = "127.0.0.1"
         elif host in ("::", "[::]"):  # IPv6's every address: its loopback answers even
             host = "[::1]"  # where IPv6 sockets take no IPv4 (bindv6only)
