@@ -763,6 +763,21 @@ def test_a_comment_asked_for_by_its_id_is_not_edited_when_it_is_on_another_pr(
     assert f"on another issue ({fake_github.base_url}/repos/{DEFAULT_REPO}/issues/8)" in said
 
 
+def test_a_comment_s_text_is_read_only_on_this_pr_and_while_it_is_there(
+    fake_github, make_github_client
+):
+    # GitHub serves any comment of the repository by its id: one on another PR is none of
+    # this one's (a command's words read back, bot.command_answers)
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    fake_github.add_pull(DEFAULT_REPO, 8)
+    here = fake_github.add_comment(DEFAULT_REPO, 7, "/notes wrong 2")
+    there = fake_github.add_comment(DEFAULT_REPO, 8, "/notes wrong 1")
+    client = make_github_client()
+    assert client.comment_text(PR, here.id) == "/notes wrong 2"
+    assert client.comment_text(PR, there.id) is None
+    assert client.comment_text(PR, there.id + 1000) is None  # gone: deleted
+
+
 # kills: bot/github_client.py:GitHubClient._listed_late the comment's issue compared by the
 #        repository's name too: under its old name GitHub answers with the new one's
 def test_a_comment_the_list_lacks_is_still_edited_under_the_repository_s_old_name(
