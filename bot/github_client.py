@@ -490,13 +490,9 @@ class GitHubClient:
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         def op(gh: Github) -> str | None:
-            comment = self._repo_of(gh, ref).get_issue(ref.number).get_comment(comment_id)
-            if self._gone_when_called(  # lazy: the request is the raw_data
-                f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
-            ):
-                return None
-            on = str(comment.raw_data.get("issue_url") or "")
-            return comment.body if on.endswith(f"/issues/{ref.number}") else None
+            issue = self._repo_of(gh, ref).get_issue(ref.number)
+            comment = self._on_this_pr(ref, issue, comment_id)
+            return None if comment is None else comment.body
 
         return self._sessions.as_installation(ref, op, READ_COMMENTS)
 
