@@ -21,6 +21,7 @@ from bot.context import BotContext
 from bot.db import Database, utcnow
 from bot.feedback import (
     Mark,
+    Pick,
     PickProblem,
     as_said,
     hide_dismissed,
@@ -42,6 +43,20 @@ from tests.test_sticky import REF, CountingPort, bodies, facts
 from tests.webhook_kit import MATCHING_FILES, clean_env, make_settings, title_with_one_more_note
 
 SHOWN = ("vllm-aaaa1111", "vllm-bbbb2222", "vllm-cccc3333")
+
+
+def picked(typed: str, shown: tuple[str, ...] = SHOWN, **kw) -> Pick:
+    """Which of `shown` the comment line `/notes wrong {typed}` means (`pick_note`)."""
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    return pick_note(command.args, shown, **kw)
+
+
+def assert_lists_2_and_3(typed: str) -> None:
+    """`/notes wrong {typed}` names notes 2 and 3: no one note is hidden, and its key is
+    the list's, as `2,3` (an edit between the two ways of typing it runs nothing)."""
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert command.key == ("wrong", ("2,3",))
 
 
 # --- which note a command means ---------------------------------------------------------
@@ -85,8 +100,7 @@ def test_a_note_number_in_brackets_names_the_note(typed, plain):
 
 @pytest.mark.parametrize("typed", ["(2,3)", "(2]", "[2)", "(see 2)", "(2x)", ",(2)"])
 def test_brackets_holding_more_than_a_number_or_unmatched_name_no_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).note_id is None
+    assert picked(typed).note_id is None
 
 
 # two notes' numbers in brackets name no one note, as `2, 3` and `2 3` do not: `/notes wrong
@@ -97,8 +111,7 @@ def test_brackets_holding_more_than_a_number_or_unmatched_name_no_note(typed):
     ["(1) (2)", "(1), (2)", "[1][2]", "(1)(2) both off", "（１）（２）", "(1)-(3)"],
 )
 def test_two_bracketed_numbers_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
 
 
@@ -107,8 +120,7 @@ def test_two_bracketed_numbers_name_no_one_note(typed):
 #   notes the comment does not show
 @pytest.mark.parametrize("typed", ["(2,3)", "[2,3]", "（２，３）", "(2、3) both off"])
 def test_with_one_note_shown_two_bracketed_numbers_hide_nothing(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN[:1])
+    pick = picked(typed, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
     # the answer quotes the numbers asked, with no bracket left of the pair
     assert pick.asked == typed.split(" ")[0][1:-1]
@@ -178,8 +190,7 @@ def test_a_list_separator_typed_apart_reads_as_glued(spaced, glued):
     ("spaced", "asked"), [("2 , 3", "2"), ("2 - 3", "2"), ("(2) - (3)", "2-3"), ("(2) (3)", "2")]
 )
 def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
-    (command,) = parse_commands(f"/notes wrong {spaced}")
-    pick = pick_note(command.args, SHOWN[:1])
+    pick = picked(spaced, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
     assert pick.asked == asked
 
@@ -197,8 +208,7 @@ def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
     ],
 )
 def test_a_separator_before_words_keeps_them_the_reason(typed, reason):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -242,8 +252,7 @@ def test_a_comma_typed_apart_sets_the_reason_off(typed, reason):
     ],
 )
 def test_a_reason_set_off_by_a_dash_may_start_with_a_number(typed, reason):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.reason, pick.problem) == (SHOWN[1], reason, None)
     alone = pick_note(parse_commands(f"/notes wrong 1{typed[1:]}")[0].args, SHOWN[:1])
     assert (alone.note_id, alone.reason) == (SHOWN[0], reason)
@@ -311,20 +320,17 @@ def test_bracketed_numbers_are_read_with_the_separators_between_them(typed, read
 
 
 def test_a_separator_before_a_bracketed_number_is_the_reason_s():
-    (command,) = parse_commands("/notes wrong - (2)")
-    assert pick_note(command.args, SHOWN[:1]).reason == "(2)"
+    assert picked("- (2)", SHOWN[:1]).reason == "(2)"
 
 
 # kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
 #   read as a number: the reason's words are the curators', as typed
 def test_a_bracketed_number_in_the_reason_is_its_word():
-    (command,) = parse_commands("/notes wrong (2)只是改名 (3)")
-    assert pick_note(command.args, SHOWN).reason == "只是改名 (3)"
+    assert picked("(2)只是改名 (3)").reason == "只是改名 (3)"
 
 
 def test_a_bracketed_number_out_of_range_is_answered_with_the_number():
-    (command,) = parse_commands("/notes wrong (9)")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("(9)")
     assert (pick.problem, pick.rank, pick.asked) == (PickProblem.RANGE, 9, "9")
 
 
@@ -341,8 +347,7 @@ def test_the_first_and_the_last_note_are_named_by_their_numbers():
 def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
     # a command's words split at these as at any blank a reader sees (comment_prose.BLANKS),
     # and a word ending in one (as pick_note may be given) still names the note
-    (command,) = parse_commands(f"/notes wrong 2{space} only renames a flag")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(f"2{space} only renames a flag")
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "only renames a flag")
 
 
@@ -404,8 +409,7 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
         (command,) = parse_commands(line)
         assert pick_note(command.args, SHOWN).reason == reason, line
     # with one note shown, the reason alone may start with one
-    (command,) = parse_commands("/notes wrong — only renames")
-    assert pick_note(command.args, SHOWN[:1]).reason == "only renames"
+    assert picked("— only renames", SHOWN[:1]).reason == "only renames"
 
 
 # kills: bot/feedback.py:_ordinal (hand) Chinese's `第2条` not read: answered "say which note"
@@ -527,8 +531,7 @@ def test_a_note_named_in_full_width_english_names_the_note(typed, reason):
     pick = pick_note(command.args, SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
     # an ordinal qualifying a word is that word's adjective, full-width or not
-    (command,) = parse_commands("/notes wrong ｔｈｅ ｓｅｃｏｎｄ ｈａｌｆ ｉｓ ｄｏｃｓ")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert picked("ｔｈｅ ｓｅｃｏｎｄ ｈａｌｆ ｉｓ ｄｏｃｓ").problem is PickProblem.WHICH
 
 
 # a reason glued on to the number (`2，只是改名`, `第2条只是改名`, `2:only`) is keyed as after a
@@ -731,16 +734,14 @@ def test_an_english_ordinal_after_the_before_a_word_is_a_word_of_the_reason(reas
 # kills: bot/feedback.py:_is_number (hand) `the` and an ordinal after a note's number read as
 #   a second number: `2 the first one fits` was "Say which note", though it names note 2
 def test_the_and_an_ordinal_after_a_notes_number_are_words_of_the_reason():
-    (command,) = parse_commands("/notes wrong 2 the first one fits, this one does not")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("2 the first one fits, this one does not")
     assert (pick.rank, pick.reason) == (2, "the first one fits, this one does not")
 
 
 @pytest.mark.parametrize("first", ["note 2", "Note 2: only renames", "note #2"])
 def test_with_one_note_shown_note_2_is_a_number_out_of_range_not_a_reason(first):
     # the reviewer read another comment than this one: hiding note 1 is not what they asked
-    (command,) = parse_commands(f"/notes wrong {first}")
-    pick = pick_note(command.args, SHOWN[:1])
+    pick = picked(first, SHOWN[:1])
     assert (pick.note_id, pick.problem) == (None, PickProblem.RANGE)
     assert pick.asked == first.removesuffix(": only renames")  # quoted as typed
 
@@ -816,11 +817,9 @@ def test_a_reason_in_full_width_brackets_glued_to_the_number_is_its_reason():
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "（只是改名）")
     assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
     # ASCII's glued on is no separator, as before: which note is meant is not clear
-    (command,) = parse_commands("/notes wrong 2(only renames)")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert picked("2(only renames)").problem is PickProblem.WHICH
     # a quote inside a reason glued to the number is the reason's, kept as typed
-    (command,) = parse_commands("/notes wrong 2，只改了名「后续」")
-    assert pick_note(command.args, SHOWN).reason == "只改了名「后续」"
+    assert picked("2，只改了名「后续」").reason == "只改了名「后续」"
 
 
 # kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
@@ -838,16 +837,14 @@ def test_a_reason_glued_to_the_number_is_kept_as_typed():
     (command,) = parse_commands("/notes wrong 2，只改了名（ＰＲ 后续）")
     assert pick_note(command.args, SHOWN).reason == "只改了名（ＰＲ 后续）"
     # a separator no command word splits at (test above) is no part of the reason
-    (command,) = parse_commands("/notes wrong 2，\u2028只改了名")
-    assert pick_note(command.args, SHOWN).reason == "只改了名"
+    assert picked("2，\u2028只改了名").reason == "只改了名"
 
 
 def test_a_number_out_of_range_glued_to_its_reason_hides_nothing():
     # With one note shown, words that name no note are the reason for hiding it; but
     # `2，不对` names note 2, which the comment does not show: it hid note 1, which the
     # reviewer did not name.
-    (command,) = parse_commands("/notes wrong 2，不对")
-    pick = pick_note(command.args, SHOWN[:1])
+    pick = picked("2，不对", SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, "2")
 
 
@@ -1657,8 +1654,7 @@ def test_with_one_note_shown_a_list_of_numbers_is_no_reason_to_hide_it(first, as
     # With one note shown the number may be left out, and `/notes wrong 第2、3条` or `2,3`
     # hid note 1 with that list for its reason: what the reviewer named, notes 2 and 3,
     # the comment does not show, as `/notes wrong 5` names none (answered, nothing hidden)
-    (command,) = parse_commands(f"/notes wrong {first} 只是改名")
-    pick = pick_note(command.args, SHOWN[:1])
+    pick = picked(f"{first} 只是改名", SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
     # naming the one note shown and another: which is meant is not clear, as `1 2`
     (command,) = parse_commands(
@@ -1686,8 +1682,7 @@ def test_a_number_then_a_list_or_a_spaced_count_names_no_note(rest):
 
 
 def test_a_reason_starting_with_a_figure_is_still_a_reason():
-    (command,) = parse_commands("/notes wrong 2. 3x slower is another PR's claim")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("2. 3x slower is another PR's claim")
     assert (pick.note_id, pick.reason) == (SHOWN[1], "3x slower is another PR's claim")
 
 
@@ -1809,16 +1804,14 @@ def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
     # `/notes wrong 2 2.5x faster` hid note 2 with its reason until `2.5` came to be read
     # as two numbers, its `x` aside: then "say which note", and with one note shown
     # `/notes wrong 2.5x faster` was answered "There is no note `2.5x`", nothing hidden
-    (command,) = parse_commands(f"/notes wrong 2 {figure} faster")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(f"2 {figure} faster")
     assert (pick.note_id, pick.reason) == (SHOWN[1], f"{figure} faster")
     (command,) = parse_commands(f"/notes wrong {figure} faster")
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], f"{figure} faster")
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
     # a figure alone is still two numbers, which is meant not clear
-    (command,) = parse_commands(f"/notes wrong 2 {figure.rstrip('xGBmstok')} faster")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert picked(f"2 {figure.rstrip('xGBmstok')} faster").problem is PickProblem.WHICH
 
 
 # kills: bot/feedback.py:_LISTED a Chinese numeral after a note's number read as its reason
@@ -1854,8 +1847,7 @@ def test_a_list_of_chinese_numerals_names_no_note(first, one):
     ],
 )
 def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason):
-    (command,) = parse_commands(f"/notes wrong {first}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(first)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -1870,10 +1862,8 @@ def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
     assert pick_note(command.args, SHOWN[:1]).problem == problem
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
     # a flag's dashes, or a range with a unit, are the reason's, as before
-    (command,) = parse_commands("/notes wrong 2--enforce-eager only")
-    assert pick_note(command.args, SHOWN[:1]).reason == "2--enforce-eager only"
-    (command,) = parse_commands("/notes wrong 2-3x slower")
-    assert pick_note(command.args, SHOWN[:1]).reason == "2-3x slower"
+    assert picked("2--enforce-eager only", SHOWN[:1]).reason == "2--enforce-eager only"
+    assert picked("2-3x slower", SHOWN[:1]).reason == "2-3x slower"
 
 
 # kills: bot/feedback.py:pick_note an emoji's shortcode before the number read as the reason
@@ -1893,8 +1883,7 @@ def test_an_emoji_shortcode_before_the_note_number_is_no_part_of_the_command(lin
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
     # alone, it is no reason either: one note shown is hidden without one
-    (command,) = parse_commands("/notes wrong :pray:")
-    assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])
+    assert picked(":pray:", SHOWN[:1]) == pick_note((), SHOWN[:1])
 
 
 def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
@@ -1927,12 +1916,10 @@ def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
     ],
 )
 def test_a_count_in_digits_after_a_note_number_is_the_reason_as_in_numerals(first, reason):
-    (command,) = parse_commands(f"/notes wrong {first}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(first)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
     numerals = first.replace("30", "三十").replace("3个", "三个")
-    (command,) = parse_commands(f"/notes wrong {numerals}")
-    assert pick_note(command.args, SHOWN).note_id == SHOWN[1]
+    assert picked(numerals).note_id == SHOWN[1]
 
 
 # the other side of the same rule: a second number with nothing after it in its word but
@@ -1950,12 +1937,10 @@ def test_a_second_number_alone_in_its_word_names_no_note_in_digits_as_in_numeral
 def test_a_decimal_with_a_chinese_unit_after_the_number_is_the_reason(figure):
     # `/notes wrong 2 1.5倍` ("note 2: 1.5 times") asked which note, `1.5` read as notes
     # 1 and 5, where `2 1.5x` hid note 2 with its reason
-    (command,) = parse_commands(f"/notes wrong 2 {figure}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(f"2 {figure}")
     assert (pick.note_id, pick.reason) == (SHOWN[1], figure)
     # glued to the number it is no number: `2.1.5倍` and `1.5倍` name no note
-    (command,) = parse_commands(f"/notes wrong {figure}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+    assert picked(figure).problem is PickProblem.WHICH
 
 
 # kills: bot/feedback.py:_NUMBER (hand) a decimal with a unit glued to the note's number by a
@@ -1975,14 +1960,12 @@ def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_
     first, reason
 ):
     # docs/commands.md: a figure with a unit glued on is a quantity, not two numbers
-    (command,) = parse_commands(f"/notes wrong {first}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(first)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
     # with no unit it stays a number: which note is meant is not clear (`2，1.5`), and a
     # decimal after a point is the note number's own (`2.1.5倍`: 2.1)
     for unclear in ("2，1.5", "2.1.5倍"):
-        (command,) = parse_commands(f"/notes wrong {unclear}")
-        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+        assert picked(unclear).problem is PickProblem.WHICH
 
 
 # kills: bot/feedback.py:_number_glued (hand) an integer with an English unit glued on by a
@@ -2007,8 +1990,7 @@ def test_an_english_quantity_glued_on_by_a_full_width_separator_is_the_reason(fi
     # European `2,4bit`, `2.4bit`) or a ratio's (`2:4`): which note is meant is not clear
     ascii_glue = first.translate(str.maketrans("，：２４ｂｉｔ", ",:24bit"))
     for unclear in (ascii_glue, ascii_glue.replace(",", ".").replace(":", ".")):
-        (command,) = parse_commands(f"/notes wrong {unclear}")
-        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH, unclear
+        assert picked(unclear).problem is PickProblem.WHICH, unclear
 
 
 # kills: bot/feedback.py:_reason (hand) an emoji alone kept as a word of the reason, where its
@@ -2162,8 +2144,7 @@ def test_a_number_glued_by_one_dash_to_an_english_word_is_a_quantity(typed):
 # it names that note, not the note numbered by its digits with the rest as the reason
 def test_a_note_id_opening_with_a_number_and_a_dash_names_that_note():
     shown = (*SHOWN, "2-bit-awq")
-    (command,) = parse_commands("/notes wrong 2-bit-awq only renames")
-    pick = pick_note(command.args, shown)
+    pick = picked("2-bit-awq only renames", shown)
     assert (pick.note_id, pick.rank, pick.reason) == ("2-bit-awq", 4, "only renames")
 
 
@@ -2218,8 +2199,7 @@ def test_a_number_quoted_with_other_words_stays_the_reason():
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], '"2 is a rename"')  # as typed
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
-    (command,) = parse_commands('/notes wrong "1"')
-    assert pick_note(command.args, SHOWN[:1]) == pick_note((), SHOWN[:1])  # note 1, no reason
+    assert picked('"1"', SHOWN[:1]) == pick_note((), SHOWN[:1])  # note 1, no reason
 
 
 # kills: bot/feedback.py:_ordinal a Chinese list of notes' numbers with the reason glued on
@@ -2379,8 +2359,7 @@ def test_notes_before_a_number_names_it_as_note_does(typed, rank, key):
     ],
 )
 def test_an_ordinal_adjective_after_and_stays_the_reason(typed, reason):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -2399,8 +2378,7 @@ def test_an_ordinal_adjective_after_and_stays_the_reason(typed, reason):
     ],
 )
 def test_a_count_after_and_stays_the_reason(typed, reason):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -2428,13 +2406,10 @@ def test_a_second_number_with_a_reason_glued_on_that_counts_nothing_is_a_lists(t
     "typed", ["2、三只是改名", "2，三都不相关", "二、三只是改名", "第2、三只是改名", "2、三也是"]
 )
 def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
+    assert_lists_2_and_3(typed)
     # a word a numeral starts stays the reason's (`十分`, "very"; `一般`; `三方`, "third-party")
     for reason in ("十分不相关", "一般不用看", "三方库的改动", "三个文件只是改名"):
-        (command,) = parse_commands(f"/notes wrong 2，{reason}")
-        pick = pick_note(command.args, SHOWN)
+        pick = picked(f"2，{reason}")
         assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -2444,9 +2419,7 @@ def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
     "typed", ["2和第3条", "2 和 第3条", "(2)和第3条", "2和第3条只是改名", "2及第3"]
 )
 def test_a_number_after_and_counted_with_di_joins_the_list(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
+    assert_lists_2_and_3(typed)
 
 
 # the other side: digits with a unit or a measure word glued on count something, the
@@ -2466,8 +2439,7 @@ def test_a_number_after_and_counted_with_di_joins_the_list(typed):
     ],
 )
 def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(typed)
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
@@ -2484,13 +2456,11 @@ def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
-    (command,) = parse_commands(f"/notes wrong 2，{typed}")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked(f"2，{typed}")
     assert (pick.note_id, pick.reason) == (SHOWN[1], typed)
     # the words those characters start are a reason's, glued on (`例如`, "for example")
     for word in ("例如", "成功", "成本", "成员变量", "日志", "多余", "片面"):
-        (command,) = parse_commands(f"/notes wrong 2{word}")
-        pick = pick_note(command.args, SHOWN)
+        pick = picked(f"2{word}")
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
 
 
@@ -2506,8 +2476,7 @@ def test_a_reason_glued_on_to_a_note_number_is_set_apart_as_after_a_comma(typed)
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, typed[:-4])
     # a count is no number: the reason, as typed
-    (command,) = parse_commands("/notes wrong 30分钟就能复现")
-    assert pick_note(command.args, SHOWN[:1]).reason == "30分钟就能复现"
+    assert picked("30分钟就能复现", SHOWN[:1]).reason == "30分钟就能复现"
 
 
 _CHINESE_REASONS = ["只是改名", "都不相关", "跟本PR无关", "没关系", "也只是重命名", "处理的是别的"]
@@ -2553,24 +2522,18 @@ def test_digits_and_a_chinese_word_glued_on_read_as_a_number_and_its_reason(
     ],
 )
 def test_notes_after_a_list_of_numbers_counts_them_as_notes_no_count(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
+    assert_lists_2_and_3(typed)
     # a count after `and` stays the reason
-    (command,) = parse_commands("/notes wrong 2 and 3 files are renames")
-    assert pick_note(command.args, SHOWN).reason == "and 3 files are renames"
+    assert picked("2 and 3 files are renames").reason == "and 3 files are renames"
 
 
 # kills: bot/feedback.py:_numbers_unbracketed (hand) `and` glued after a bracketed number
 #   (`(2)and 3`) read as a reason glued on, where `(2) and 3` names two notes
 @pytest.mark.parametrize("typed", ["(2)and 3", "(2)and (3)", "(2)& 3", "(2)和3", "(2)和3只是改名"])
 def test_and_glued_after_a_bracketed_number_joins_a_list_as_typed_apart(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
+    assert_lists_2_and_3(typed)
     # a word that only starts so is the reason glued on, as after `(2)`
-    (command,) = parse_commands("/notes wrong (2)android only")
-    assert pick_note(command.args, SHOWN).reason == "android only"
+    assert picked("(2)android only").reason == "android only"
 
 
 @settings(max_examples=150, derandomize=True, database=None, deadline=None)
@@ -2624,8 +2587,7 @@ def test_an_ordinal_in_digits_before_a_noun_it_qualifies_is_the_reason(reason):
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
     # before any other word it is the note's number, as before
-    (command,) = parse_commands("/notes wrong 2nd is a rename")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("2nd is a rename")
     assert (pick.note_id, pick.reason) == (SHOWN[1], "is a rename")
 
 
@@ -2640,11 +2602,9 @@ def test_a_number_a_machine_or_gpu_is_given_is_no_notes_number(reason):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], reason)
-    (command,) = parse_commands(f"/notes wrong 2，{reason}")
-    assert pick_note(command.args, SHOWN).reason == reason
+    assert picked(f"2，{reason}").reason == reason
     # a reason glued on to a note's number so is its reason, as before
-    (command,) = parse_commands("/notes wrong 2号只是改名")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("2号只是改名")
     assert (pick.note_id, pick.reason) == (SHOWN[1], "只是改名")
 
 
@@ -2661,12 +2621,10 @@ def test_a_count_with_a_further_measure_word_glued_on_is_no_note_number(typed):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
     pick = pick_note(command.args, SHOWN[:1])
     assert (pick.note_id, pick.reason) == (SHOWN[0], typed)
-    (command,) = parse_commands(f"/notes wrong 2，{typed}")
-    assert pick_note(command.args, SHOWN).reason == typed
+    assert picked(f"2，{typed}").reason == typed
     # the words those characters start are a reason's, glued on (`代码`, "code")
     for word in ("代码只是格式化", "代替了旧的", "代表的是别的"):
-        (command,) = parse_commands(f"/notes wrong 2{word}")
-        pick = pick_note(command.args, SHOWN)
+        pick = picked(f"2{word}")
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
 
 
@@ -2691,8 +2649,7 @@ def test_numbers_joined_by_or_and_to_in_chinese_name_no_one_note(typed, key):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
     assert command.key == ("wrong", (key,))
     # with one word of them a reason glued on, it stays the note's (`跟TP无关`, "unrelated to TP")
-    (command,) = parse_commands("/notes wrong 2跟TP无关")
-    pick = pick_note(command.args, SHOWN)
+    pick = picked("2跟TP无关")
     assert (pick.note_id, pick.reason) == (SHOWN[1], "跟TP无关")
 
 
@@ -2700,11 +2657,8 @@ def test_numbers_joined_by_or_and_to_in_chinese_name_no_one_note(typed, key):
 #   ("and") read as the first note's number with a reason glued on: `2或者3` hid note 2
 @pytest.mark.parametrize("typed", ["2或者3", "2以及3", "2还有3都不相关", "(2)或者(3)", "二以及三"])
 def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
-    (command,) = parse_commands("/notes wrong 2还有别的问题")  # "2 has other problems too"
-    pick = pick_note(command.args, SHOWN)
+    assert_lists_2_and_3(typed)
+    pick = picked("2还有别的问题")  # "2 has other problems too"
     assert (pick.note_id, pick.reason) == (SHOWN[1], "还有别的问题")
 
 
@@ -2712,31 +2666,22 @@ def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
 #   as note 2 and the reason 'or 3': it hid note 2
 @pytest.mark.parametrize("typed", ["2 or 3", "#2 or #3", "2 or 3, not sure which", "note 2 or 3"])
 def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
+    assert_lists_2_and_3(typed)
     # a count after `or` stays the reason, as after `and`
-    (command,) = parse_commands("/notes wrong 2 or 3 files are renames")
-    assert pick_note(command.args, SHOWN).reason == "or 3 files are renames"
+    assert picked("2 or 3 files are renames").reason == "or 3 files are renames"
 
 
 # kills: bot/feedback.py:_EN_AND (hand) a comma before `and` or `or` (`2, and 3`, as English
 #   may list two) read as note 2 and the reason 'and 3': it hid note 2
 @pytest.mark.parametrize("typed", ["2, and 3", "2, and 3 too", "2, or 3", "#2, and #3"])
 def test_numbers_joined_by_a_comma_and_and_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
-    (command,) = parse_commands("/notes wrong 2, and 30 files are renames")  # a count
-    assert pick_note(command.args, SHOWN).reason == "and 30 files are renames"
+    assert_lists_2_and_3(typed)
+    assert picked("2, and 30 files are renames").reason == "and 30 files are renames"  # a count
 
 
 # kills: bot/feedback.py:_ENUMERATED (hand) a comma before Chinese's join (`2，和3`, as `2,
 #   and 3`) read as note 2 and the reason '和3': it hid note 2
 @pytest.mark.parametrize("typed", ["2，和3", "2, 和 3", "2，或者3", "2、以及3都不相关"])
 def test_numbers_joined_by_a_comma_and_he_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    assert command.key == ("wrong", ("2,3",))
-    (command,) = parse_commands("/notes wrong 2，和TP无关")  # "2, unrelated to TP"
-    assert pick_note(command.args, SHOWN).reason == "和TP无关"
+    assert_lists_2_and_3(typed)
+    assert picked("2，和TP无关").reason == "和TP无关"  # "2, unrelated to TP"
