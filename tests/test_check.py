@@ -3885,7 +3885,9 @@ def test_a_note_with_many_warnings_has_its_header_scanned_once(tmp_path, capsys,
 
 class CharByCharScanner(toml_lines._Scanner):
     """The scanner as it was, a string and a value read a character at a time: what the
-    scanner that matches them at once must find, entry for entry."""
+    scanner that matches them at once must find, entry for entry. Its `value` is the
+    shipped one but for `_IN_VALUE`, on purpose a copy: the brackets' depth is checked
+    against one written apart (no other test fails when the shipped count goes wrong)."""
 
     def string(self) -> str:
         quote = self.peek()
