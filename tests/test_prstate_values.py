@@ -8,6 +8,7 @@ import json
 import logging
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -451,6 +452,17 @@ JSON_COLUMNS = (
 )
 
 
+def hidden_notes_unread_with_their_marks(path: Path) -> None:
+    """A database at `path` with PR o/r#1 (comment 10, off) whose `dismissed`, note n-hid,
+    does not read (not JSON), nor do its standing marks (their table's page damaged)."""
+    db = Database(path)
+    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
+    PRStore(db).put(PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",)))
+    db.execute("UPDATE pr_state SET dismissed = '[\"n-hid\"' WHERE number = 1")
+    db.close()
+    damage_root_page(path, "feedback_standing")  # (the marks read from it alone)
+
+
 # kills: bot/prstate.py:PRStore._standing_marks a damaged marks' table fails the PR's read
 def test_hidden_notes_that_do_not_read_with_their_marks_damaged_too_are_none(tmp_path, caplog):
     """A PR's `dismissed` that does not read is taken from its standing marks; when SQLite
@@ -458,12 +470,7 @@ def test_hidden_notes_that_do_not_read_with_their_marks_damaged_too_are_none(tmp
     read failed): a note a reviewer hid shows again, which is wrong but seen and marked
     again, where hiding notes on a guess would hide them unseen. Said in the value's line."""
     path = tmp_path / "s.sqlite3"
-    db = Database(path)
-    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
-    PRStore(db).put(PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",)))
-    db.execute("UPDATE pr_state SET dismissed = '[\"n-hid\"' WHERE number = 1")
-    db.close()
-    damage_root_page(path, "feedback_standing")  # (the marks read from it alone)
+    hidden_notes_unread_with_their_marks(path)
     db = Database(path)
     store = PRStore(db)
     caplog.set_level(logging.WARNING)

@@ -27,6 +27,7 @@ from bot.prstate import (
 )
 from bot.queue import DeliveryQueue
 from tests.damage_kit import break_overflow_chain, damage_root_page, rename_on_table_pages
+from tests.test_prstate_values import hidden_notes_unread_with_their_marks
 from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
 
@@ -287,12 +288,7 @@ def test_hidden_notes_whose_marks_do_not_read_either_are_said_taken_as_none(tmp_
     does not read, its standing marks damaged too, is copied as none hidden, and the
     report says so, not that they were taken from the marks."""
     path = tmp_path / "bot.sqlite3"
-    db = Database(path)
-    FeedbackStore(db).record(Mark("o/r", 1, "n-hid", 1, "rev"))
-    PRStore(db).put(PRState("o/r", 1, comment_id=10, opted_out=True, dismissed=("n-hid",)))
-    db.execute("UPDATE pr_state SET dismissed = '[\"n-hid\"' WHERE number = 1")
-    db.close()
-    damage_root_page(path, "feedback_standing")  # (the marks read from it alone)
+    hidden_notes_unread_with_their_marks(path)
     new = tmp_path / "new.sqlite3"
     r = _salvage(tmp_path, new)
     parts = [line for line in r.stdout.splitlines() if line.startswith("  in part: ")]
