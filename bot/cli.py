@@ -62,7 +62,8 @@ def _logging_of(args: argparse.Namespace) -> AbstractContextManager[None]:
 
 # Each sub-command's module, in the order `--help` lists them. A command's run imports
 # its own module alone (the others' imports, the notes library's and GitHub's among them,
-# cost a run that needs none of them a tenth of a second and more).
+# cost a run that needs none of them a tenth of a second and more); `--help` and
+# `--version` import none (their summaries are here, in SUMMARIES).
 _NOTES = ("bot.cli_notes", "add_notes_parser")
 _SERVER = ("bot.cli_server", "add_server_parsers")
 COMMANDS = {
@@ -74,24 +75,55 @@ COMMANDS = {
     "redeliver": _SERVER,
     "salvage": _SERVER,
 }
+# Each sub-command's line in `review-notes --help`
+SUMMARIES = {
+    "notes": "manage the notes library",
+    "match": "show which notes a PR would get, ranked, with the reasons",
+    "serve": "run the webhook server (dry run without credentials)",
+    "replay": "sign a webhook payload file and send it to a server",
+    "retry": "list failed deliveries, or re-queue them",
+    "redeliver": "ask GitHub again for the webhooks it failed to deliver (the server was down)",
+    "salvage": "copy what a damaged database file still holds into a new file",
+}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """Every sub-command's parser; when `argv` starts with a sub-command, only its
-    module's, the others there by name alone (the usage line names them all)."""
+    """Every sub-command's parser; given `argv`, only the module's of the sub-command it
+    names (its first word not a flag), the others there by name and summary alone (what
+    `--help` and the usage line show of them), and none when it names none."""
     import importlib
 
     parser = argparse.ArgumentParser(prog="review-notes", description=__doc__)
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", required=True)
-    ran = COMMANDS.get(argv[0]) if argv else None
+    named = next((word for word in argv or () if not word.startswith("-")), None)
+    ran = COMMANDS.get(named) if named is not None else None
     for module, adder in dict.fromkeys(COMMANDS.values()):
-        if ran in (None, (module, adder)):  # imported here: they import this module's helpers
+        if argv is None or ran == (module, adder):  # imported here: they import this module
             getattr(importlib.import_module(module), adder)(sub)
         else:
             for name in (n for n, m in COMMANDS.items() if m == (module, adder)):
-                sub.add_parser(name)
+                command_parser(sub, name)
     return parser
+
+
+def command_parser(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser of the sub-command `name`, with its summary (SUMMARIES)."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=SUMMARIES[name], **kwargs)
+    return parser
+
+
+class _Version(argparse.Action):
+    """`--version`, looked up when asked for: importlib.metadata costs a run that makes
+    no pydantic model (`--help`) 15-20 ms (argparse's action takes the text when the
+    parser is built)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
+    command_parser,
     config_argument,
     notes_dir_default,
     print_json,
@@ -289,9 +290,9 @@ def _match_batch(path: str, repo: str, matcher: CompiledMatcher) -> int:
 
 def add_match_parser(sub) -> None:
 
-    m = sub.add_parser(
+    m = command_parser(
+        sub,
         "match",
-        help="show which notes a PR would get, ranked, with the reasons",
         description="Match one PR (from flags or a pull_request webhook payload) or a batch "
         "of PRs (JSON lines: number, title, body, labels, files) against the notes.",
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
+    command_parser,
     command_settings,
     config_argument,
     database_argument,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 
 
 def add_notes_parser(sub) -> None:
-    notes = sub.add_parser("notes", help="manage the notes library")
+    notes = command_parser(sub, "notes")
     notes_sub = notes.add_subparsers(dest="notes_command", required=True)
     imp = notes_sub.add_parser("import", help="turn digest files into note files")
     imp.add_argument("digest", nargs="+", help="digest file(s) in the seed format")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import (
+    command_parser,
     command_settings,
     database_argument,
     database_failed,
@@ -30,9 +31,9 @@ if TYPE_CHECKING:
 
 
 def add_server_parsers(sub) -> None:
-    serve = sub.add_parser(
+    serve = command_parser(
+        sub,
         "serve",
-        help="run the webhook server (dry run without credentials)",
         description="Run the webhook server, the notes pages and /healthz. Settings come from"
         " the environment, then .env in the working directory, then config/bot.toml"
         " (docs/operating.md, Settings); with no GitHub credentials it is a dry run. In the"
@@ -49,9 +50,9 @@ def add_server_parsers(sub) -> None:
     # stop must still be redacted, not left to Python's last-resort handler
     serve.set_defaults(func=_cmd_serve, logs_for_the_process=True)
 
-    rep = sub.add_parser(
+    rep = command_parser(
+        sub,
         "replay",
-        help="sign a webhook payload file and send it to a server",
         description="Sign a webhook payload file (as in examples/) with the server's webhook"
         " secret and POST it to its /webhook, as GitHub would. It asks the server's"
         " /healthz first: to a server that posts to GitHub (not a dry run) it sends only"
@@ -73,9 +74,9 @@ def add_server_parsers(sub) -> None:
     )
     rep.set_defaults(func=_cmd_replay)
 
-    retry = sub.add_parser(
+    retry = command_parser(
+        sub,
         "retry",
-        help="list failed deliveries, or re-queue them",
         description="With no ID, list the failed deliveries (the newest 1,000) with their"
         " errors; with IDs or --all, queue them again: a server running on the database"
         " picks them up within its workers_poll_seconds (5 s by default), else the next"
@@ -88,9 +89,9 @@ def add_server_parsers(sub) -> None:
 
     from bot.redelivery import KEPT_HOURS
 
-    again = sub.add_parser(
+    again = command_parser(
+        sub,
         "redeliver",
-        help="ask GitHub again for the webhooks it failed to deliver (the server was down)",
         description="Read the App's webhook delivery log (GET /app/hook/deliveries) and"
         " ask GitHub to send again (POST /app/hook/deliveries/{id}/attempts) each event of"
         " the last --since hours that no attempt delivered and the queue does not hold."
@@ -108,9 +109,9 @@ def add_server_parsers(sub) -> None:
     database_argument(again)
     again.set_defaults(func=_cmd_redeliver)
 
-    save = sub.add_parser(
+    save = command_parser(
+        sub,
         "salvage",
-        help="copy what a damaged database file still holds into a new file",
         description="Copy every row SQLite can still read of the database (damaged: 'database"
         " disk image is malformed'), and what reads of a damaged row, into NEW_FILE, and"
         " name each row lost or copied in part. The database is only read; the server must"

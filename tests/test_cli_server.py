@@ -1364,7 +1364,14 @@ _SEARCH = {"bot.search", "bot.comment_prose"}
         (["match", "--title", "Fix EAGLE"], 0, {"bot.queue", "bot.db", "bot.commands", *_SEARCH}),
         (["retry"], 0, {"bot.match_config", "bot.matching", "bot.search", "bot.commands"}),
         (["serve", "--port", "1"], 2, {"bot.server"}),  # its settings refused (below)
-        (["retry", "--help"], 0, {"bot.settings", "bot.notes", "bot.prfacts", "pydantic"}),
+        (
+            ["retry", "--help"],
+            0,
+            {"bot.settings", "bot.notes", "bot.prfacts", "pydantic", "importlib.metadata"},
+        ),
+        # the top level's: no sub-command's module (their summaries are bot.cli's)
+        (["--help"], 0, {"bot.cli_notes", "bot.cli_match", "bot.cli_server", "pydantic"}),
+        (["--version"], 0, {"bot.cli_notes", "bot.cli_match", "bot.cli_server", "pydantic"}),
     ],
 )
 def test_a_command_imports_none_of_what_the_settings_or_the_server_need_alone(
@@ -1385,14 +1392,15 @@ def test_a_command_imports_none_of_what_the_settings_or_the_server_need_alone(
     )
     assert r.returncode == code, r.stderr
     loaded = set(json.loads(r.stdout.splitlines()[-1]))
-    assert ("bot.settings" in loaded) == ("--help" not in argv)  # their imports are seen
+    # their imports are seen
+    assert ("bot.settings" in loaded) == (not {"--help", "--version"} & set(argv))
     assert sorted({m.split(".")[0] for m in loaded} & _SERVERS) == []
     assert sorted(loaded & unused) == []
 
 
-def test_a_commands_parser_names_every_command_as_the_whole_one_does():
+def test_a_commands_parser_names_every_command_as_the_whole_one_does(capsys):
     # the usage line of a command's error names them all (`review-notes match --title a b`)
-    from bot.cli import COMMANDS, build_parser
+    from bot.cli import COMMANDS, _parsed, build_parser
 
     (whole,) = [a for a in build_parser()._actions if a.dest == "command"]
     assert list(whole.choices) == list(COMMANDS)
@@ -1400,6 +1408,13 @@ def test_a_commands_parser_names_every_command_as_the_whole_one_does():
         (one,) = [a for a in build_parser([name])._actions if a.dest == "command"]
         assert list(one.choices) == list(COMMANDS)
         assert build_parser([name]).format_usage() == build_parser().format_usage()
+    # `--help` builds no sub-command's parser, and shows each as the whole one does
+    assert build_parser(["--help"]).format_help() == build_parser().format_help()
+    # the command is the first word not a flag: a flag before it is the one refused
+    argv = ["--bogus", "retry", "--all"]
+    with pytest.raises(SystemExit):
+        _parsed(build_parser(argv), argv)
+    assert capsys.readouterr().err.endswith("error: unrecognized arguments: --bogus\n")
 
 
 # kills: bot/cli.py:whole_number.parse a number the shell passed with spaces (`--since " 24"`)
