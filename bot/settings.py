@@ -36,6 +36,7 @@ from pydantic import (
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
+    EnvSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
@@ -122,10 +123,10 @@ def _repo_problem(entry: str) -> str | None:
 _LISTS = ("repos", "files_recheck_delays")
 
 
-# settings whose empty value is not the default: no opt-out label, never a files re-check,
-# the note files at the repository's root; refused (a database or an allow-list is never
-# guessed: the default would start afresh or answer elsewhere); the webhook secret's
-# emptiness is named when posting to GitHub
+# settings whose empty value is not unset (config/bot.toml's, else the default): no
+# opt-out label, never a files re-check, the note files at the repository's root; refused
+# (a database or an allow-list is never guessed: the default would start afresh or answer
+# elsewhere); the webhook secret's emptiness is named when posting to GitHub
 _EMPTY_KEPT = frozenset(
     {
         "opt_out_label",
@@ -286,6 +287,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Earlier wins: explicit arguments, real environment, .env, then config/bot.toml.
+        # An empty value in the first three is unset (`load_settings`, `_EnvSource`).
         assert isinstance(dotenv_settings, DotEnvSettingsSource)
         dotenv = _DotEnvSource(
             settings_cls,
@@ -294,7 +296,7 @@ class Settings(BaseSettings):
         )
         return (
             init_settings,
-            env_settings,
+            _EnvSource(settings_cls),
             dotenv,
             _TomlSource(settings_cls),
         )
@@ -437,8 +439,10 @@ class Settings(BaseSettings):
     @field_validator("*", mode="before")
     @classmethod
     def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:
-        # Empty (a template's empty line) means unset, the default, for every setting but
-        # those whose empty value says something (`_EMPTY_KEPT`): a host of "" would bind
+        # Empty (a template's empty line) means unset for every setting but those whose
+        # empty value says something (`_EMPTY_KEPT`): given before config/bot.toml, it is
+        # dropped from its source (`_blank_unset`), so bot.toml's value is read; empty in
+        # bot.toml, it is the default here. Never kept as it is: a host of "" would bind
         # every interface, a URL of "" is no URL (it stopped a dry run), a library path of
         # "" the working directory (a start refused naming no variable), a branch of "" a
         # `blob//` in every note link, a number or a yes/no of "" a start refused. A
@@ -708,6 +712,26 @@ def github_keys_refused(config: ConfigFile) -> list[Problem]:
     return refused
 
 
+def _blank_unset(name: str, value: object) -> bool:
+    """Whether `value`, given for the setting `name` (its field or its variable, in any
+    case) before config/bot.toml, is empty and so unset: bot.toml's value is read instead,
+    else the default, as shipped (`_EMPTY_KEPT`: but where empty says something)."""
+    text = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if not isinstance(text, str) or text.strip():
+        return False
+    field = name.lower()
+    if field not in Settings.model_fields:
+        field = next((f for f in Settings.model_fields if env_name(f).lower() == field), "")
+    return field in Settings.model_fields and field not in _EMPTY_KEPT
+
+
+class _EnvSource(EnvSettingsSource):
+    """The environment, its empty values unset (`_blank_unset`)."""
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in super().__call__().items() if not _blank_unset(k, v)}
+
+
 class _DotEnvSource(DotEnvSettingsSource):
     """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
@@ -720,7 +744,8 @@ class _DotEnvSource(DotEnvSettingsSource):
         data = {}
         for key, value in super().__call__().items():
             if key in known:
-                data[key] = value
+                if not _blank_unset(key, value):
+                    data[key] = value
             elif key.startswith((ENV_PREFIX.lower(), "github_")):
                 data[written.get(key, key)] = value  # "unknown setting"
         return data
@@ -957,6 +982,7 @@ def load_settings(
     `values` (by field name) override everything; tests pass `env_file=None`.
     """
     _check_utf8(env_file)  # else its decoding error would be taken for the TOML file's
+    values = {k: v for k, v in values.items() if not _blank_unset(k, v)}  # `serve --host ""`
     config = dict(Settings.model_config)
     toml = toml_file if toml_file is not None and toml_file.exists() else None
     config["toml_file"] = toml
@@ -1051,7 +1077,7 @@ def _set_at(
     was read, in the sources' order: the environment (`name`), else `.env` or
     `config/bot.toml` by file and line, as written there (names and keys are read in any
     case; `env_keys` holds each name's last line in `.env`, the one python-dotenv reads)."""
-    if any(key.upper() == name.upper() for key in os.environ):
+    if any(k.upper() == name.upper() and not _blank_unset(k, v) for k, v in os.environ.items()):
         return name
     set_in_env = [(line, key) for key, line in env_keys.items() if key.upper() == name.upper()]
     if set_in_env:
@@ -1076,8 +1102,8 @@ def _toml_key_lines(toml_file: Path | None) -> dict[str, int]:
 
 def _env_key_lines(env_file: str | Path | None, *, last: bool = False) -> dict[str, int]:
     """Each name set in `.env`, as written -> its line (1-based; the first, when set
-    twice, or with `last` the last, whose value is read); {} when there is none. Read as
-    `_check_utf8` read it, before."""
+    twice, or with `last` the last, whose value is read, and none when that is empty and
+    so unset); {} when there is none. Read as `_check_utf8` read it, before."""
     if env_file is None or not Path(env_file).is_file():
         return {}
     text = Path(env_file).read_text("utf-8")
@@ -1087,4 +1113,6 @@ def _env_key_lines(env_file: str | Path | None, *, last: bool = False) -> dict[s
             string = binding.original.string
             line = binding.original.line + len(string) - len(string.lstrip("\n"))
             lines[binding.key] = line if last else lines.get(binding.key, line)
+            if last and _blank_unset(binding.key, binding.value):
+                del lines[binding.key]  # bot.toml's value is read
     return lines

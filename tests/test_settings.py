@@ -793,6 +793,27 @@ def test_an_empty_number_in_dotenv_or_bot_toml_means_the_default(tmp_path):
     assert (s.max_deferrals, s.dry_run, s.workers, s.log_level) == (14, None, 2, "INFO")
 
 
+def test_an_empty_value_means_bot_tomls_where_it_sets_one(tmp_path, monkeypatch):
+    # `REVIEW_NOTES_WORKERS=` in a compose file meant the code's 2 where the operator's
+    # config/bot.toml said 4: empty is "as shipped", and what ships is bot.toml's value
+    # (the shipped file's values are the code's defaults: a bot.toml of one's own shows it)
+    toml, env = tmp_path / "bot.toml", tmp_path / ".env"
+    toml.write_text('workers = 4\nhost = "0.0.0.0"\nopt_out_label = "skip"\n', "utf-8")
+    env.write_text("REVIEW_NOTES_HOST=\nREVIEW_NOTES_PORT=\n", "utf-8")
+    monkeypatch.setenv("REVIEW_NOTES_WORKERS", "  ")
+    monkeypatch.setenv("REVIEW_NOTES_OPT_OUT_LABEL", "")
+    s = load_settings(env_file=env, toml_file=toml)
+    assert (s.workers, s.host, s.port) == (4, "0.0.0.0", 8000)  # the port: none in bot.toml
+    assert s.opt_out_label == ""  # empty says something here: no label opts out
+    assert load_settings(env_file=env, toml_file=toml, host="").host == "0.0.0.0"  # --host ""
+    # bot.toml's value read is named where it is set, not by the empty variable
+    toml.write_text("workers = 99\n", "utf-8")
+    env.write_text("REVIEW_NOTES_WORKERS=3\nREVIEW_NOTES_WORKERS=\n", "utf-8")  # the last read
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=toml)
+    assert str(exc.value) == f"{toml}:1: workers: Input should be less than or equal to 32"
+
+
 def test_an_empty_setting_whose_emptiness_says_something_keeps_it(monkeypatch):
     # no label opts out; the files are never looked at again; the note files are at the
     # repository's root; a database path or an allow-list is never guessed
