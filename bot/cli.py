@@ -60,20 +60,19 @@ def _logging_of(args: argparse.Namespace) -> AbstractContextManager[None]:
     return nullcontext() if getattr(args, "logs_for_the_process", False) else logging_kept()
 
 
-# Each sub-command's module, in the order `--help` lists them. A command's run imports
-# its own module alone (the others' imports, the notes library's and GitHub's among them,
-# cost a run that needs none of them a tenth of a second and more); `--help` and
-# `--version` import none (their summaries are here, in SUMMARIES).
-_NOTES = ("bot.cli_notes", "add_notes_parser")
-_SERVER = ("bot.cli_server", "add_server_parsers")
+# Each sub-command's module and the function adding its parser, in the order `--help`
+# lists them. A command's run imports its own module alone and builds its own parser
+# (the others' imports, the notes library's and GitHub's among them, cost a run that
+# needs none of them a tenth of a second and more); `--help` and `--version` import
+# none (their summaries are here, in SUMMARIES).
 COMMANDS = {
-    "notes": _NOTES,
+    "notes": ("bot.cli_notes", "add_notes_parser"),
     "match": ("bot.cli_match", "add_match_parser"),
-    "serve": _SERVER,
-    "replay": _SERVER,
-    "retry": _SERVER,
-    "redeliver": _SERVER,
-    "salvage": _SERVER,
+    "serve": ("bot.cli_server", "add_serve_parser"),
+    "replay": ("bot.cli_server", "add_replay_parser"),
+    "retry": ("bot.cli_server", "add_retry_parser"),
+    "redeliver": ("bot.cli_server", "add_redeliver_parser"),
+    "salvage": ("bot.cli_server", "add_salvage_parser"),
 }
 # Each sub-command's line in `review-notes --help`
 SUMMARIES = {
@@ -88,8 +87,8 @@ SUMMARIES = {
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """Every sub-command's parser; given `argv`, only the module's of the sub-command it
-    names (its first word not a flag), the others there by name and summary alone (what
+    """Every sub-command's parser; given `argv`, only the one of the sub-command it names
+    (its first word not a flag), the others there by name and summary alone (what
     `--help` and the usage line show of them), and none when it names none."""
     import importlib
 
@@ -97,13 +96,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     named = next((word for word in argv or () if not word.startswith("-")), None)
-    ran = COMMANDS.get(named) if named is not None else None
-    for module, adder in dict.fromkeys(COMMANDS.values()):
-        if argv is None or ran == (module, adder):  # imported here: they import this module
+    for name, (module, adder) in COMMANDS.items():
+        if argv is None or name == named:  # imported here: they import this module
             getattr(importlib.import_module(module), adder)(sub)
         else:
-            for name in (n for n, m in COMMANDS.items() if m == (module, adder)):
-                command_parser(sub, name)
+            command_parser(sub, name)
     return parser
 
 

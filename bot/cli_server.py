@@ -30,7 +30,11 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 
-def add_server_parsers(sub) -> None:
+# One function adds each command's parser: a command's run builds its own parser alone
+# (`redeliver`'s imports the sweep's module, which no other command needs, for its bound).
+
+
+def add_serve_parser(sub) -> None:
     serve = command_parser(
         sub,
         "serve",
@@ -50,6 +54,8 @@ def add_server_parsers(sub) -> None:
     # stop must still be redacted, not left to Python's last-resort handler
     serve.set_defaults(func=_cmd_serve, logs_for_the_process=True)
 
+
+def add_replay_parser(sub) -> None:
     rep = command_parser(
         sub,
         "replay",
@@ -74,6 +80,8 @@ def add_server_parsers(sub) -> None:
     )
     rep.set_defaults(func=_cmd_replay)
 
+
+def add_retry_parser(sub) -> None:
     retry = command_parser(
         sub,
         "retry",
@@ -87,6 +95,8 @@ def add_server_parsers(sub) -> None:
     database_argument(retry)
     retry.set_defaults(func=_cmd_retry)
 
+
+def add_redeliver_parser(sub) -> None:
     from bot.redelivery import KEPT_HOURS
 
     again = command_parser(
@@ -109,6 +119,8 @@ def add_server_parsers(sub) -> None:
     database_argument(again)
     again.set_defaults(func=_cmd_redeliver)
 
+
+def add_salvage_parser(sub) -> None:
     save = command_parser(
         sub,
         "salvage",

@@ -1122,7 +1122,7 @@ def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_pa
     assert last == "1 failed deliveries; `review-notes retry ID` or `--all` re-queues"
 
 
-# kills: bot/cli_server.py:add_server_parsers (hand) `replay --secret` without `--url` signing with
+# kills: bot/cli_server.py:add_replay_parser (hand) `replay --secret` without `--url` signing with
 #   the settings' secret instead of the one given (the server behind another port's 401)
 def test_replay_signs_with_the_secret_given_even_without_a_url(tmp_path, monkeypatch):
     from bot import replay
@@ -1261,7 +1261,7 @@ def test_the_servers_log_outlives_its_command_redacting_late_records(tmp_path):
     assert (last["level"], last["msg"]) == ("warning", "still calling with [redacted]")
 
 
-# kills: bot/cli_server.py:add_server_parsers (hand) `serve --port 0` taken (uvicorn binds a random
+# kills: bot/cli_server.py:add_serve_parser (hand) `serve --port 0` taken (uvicorn binds a random
 #   port that GitHub's webhook URL does not name)
 @pytest.mark.parametrize("port", ["0", "65536", "-1", "80.5"])
 def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
@@ -1273,7 +1273,7 @@ def test_serve_refuses_a_port_flag_no_server_can_be_reached_on(port, capsys):
     assert f"--port: {port!r} is not a port (1 to 65535)" in capsys.readouterr().err
 
 
-# kills: bot/cli_server.py:add_server_parsers (hand) `redeliver` without --since looking back less
+# kills: bot/cli_server.py:add_redeliver_parser (hand) `redeliver` without --since looking back less
 #   than all GitHub keeps (docs/operating.md: "default 72, all GitHub keeps")
 def test_redeliver_looks_back_all_github_keeps_by_default():
     from bot.cli import build_parser
@@ -1364,10 +1364,12 @@ _SEARCH = {"bot.search", "bot.comment_prose"}
         (["match", "--title", "Fix EAGLE"], 0, {"bot.queue", "bot.db", "bot.commands", *_SEARCH}),
         (["retry"], 0, {"bot.match_config", "bot.matching", "bot.search", "bot.commands"}),
         (["serve", "--port", "1"], 2, {"bot.server"}),  # its settings refused (below)
+        # nor another command's: `redeliver`'s bound is the sweep's (bot.redelivery)
         (
             ["retry", "--help"],
             0,
-            {"bot.settings", "bot.notes", "bot.prfacts", "pydantic", "importlib.metadata"},
+            {"bot.settings", "bot.notes", "bot.prfacts", "pydantic", "importlib.metadata"}
+            | {"bot.redelivery", "bot.github_port"},
         ),
         # the top level's: no sub-command's module (their summaries are bot.cli's)
         (["--help"], 0, {"bot.cli_notes", "bot.cli_match", "bot.cli_server", "pydantic"}),
