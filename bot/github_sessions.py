@@ -56,6 +56,7 @@ from bot.installations import InstallationChange
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+K = TypeVar("K", int, tuple[str, int | None])  # an installation id, or a RepoKey
 
 # a repository as the installation caches know it: its name, and its id when calls go by id
 RepoKey = tuple[str, int | None]
@@ -155,7 +156,10 @@ class GitHubSessions:
 
     - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
       `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
-      drops it, mints a new token and retries once. Token mode uses `Auth.Token`.
+      drops it, mints a new token and retries once. A 404 to a mint (the App uninstalled)
+      or to finding a repository's installation is kept `not_installed_kept` seconds, or
+      until an installation event: the calls meanwhile fail unsent. Token mode uses
+      `Auth.Token`.
     - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
       one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
       own lazy `Github` per installation and token, closed when that thread sees a new token
@@ -192,6 +196,7 @@ class GitHubSessions:
         seconds_between_requests: float,
         seconds_between_writes: float,
         token_refresh_margin: float,
+        not_installed_kept: float,
         clock: Callable[[], float],
         sleep: Callable[[float], None],
         calls: CallCounter,
@@ -225,6 +230,12 @@ class GitHubSessions:
         self._moves: dict[tuple[RepoKey, int], int] = {}
         # (installation, permission) -> clock time a new token was refused it
         self._refusals: dict[tuple[int, str], float] = {}
+        # GitHub's 404s saying the App is not installed, kept `not_installed_kept` seconds
+        # (no installation event since), lest each call of a queue of deliveries for an
+        # uninstalled installation ask again to fail the same way: clock time and error
+        self._not_installed_kept = not_installed_kept
+        self._gone: dict[int, tuple[float, str]] = {}  # installation -> its mint's 404
+        self._not_installed: dict[RepoKey, tuple[float, str]] = {}  # repository -> lookup's
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
@@ -535,13 +546,16 @@ class GitHubSessions:
 
     def forget_installation(self, change: InstallationChange) -> None:
         """An installation event: the installation's token may lack a new permission or be
-        refused, and the repositories it names may have moved to or from it. The next
-        call mints and looks up afresh."""
+        refused, and the repositories it names may have moved to or from it, or the App
+        been installed again. The next call mints and looks up afresh."""
         with self._lock:
             self._forgotten += 1
             self._grants.pop(change.installation_id, None)
             for refused in [k for k in self._refusals if k[0] == change.installation_id]:
                 del self._refusals[refused]
+            self._gone.pop(change.installation_id, None)
+            # an installation created for "all repositories" need not list them
+            self._not_installed.clear()
             for key, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or key[0] in change.repos:
                     del self._repo_installations[key]
@@ -578,11 +592,15 @@ class GitHubSessions:
     def _installation_of(self, ref: PRRef) -> int:
         if ref.installation_id is not None:
             return int(ref.installation_id)  # PyGithub and the cache want an int
+        key = self._repo_key(ref)
         with self._lock:
-            known = self._repo_installations.get(self._repo_key(ref))
+            known = self._repo_installations.get(key)
             before = self._forgotten
+            kept = self._kept_404(self._not_installed, key)
         if known is not None:
             return known
+        if kept is not None:
+            raise kept
         integration = self.integration
         assert integration is not None
         path = self._lookup_path(ref)
@@ -594,12 +612,13 @@ class GitHubSessions:
                 raise
             # say what the operator can do about it, not only what GitHub answered; a
             # deleted repository gets the same 404 (GitHub hides what the App cannot see)
-            raise GitHubError(
+            said = (
                 f"the App is not installed on {ref.repo}, or the repository is gone"
                 " (deleted: GitHub answers finding its installation 404 either way); once"
-                " the App is installed on it, `review-notes retry` runs this delivery again",
-                status=404,
-            ) from err
+                " the App is installed on it, `review-notes retry` runs this delivery again"
+            )
+            self._keep_404(self._not_installed, key, said, before)
+            raise GitHubError(said, status=404) from err
         with self._lock:
             if self._forgotten == before:
                 self._repo_installations[self._repo_key(ref)] = found
@@ -630,14 +649,46 @@ class GitHubSessions:
             with self._lock:
                 cached = self._grants.get(installation_id)
                 before = self._forgotten
+                kept = self._kept_404(self._gone, installation_id)
             if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
                 return cached
-            access = self._mint(installation_id)
+            if kept is not None:  # uninstalled: mint no token to be refused again
+                raise kept
+            try:
+                access = self._mint(installation_id)
+            except GitHubError as err:
+                if err.status == 404:
+                    self._keep_404(self._gone, installation_id, str(err), before)
+                raise
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
                 if self._forgotten == before:
                     self._grants[installation_id] = grant
             return grant
+
+    def _keep_404(self, kept: dict[K, tuple[float, str]], key: K, said: str, before: int) -> None:
+        """Keep GitHub's 404 saying the App is not installed, unless an installation event
+        came since the call was made (its answer may predate the App installed again)."""
+        with self._lock:  # a few keys at most: deliveries come for allow-listed repositories
+            if self._forgotten == before and self._not_installed_kept > 0:
+                kept[key] = (self._clock(), said)
+
+    def _kept_404(self, kept: dict[K, tuple[float, str]], key: K) -> GitHubError | None:
+        """The 404 kept for `key`, as the error of a call not sent; the caller holds
+        `_lock`."""
+        at, said = kept.get(key, (None, ""))
+        if at is None:
+            return None
+        age = self._clock() - at
+        if age >= self._not_installed_kept:
+            del kept[key]
+            return None
+        return GitHubError(
+            f"{said} (GitHub's answer {age:.0f} s ago: not asked again for"
+            f" {self._not_installed_kept:g} s after it, or until an installation event)",
+            status=404,
+            sent=False,
+        )
 
     def _mint(self, installation_id: int) -> Any:
         """A new token of the installation (PyGithub's InstallationAuthorization). A 401

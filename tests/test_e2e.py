@@ -1168,6 +1168,58 @@ def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_
     assert len(ours(fake)) == 1
 
 
+def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
+    # The App is uninstalled while PR events wait in the queue: each call of each of them
+    # asked GitHub for a token of the gone installation (404) and for the repository's
+    # installation (404), two requests a call, to fail the same way every time. The
+    # refusals are remembered: the burst costs one mint and one lookup, each delivery
+    # fails saying why, and once the App is installed again (a new installation id, as
+    # GitHub gives) `review-notes retry` gets the comment at once.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    rt.workers.stop()
+    ids = [f"burst-{i}" for i in range(4)]
+    for i, delivery in enumerate(ids):
+        payload = pr_payload(title=MATCHING_TITLE, updated_at=f"2026-09-01T10:00:0{i}Z")
+        assert post(client, "pull_request", payload, delivery=delivery).status_code == 202
+    fake.uninstall(1001)
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    asked = Counter((r.method, r.path.rsplit("/", 1)[-1], r.status) for r in fake.requests)
+    assert asked == {("POST", "access_tokens", 404): 1, ("GET", "installation", 404): 1}
+    for delivery in ids:
+        failed = rt.queue.get(delivery)
+        assert failed.state == "failed"
+        assert f"the App is not installed on {DEFAULT_REPO}" in failed.last_error
+        assert "review-notes retry" in failed.last_error
+    fake.add_installation(2002, [DEFAULT_REPO])
+    installed = next(p for p in octokit_examples("installation") if p["action"] == "created")
+    installed["installation"]["id"] = 2002
+    installed["repositories"] = [{"id": 1, "name": "vllm", "full_name": DEFAULT_REPO}]
+    assert post(client, "installation", installed).status_code == 200
+    assert rt.queue.retry(ids) == ids
+    drain(rt)
+    assert [rt.queue.get(d).state for d in ids] == ["done"] * 4
+    assert len(ours(fake)) == 1
+    assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 1
+    assert len(fake.calls("POST", "/app/installations/2002/access_tokens")) == 1
+
+
+def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_key, monkeypatch):
+    # REVIEW_NOTES_NOT_INSTALLED_KEPT_SECONDS=0 reaches the server's client: as before
+    clean_env(monkeypatch)
+    settings = live_settings(tmp_path, fake_github, app_key, not_installed_kept_seconds=0)
+    fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake_github.uninstall(1001)
+    with serving(settings) as (client, rt):
+        for i in range(2):
+            payload = pr_payload(title=MATCHING_TITLE, updated_at=f"2026-09-01T10:00:0{i}Z")
+            assert post(client, "pull_request", payload).status_code == 202
+            drain(rt)
+    assert len(fake_github.calls("POST", "/app/installations/1001/access_tokens")) == 2
+
+
 # --- found by r28l: a repository leaving the installation its queued delivery names ---
 
 

@@ -2079,6 +2079,112 @@ def test_a_repository_no_installation_holds_any_more_still_fails(fake_github, ma
         client.create_comment(PR, "after")
 
 
+def _asked(fake: FakeGitHub) -> tuple[int, int]:
+    """(token mints, installation lookups) the fake was asked for."""
+    lookups = [r for r in fake.requests if r.path.endswith("/installation")]
+    return len(fake.calls("POST", "/app/installations/*/access_tokens")), len(lookups)
+
+
+def _installed(installation_id: int) -> InstallationChange:
+    return InstallationChange(installation_id, "installation", "created", "vllm-project", ())
+
+
+# A delivery naming an uninstalled installation asked for its token (404) and for the
+# repository's installation (404) at each call, and each call of the deliveries queued
+# behind it did the same to fail the same way. GitHub's 404s are kept for a while now.
+@pytest.mark.parametrize("named", [True, False], ids=["named", "unnamed"])
+def test_an_uninstalled_installation_is_asked_for_once_a_while(
+    fake_github, make_github_client, manual_time, named
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
+    ref = PR if named else PRRef(DEFAULT_REPO, 7, None)
+    client.create_comment(ref, "before")
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    fake_github.clear_requests()
+    for _ in range(3):
+        with pytest.raises(GitHubError, match=f"the App is not installed on {DEFAULT_REPO}"):
+            client.create_comment(ref, "after")
+    assert _asked(fake_github) == (1, 1)
+    with pytest.raises(GitHubError) as caught:
+        client.list_files(ref)
+    assert caught.value.status == 404 and not caught.value.sent  # nothing went to GitHub
+    assert "GitHub's answer 0 s ago: not asked again for 300 s" in str(caught.value)
+    manual_time.advance(299)
+    with pytest.raises(GitHubError):
+        client.list_files(ref)
+    assert _asked(fake_github) == (1, 1)
+    manual_time.advance(1)  # kept no longer: asked again (named none, the lookup says it)
+    with pytest.raises(GitHubError, match="not installed"):
+        client.list_files(ref)
+    assert _asked(fake_github) == ((2, 2) if named else (1, 2))
+
+
+def test_an_installation_event_forgets_the_404s_at_once(fake_github, make_github_client):
+    # The App installed again: GitHub gives the installation a new id and sends an
+    # `installation` event, which the next call hears of before it fails
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    with pytest.raises(GitHubError, match="not installed"):
+        client.create_comment(PR, "lost")
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.forget_installation(_installed(2002))
+    client.create_comment(PR, "after")  # a delivery queued before, or retried
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
+    # the one removed is not minted for again: GitHub never gives its id back
+    assert _asked(fake_github) == (2, 2)
+
+
+def test_a_delivery_naming_the_new_installation_needs_no_event(fake_github, make_github_client):
+    # its installation event lost or not handled yet: the new installation's own
+    # deliveries name it, and its token is minted at once
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    with pytest.raises(GitHubError, match="not installed"):
+        client.create_comment(PR, "lost")
+    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client.create_comment(PRRef(DEFAULT_REPO, 7, 2002), "after")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
+
+
+# kills: bot/github_sessions.py:GitHubSessions._keep_404 keeping a 404 answered across an
+# installation event: it may predate the App installed again, which the event says
+@pytest.mark.parametrize("answered", ["mint", "lookup"])
+def test_a_404_answered_across_an_installation_event_is_not_kept(
+    fake_github, make_github_client, answered
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    news = Fault(
+        status=404,
+        body={"message": "Not Found"},
+        first=lambda: client.forget_installation(_installed(DEFAULT_INSTALLATION_ID)),
+    )
+    fake_github.inject("POST", "/app/installations/*/access_tokens", news)
+    fake_github.inject("GET", "/repos/*/installation", Fault.not_found())
+    ref = PR
+    if answered == "lookup":  # named none, the lookup comes first
+        fake_github.clear_faults()
+        fake_github.inject("GET", "/repos/*/installation", news)
+        ref = PRRef(DEFAULT_REPO, 7, None)
+    with pytest.raises(GitHubError, match="not installed"):
+        client.create_comment(ref, "lost")
+    client.create_comment(ref, "after")
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
+
+
+def test_no_404_is_kept_when_the_setting_is_zero(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client(not_installed_kept=0)
+    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
+    for _ in range(2):
+        with pytest.raises(GitHubError, match="not installed"):
+            client.create_comment(PR, "after")
+    assert _asked(fake_github) == (2, 2)
+
+
 # --- a repository transferred to another installation of the App -----------------------
 
 MOVED = "vllm-org/vllm"
