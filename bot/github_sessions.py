@@ -223,6 +223,7 @@ class GitHubSessions:
         self._lock = threading.Lock()  # guards the shared dicts and the registry below
         self.app_lock = threading.Lock()  # one JWT call at a time on the GithubIntegration
         self._mint_locks: dict[int, threading.Lock] = {}
+        self._lookup_locks: dict[RepoKey, threading.Lock] = {}
         self._grants: dict[int, _Grant] = {}  # installation id -> its current token
         # keyed by `_repo_key`: two repositories may have had one name
         self._repo_installations: dict[RepoKey, int] = {}
@@ -594,6 +595,14 @@ class GitHubSessions:
             return int(ref.installation_id)  # PyGithub and the cache want an int
         key = self._repo_key(ref)
         with self._lock:
+            lock = self._lookup_locks.setdefault(key, threading.Lock())
+        with lock:  # one lookup of a repository at a time: those waiting take its answer
+            return self._look_up(ref, key)
+
+    def _look_up(self, ref: PRRef, key: RepoKey) -> int:
+        """The installation a lookup found `ref`'s repository in, cached; else GitHub's
+        answer (its 404 kept); the caller holds the repository's lookup lock."""
+        with self._lock:
             known = self._repo_installations.get(key)
             before = self._forgotten
             kept = self._kept_404(self._not_installed, key)
@@ -621,7 +630,7 @@ class GitHubSessions:
             raise GitHubError(said, status=404) from err
         with self._lock:
             if self._forgotten == before:
-                self._repo_installations[self._repo_key(ref)] = found
+                self._repo_installations[key] = found
         return found
 
     def _repo_key(self, ref: PRRef) -> RepoKey:

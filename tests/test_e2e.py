@@ -1176,11 +1176,13 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     # fails saying why, and once the App is installed again (a new installation id, as
     # GitHub gives) `review-notes retry` gets the comment at once.
     client, rt, fake = live
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    numbers = range(N, N + 4)  # four PRs: three workers run them at once
+    for number in numbers:
+        fake.add_pull(DEFAULT_REPO, number, files=MATCHING_FILES, title=MATCHING_TITLE)
     rt.workers.stop()
-    ids = [f"burst-{i}" for i in range(4)]
-    for i, delivery in enumerate(ids):
-        payload = pr_payload(title=MATCHING_TITLE, updated_at=f"2026-09-01T10:00:0{i}Z")
+    ids = [f"burst-{number}" for number in numbers]
+    for number, delivery in zip(numbers, ids, strict=True):
+        payload = pr_payload(title=MATCHING_TITLE, number=number)
         assert post(client, "pull_request", payload, delivery=delivery).status_code == 202
     fake.uninstall(1001)
     fake.clear_requests()
@@ -1201,7 +1203,7 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     assert rt.queue.retry(ids) == ids
     drain(rt)
     assert [rt.queue.get(d).state for d in ids] == ["done"] * 4
-    assert len(ours(fake)) == 1
+    assert [len(ours(fake, number)) for number in numbers] == [1] * 4
     assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 1
     assert len(fake.calls("POST", "/app/installations/2002/access_tokens")) == 1
 
