@@ -392,7 +392,8 @@ def typed_hint(text: str, error: str) -> str:
     """A hint when tomllib stops at a character a Chinese input method typed for ASCII
     (`["a"，"b"]` is an "Unclosed array", whose cause the message does not say) or at an
     unusual space or an invisible character, which the curator cannot see, or at a key
-    written in another script (`标题 = ...`), where tomllib names no cause."""
+    written in another script (`标题 = ...`), where tomllib names no cause; or when it finds
+    no `=` after a key (`verdict: "deep"`, `source pr = 1`)."""
     m = re.search(r"line (\d+), column (\d+)", error)
     if m is None:
         return ""
@@ -400,17 +401,45 @@ def typed_hint(text: str, error: str) -> str:
     ch = lines[line - 1][column - 1 : column] if line <= len(lines) else ""
     if ch in ("", " ", "\t"):  # an ASCII control character (ESC, form feed) is unseen too
         return ""
+    no_equals = _no_equals(lines[line - 1], column, ch) if "after a key" in error else None
+    why = no_equals or _unseen_or_typed(ch, error)
+    return f"; it stops at {describe_character(ch)}, {why}" if why else ""
+
+
+def _unseen_or_typed(ch: str, error: str) -> str | None:
+    """Why tomllib stopped at `ch`, when the curator cannot see it or typed it in another
+    script; None for any other character."""
     typed, kind = ascii_typed_as(ch), unicodedata.category(ch)
-    if typed is None and ch.isalpha() and ("Invalid statement" in error or "after a key" in error):
-        # a key in the curator's language (`标题 = "..."`, `title标题 = "..."`): tomllib
-        # says "Invalid statement" or "Expected '=' after a key", naming no cause
-        why = "a key's name is ASCII letters, digits, '_' and '-': name the field in English"
-    elif typed is not None:
-        why = f"typed by a Chinese input method: type {typed!r}"
-    elif kind == "Zs":  # a no-break space pasted from a page, an input method's U+3000
-        why = "which looks like a space: type a plain one"
-    elif kind in ("Cc", "Cf", "Zl", "Zp"):  # a zero-width space pasted with the text
-        why = "an invisible character: delete it"
-    else:
-        return ""
-    return f"; it stops at {describe_character(ch)}, {why}"
+    if typed is None and ch.isalpha() and not ch.isascii():
+        if "Invalid statement" in error or "after a key" in error:
+            # a key in the curator's language (`标题 = "..."`, `title标题 = "..."`): tomllib
+            # says "Invalid statement" or "Expected '=' after a key", naming no cause
+            return "a key's name is ASCII letters, digits, '_' and '-': name the field in English"
+        return None
+    if typed is not None:
+        return f"typed by a Chinese input method: type {typed!r}"
+    if kind == "Zs":  # a no-break space pasted from a page, an input method's U+3000
+        return "which looks like a space: type a plain one"
+    if kind in ("Cc", "Cf", "Zl", "Zp"):  # a zero-width space pasted with the text
+        return "an invisible character: delete it"
+    return None
+
+
+def _no_equals(line: str, column: int, ch: str) -> str | None:
+    """Why tomllib found no `=` after the key that ends before `column`: a colon for it
+    (YAML's way, or a Chinese input method's `：`, whose ASCII would not do either), a
+    space inside an English field's name (`source pr`), or no `=` on the line at all.
+    None for another character: `_unseen_or_typed` names it."""
+    key, rest = line[: column - 1].strip(), line[column - 1 :]
+    if ":" in (ch, ascii_typed_as(ch)):
+        if rest[1:].lstrip(" \t").startswith("="):  # `title := "..."`: '=' is there
+            return "delete it"
+        return "TOML joins a field and its value with '=': type '='"
+    if not ch.isascii():
+        return None
+    if "=" not in rest and "＝" not in rest:
+        return f"TOML writes field = value: is '=' missing after {key!r}?"
+    if ch.isalnum():  # `source pr = 1`; a name in Chinese is told to be English
+        name = "_".join(f"{key} {rest.split('=')[0]}".split())
+        return f"a field's name has no spaces: write {name!r}"
+    return None

@@ -3414,6 +3414,63 @@ def test_a_toml_error_stopped_at_an_unseen_character_names_it(tmp_path, edit, ex
 
 
 @pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (  # YAML's way, the front matter most Markdown tools write
+            ('verdict = "deep"', 'verdict: "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at ':' (U+003A COLON), TOML joins a field and its value with '=': type"
+            " '='",
+        ),
+        (  # the same typed by a Chinese input method: its ASCII, ':', would not do either
+            ('verdict = "deep"', 'verdict："deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at '：' (U+FF1A FULLWIDTH COLON), TOML joins a field and its value with"
+            " '=': type '='",
+        ),
+        (  # an English field's name with a space: not "name the field in English"
+            ("source_pr = 52401", "source pr = 52401"),
+            "4: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at 'p' (U+0070 LATIN SMALL LETTER P), a field's name has no spaces:"
+            " write 'source_pr'",
+        ),
+        (
+            ('verdict = "deep"', 'verdict "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 9);"
+            " it stops at '\"' (U+0022 QUOTATION MARK), TOML writes field = value: is '='"
+            " missing after 'verdict'?",
+        ),
+        (
+            ('verdict = "deep"', 'verdict := "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 9);"
+            " it stops at ':' (U+003A COLON), delete it",
+        ),
+        (  # still the input method's '=' for its full-width form
+            ('verdict = "deep"', 'verdict ＝ "deep"'),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 9);"
+            " it stops at '＝' (U+FF1D FULLWIDTH EQUALS SIGN), typed by a Chinese input method:"
+            " type '='",
+        ),
+    ],
+    ids=[
+        "colon",
+        "full-width-colon",
+        "space-in-name",
+        "no-equals",
+        "colon-equals",
+        "full-width-equals",
+    ],
+)
+def test_a_key_not_followed_by_equals_is_told_what_to_type(tmp_path, edit, expected):
+    """Defect: `verdict："deep"` (a Chinese input method's colon) was told to type ':',
+    which TOML refuses too; `source pr = 52401` was told to name the field in English,
+    which it is; `verdict: "deep"` (YAML's way) and `verdict "deep"` got tomllib's
+    "Expected '=' after a key" alone."""
+    path = write(tmp_path, VALID.replace(*edit))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+@pytest.mark.parametrize(
     ("written", "said"),
     [
         ('[["cuda-graphs"]]', '["cuda-graphs"] is a list: write the text alone, as "cuda-graphs"'),
