@@ -124,6 +124,10 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
         if len(t_lines) != 1:
             msg = f"a title is one line, found {len(t_lines)}; is a blank line missing after it?"
             problems.append(Problem(path, t_line, "title", msg))
+            if derive_verdict("\n".join(t_lines[1:])) is not None:
+                # its guidance is in the block: the next block is the next entry's title
+                k += 1
+                continue
         elif said := control_character(t_lines[0].strip()):
             # the note would be refused, its id made of it
             problems.append(Problem(path, t_line, "title", said))

@@ -312,6 +312,19 @@ MALFORMED = [
         ],
         id="every-problem-at-once",
     ),
+    # the blank line between a title and its guidance left out: the entry after it was
+    #   read as that guidance, and the next two blocks out of step (a title told it states
+    #   no verdict, the guidance's real problem not named)
+    pytest.param(
+        "o/r\n\n标题一\n值得精读。一。\n\n标题二\n\n说明。\n\n标题三\n",
+        [
+            "3: title: a title is one line, found 2; is a blank line missing after it?",
+            "8: verdict: the guidance states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / "
+            "不需要精读 / 可直接略过)",
+            "10: guidance: title without a guidance paragraph",
+        ],
+        id="title-and-guidance-run-together",
+    ),
 ]
 
 
