@@ -169,14 +169,14 @@ _SCALAR = str | int | float | bool | date
 
 def _bad_verdict(value: Any) -> str:
     """What to write for a verdict that is none: the one it seems meant as, by its name in
-    another case, its label as the comment shows it (`Quick read`) or its Chinese words
-    (`值得快速阅读`, as the guidance states it)."""
+    another case, its label as the comment shows it (`Quick read`, or as an identifier,
+    `deep-read`) or its Chinese words (`值得快速阅读`, as the guidance states it)."""
     msg = f"bad verdict {value!r}; use one of: " + ", ".join(Verdict)
     if isinstance(value, list) and value in ([v.value] for v in Verdict):  # `["deep"]`
         return f"{toml_value(value)} is a list: write the verdict alone, as {toml_value(value[0])}"
     if not isinstance(value, str):
         return msg
-    typed = value.strip().casefold()
+    typed = " ".join(re.split(r"[\s_-]+", value.strip().casefold()))  # `deep-read`
     named = [v for v in Verdict if typed in (v.value, v.label_en.casefold())]
     meant = named[0] if named else derive_verdict(value)
     if meant is None and (near := near_verdict(value)) is not None:  # `值得 精读`, `值得精讀`

@@ -304,6 +304,25 @@ NOTE_DEFECTS = [
         ),
         id="verdict-as-its-label",
     ),
+    # its label written as an identifier, `deep-read` or `Quick_read`, was "use one of" alone
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "deep-read"'),
+        (
+            5,
+            "verdict",
+            "bad verdict 'deep-read'; use one of: deep, quick, skip ('deep-read' is 'deep')",
+        ),
+        id="verdict-as-its-label-hyphenated",
+    ),
+    pytest.param(
+        ('verdict = "deep"', 'verdict = "Quick_read"'),
+        (
+            5,
+            "verdict",
+            "bad verdict 'Quick_read'; use one of: deep, quick, skip ('Quick_read' is 'quick')",
+        ),
+        id="verdict-as-its-label-with-underscore",
+    ),
     pytest.param(
         ('verdict = "deep"', 'verdict = " Deep"'),
         (5, "verdict", "bad verdict ' Deep'; use one of: deep, quick, skip (' Deep' is 'deep')"),
