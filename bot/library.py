@@ -152,11 +152,15 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
         try:
             topic = Topic.model_validate(raw)
         except ValidationError as exc:
-            problems += pydantic_problems(exc, path, block, raw, table_line, Topic.model_fields)
+            problems += pydantic_problems(
+                exc, path, block, raw, table_line, Topic.model_fields, "a topic's"
+            )
             continue
         id_line = block.line_of("id", default=table_line)
         if topic.id in seen:
-            msg = f"duplicate topic id {topic.id!r} (first at line {seen[topic.id]})"
+            first = seen[topic.id]
+            msg = f"duplicate topic id {topic.id!r} (first at line {first}): give this topic"
+            msg += " an id of its own"
             problems.append(Problem(path, id_line, "id", msg))
             continue
         # comments print names, and `/notes topic` takes a name or an id: each, as the
@@ -176,7 +180,8 @@ def parse_taxonomy(text: str, path: str) -> list[Topic]:
             other = named.get(key)
             if other is not None and other[0] != topic.id:
                 said = "without its brackets, " if field != key_field else ""
-                msg = f"{said}`/notes topic` reads it as topic {other[0]!r} (line {other[1]})"
+                msg = f"{said}`/notes topic` reads it as topic {other[0]!r} (line {other[1]}):"
+                msg += " write one only this topic has"
                 problems.append(Problem(path, line, field, msg))
             else:
                 named.setdefault(key, (topic.id, line))

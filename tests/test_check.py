@@ -1207,7 +1207,8 @@ labels = ["rocm"]
 TAXONOMY_DEFECTS = [
     pytest.param(
         ('id = "rocm"', 'id = "cuda-graphs"'),
-        "9: id: duplicate topic id 'cuda-graphs' (first at line 3)",
+        "9: id: duplicate topic id 'cuda-graphs' (first at line 3): give this topic an id of"
+        " its own",
         id="duplicate-topic",
     ),
     pytest.param(
@@ -1240,7 +1241,8 @@ TAXONOMY_DEFECTS = [
     ),
     pytest.param(
         ('labels = ["rocm"]', 'labels = ["rocm"]\ncolour = "red"'),
-        "13: colour: unknown field",
+        "13: colour: unknown field; a topic's fields are id, name_en, name_zh, short_en,"
+        " description, keywords, tags, paths, labels: rename it to one, or delete it",
         id="unknown-topic-field",
     ),
     pytest.param(("# comment", "version = 2"), "1: version: unknown top-level key", id="top-key"),
@@ -1251,18 +1253,20 @@ TAXONOMY_DEFECTS = [
     ),
     pytest.param(  # `/notes topic` takes a Chinese name too: it must say one topic
         ('name_zh = "ROCm"', 'name_zh = "CUDA graphs"'),
-        "11: name_zh: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        "11: name_zh: `/notes topic` reads it as topic 'cuda-graphs' (line 3):"
+        " write one only this topic has",
         id="chinese-name-another-topics",
     ),
     pytest.param(  # replies give a name in brackets without its own, and it is typed back
         ('name_zh = "ROCm"', 'name_zh = "CUDA graphs（旧）"'),
         "11: name_zh: without its brackets, `/notes topic` reads it as topic 'cuda-graphs'"
-        " (line 3)",
+        " (line 3): write one only this topic has",
         id="chinese-name-unbracketed-another-topics",
     ),
     pytest.param(  # the short name a reason gives is typed to `/notes topic` too
         ('name_zh = "ROCm"', 'name_zh = "ROCm"\nshort_en = "CUDA graphs"'),
-        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3):"
+        " write one only this topic has",
         id="short-name-another-topics",
     ),
     pytest.param(  # review r41l: a bracketed name's short one is short_en, said once, not
@@ -1271,7 +1275,8 @@ TAXONOMY_DEFECTS = [
             'name_en = "ROCm"\nname_zh = "ROCm"',
             'name_en = "ROCm (AMD)"\nname_zh = "ROCm"\nshort_en = "CUDA graphs"',
         ),
-        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3)",
+        "12: short_en: `/notes topic` reads it as topic 'cuda-graphs' (line 3):"
+        " write one only this topic has",
         id="short-name-of-a-bracketed-name-another-topics",
     ),
     pytest.param(
