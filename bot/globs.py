@@ -64,7 +64,8 @@ def glob_to_regex(pattern: str) -> str:
     if not pattern or not pattern.strip():
         raise GlobError("empty pattern")
     if "\\" in pattern:
-        raise GlobError("use '/' as the path separator, not '\\'")
+        slashed = pattern.replace("\\", "/")  # a path copied from Windows
+        raise GlobError(f"use '/' as the path separator, not '\\': write {slashed!r}")
     control = next((c for c in pattern if c < " " or c == "\x7f"), None)
     if control is not None:  # a tab is legal in a TOML string: the path would match nothing
         raise GlobError(_control_said(control, pattern))

@@ -545,7 +545,7 @@ def test_glob_semantics(pattern, path, matches):
         # kills: bot/globs.py:glob_to_regex a pattern of spaces only called whitespace around a
         # pattern instead of empty
         ("   ", "empty pattern"),
-        ("a\\b", "use '/' as the path separator, not '\\'"),
+        ("a\\b", "use '/' as the path separator, not '\\': write 'a/b'"),
         (" a", "leading or trailing whitespace"),
         ("!a", "negation ('!') is not supported; list the paths that should match"),
         ("a/[b", "unclosed '[' at position 3"),
