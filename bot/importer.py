@@ -80,6 +80,17 @@ def _an_entry_at(blocks: list[tuple[int, list[str]]], k: int) -> bool:
     return derive_verdict("\n".join(blocks[k + 1][1])) is not None
 
 
+def _goes_on(blocks: list[tuple[int, list[str]]], k: int) -> str:
+    """A hint for block `k`, read as a title, when the block above it is a guidance: it
+    may be that guidance's next paragraph; "" otherwise."""
+    if k == 0 or derive_verdict("\n".join(blocks[k - 1][1])) is None:
+        return ""
+    return (
+        f"if line {blocks[k][0]} goes on with the guidance above, delete the blank line"
+        " before it: a guidance is one paragraph"
+    )
+
+
 def _not_a_repo(lines: list[str]) -> str:
     """What a digest whose line 1 is no repository is told: the repository its address
     names (copied from the browser), the blank lines before it to delete, or that the file
@@ -123,16 +134,24 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
             continue
         if len(t_lines) != 1:
             msg = f"a title is one line, found {len(t_lines)}; is a blank line missing after it?"
+            # its guidance in the block, or a paragraph of its own before an entry whole:
+            # the next block is the next entry's title
+            whole = derive_verdict("\n".join(t_lines[1:])) is not None
+            stray = not whole and _an_entry_at(blocks, k + 1)
+            if not whole and (goes_on := _goes_on(blocks, k)):
+                msg += f" {goes_on[0].upper()}{goes_on[1:]}"
             problems.append(Problem(path, t_line, "title", msg))
-            if derive_verdict("\n".join(t_lines[1:])) is not None:
-                # its guidance is in the block: the next block is the next entry's title
+            if whole or stray:
                 k += 1
                 continue
         elif said := control_character(t_lines[0].strip()):
             # the note would be refused, its id made of it
             problems.append(Problem(path, t_line, "title", said))
         elif k + 1 >= len(blocks):
-            problems.append(Problem(path, t_line, "guidance", "title without a guidance paragraph"))
+            msg = "title without a guidance paragraph"
+            if goes_on := _goes_on(blocks, k):
+                msg += f"; {goes_on}"
+            problems.append(Problem(path, t_line, "guidance", msg))
         else:
             g_line, g_lines = blocks[k + 1]
             guidance = "\n".join(g_lines)
@@ -145,6 +164,8 @@ def parse_digest(text: str, path: str) -> tuple[str, list[DigestEntry]]:
                     " title (the paragraph after it states a verdict); if it is this title's"
                     f" guidance, it states no verdict ({VERDICT_HINT})"
                 )
+                if goes_on := _goes_on(blocks, k):
+                    msg += f"; {goes_on}"
                 problems.append(Problem(path, t_line, "guidance", msg))
                 k += 1
                 continue

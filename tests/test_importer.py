@@ -245,7 +245,10 @@ MALFORMED = [
     ),
     pytest.param(
         "o/r\n\n标题\n\n值得精读。\n\n孤立的标题\n",
-        ["7: guidance: title without a guidance paragraph"],
+        [  # a title, or the guidance's second paragraph: the digest cannot tell
+            "7: guidance: title without a guidance paragraph; if line 7 goes on with the"
+            " guidance above, delete the blank line before it: a guidance is one paragraph"
+        ],
         id="title-without-guidance",
     ),
     # kills: bot/importer.py:parse_digest (hand) a title whose guidance was left out: the
@@ -324,6 +327,36 @@ MALFORMED = [
             "10: guidance: title without a guidance paragraph",
         ],
         id="title-and-guidance-run-together",
+    ),
+    # a guidance written in two paragraphs: its second was told it is a title without a
+    #   guidance, or the next title's, naming neither the blank line nor the fix
+    pytest.param(
+        "o/r\n\n标题一\n\n值得精读。一。\n\n第二段。\n",
+        [
+            "7: guidance: title without a guidance paragraph; if line 7 goes on with the"
+            " guidance above, delete the blank line before it: a guidance is one paragraph"
+        ],
+        id="guidance-in-two-paragraphs-last",
+    ),
+    pytest.param(
+        "o/r\n\n标题一\n\n值得精读。一。\n\n第二段，\n第二行。\n\n标题二\n\n值得精读。二。\n",
+        [
+            "7: title: a title is one line, found 2; is a blank line missing after it? If line 7"
+            " goes on with the guidance above, delete the blank line before it: a guidance is"
+            " one paragraph"
+        ],
+        id="guidance-in-two-paragraphs-multi-line",
+    ),
+    pytest.param(
+        "o/r\n\n标题一\n\n值得精读。一。\n\n第二段。\n\n标题二\n\n值得精读。二。\n",
+        [
+            "7: guidance: title without a guidance paragraph: line 9 is the next entry's title"
+            " (the paragraph after it states a verdict); if it is this title's guidance, it"
+            " states no verdict (值得精读 / 值得快速阅读 / 值得快速浏览 / 不需要精读 / 可直接略过);"
+            " if line 7 goes on with the guidance above, delete the blank line before it: a"
+            " guidance is one paragraph"
+        ],
+        id="guidance-in-two-paragraphs-then-an-entry",
     ),
 ]
 
