@@ -270,7 +270,8 @@ def check_notes(
         if note.identity in same_note:  # a copy under another id: PRs would get it twice
             msg = (
                 f"the same note as {same_note[note.identity]} (same repo and title_zh, what"
-                " a note is known by): keep one file"
+                " a note is known by): keep one file, or give a new note its own PR's Chinese"
+                " title"
             )
             problems.append(Problem(path, where.line_of("title_zh"), "title_zh", msg))
         else:

@@ -193,7 +193,8 @@ def test_check_tells_only_the_copy_of_a_note_to_go_not_the_note_to_change_its_id
     # A curator adds a note by copying one, as docs/curating.md says, and keeps its title_zh.
     # Beside "the same note as ...: keep one file", the note copied from was told its own
     # id "is the id the importer gave <the copy> (renamed since) ...: choose another id":
-    # renaming a shipped note, whose id comments and marks hold, for a copy's sake.
+    # renaming a shipped note, whose id comments and marks hold, for a copy's sake. And
+    # "keep one file" alone left out the curator's case, a new note: its own title_zh.
     notes = library_copy(tmp_path)
     text = (notes / "vllm-0436d44c.md").read_text(encoding="utf-8")
     copy = text.replace('id = "vllm-0436d44c"', 'id = "vllm-step3p5-fix"')
@@ -202,7 +203,7 @@ def test_check_tells_only_the_copy_of_a_note_to_go_not_the_note_to_change_its_id
     assert problems == [
         f"{notes / 'vllm-step3p5-fix.md'}:11: title_zh: the same note as"
         f" {notes / 'vllm-0436d44c.md'} (same repo and title_zh, what a note is known by):"
-        " keep one file"
+        " keep one file, or give a new note its own PR's Chinese title"
     ]
 
 
