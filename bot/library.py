@@ -256,6 +256,7 @@ def check_notes(
         if os.path.basename(src.path) == src.note.filename:
             first_seen.setdefault(src.note.id, src.path)
     same_note: dict[tuple[str, str], str] = {}
+    by_path = {src.path: src.note for src in sources}
     for src in sources:
         note, path, where = src.note, src.path, src.header
         first_seen.setdefault(note.id, path)
@@ -263,20 +264,27 @@ def check_notes(
             msg = f"duplicate id {note.id!r} (also in {first_seen[note.id]}): " + _own_id(path, ids)
             problems.append(Problem(path, where.line_of("id"), "id", msg))
             problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
+            # a copy with its id unchanged: its title_zh is the other field to change
+            if by_path[first_seen[note.id]].identity == note.identity:
+                problems.append(_same_note(first_seen[note.id], path, where))
             continue
         if os.path.basename(path) != note.filename:
             problems.append(Problem(path, where.line_of("id"), "id", _misnamed(note)))
         problems += _unknown_topics(note.topics, path, where, topics, taxonomy)
         if note.identity in same_note:  # a copy under another id: PRs would get it twice
-            msg = (
-                f"the same note as {same_note[note.identity]} (same repo and title_zh, what"
-                " a note is known by): keep one file, or give a new note its own PR's Chinese"
-                " title"
-            )
-            problems.append(Problem(path, where.line_of("title_zh"), "title_zh", msg))
+            problems.append(_same_note(same_note[note.identity], path, where))
         else:
             same_note[note.identity] = path
     return problems + _ids_naming_two_notes(sources)
+
+
+def _same_note(first: str, path: str, where: Header) -> Problem:
+    """A note with the repo and title_zh of the note in file `first`."""
+    msg = (
+        f"the same note as {first} (same repo and title_zh, what a note is known by): keep"
+        " one file, or give a new note its own PR's Chinese title"
+    )
+    return Problem(path, where.line_of("title_zh"), "title_zh", msg)
 
 
 def _misnamed(note: Note) -> str:

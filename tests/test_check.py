@@ -67,6 +67,13 @@ updated = 2026-12-02
 """
 
 
+# what a copy of a note under another id (or its id unchanged) is told at its title_zh
+SAME_NOTE = (
+    "(same repo and title_zh, what a note is known by): keep one file, or give a new note its"
+    " own PR's Chinese title"
+)
+
+
 def write(directory: Path, text: str, name: str = "vllm-test0001.md") -> Path:
     path = directory / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -997,7 +1004,8 @@ def test_duplicate_id_names_the_other_file(tmp_path):
     second = write(tmp_path, VALID, "b/vllm-test0001.md")
     assert problems_of(tmp_path) == [
         f"{second}:2: id: duplicate id 'vllm-test0001' (also in {first}): give this note an"
-        " id of its own, and name its file <id>.md"
+        " id of its own, and name its file <id>.md",
+        f"{second}:9: title_zh: the same note as {first} {SAME_NOTE}",
     ]
 
 
@@ -1019,6 +1027,7 @@ def test_every_problem_of_every_file_is_reported_sorted(tmp_path):
         + "): give this note an id of its own, and name its file <id>.md",
         f"topics: unknown topic 'cudagraphs': no topic has this id in {TOPICS};"
         " did you mean 'cuda-graphs'?",
+        f"title_zh: the same note as {tmp_path / 'a/vllm-test0001.md'} {SAME_NOTE}",
         "verdict: bad verdict 'x'; use one of: deep, quick, skip",  # unparsed: no duplicate
     ]
     assert found == sorted(found, key=lambda s: (s.split(":")[0], int(s.split(":")[1])))
@@ -3812,13 +3821,15 @@ def test_a_note_copied_without_a_new_id_is_told_to_take_its_files_name(tmp_path,
     """A note copied to start a new one, its id left as the original's, was told
     "file name must be 'vllm-test0001.md'": followed, the copy would overwrite the
     original. And a copy sorting first made the original the duplicate. The copy alone
-    is named, with the id its file's name gives it."""
+    is named, with the id its file's name gives it; and, on the same run, its title_zh,
+    the other field a new note changes (it came only once the id was fixed)."""
     original = write(tmp_path, VALID)
     copy = write(tmp_path, VALID, name)
     stem = name.removesuffix(".md")
     assert problems_of(tmp_path) == [
         f"{copy}:2: id: duplicate id 'vllm-test0001' (also in {original}): give this note an"
-        f' id of its own, as its file\'s name: id = "{stem}"'
+        f' id of its own, as its file\'s name: id = "{stem}"',
+        f"{copy}:9: title_zh: the same note as {original} {SAME_NOTE}",
     ]
     assert original.exists()
 

@@ -207,6 +207,29 @@ def test_check_tells_only_the_copy_of_a_note_to_go_not_the_note_to_change_its_id
     ]
 
 
+def test_check_tells_a_copy_with_its_id_unchanged_both_of_its_problems_at_once(tmp_path):
+    # A note copied to start a new one, neither its id nor its title_zh changed yet, was
+    # told only its duplicate id; its title_zh, the other field a new note must change,
+    # came on the next run, after the id was fixed. Whichever file sorts first.
+    notes = library_copy(tmp_path)
+    text = (notes / "vllm-0436d44c.md").read_text(encoding="utf-8")
+    for name in ("vllm-0000-new", "vllm-zzzz-new"):
+        (notes / f"{name}.md").write_text(text, "utf-8")
+    problems = [str(p) for p in check_library(notes, DEFAULT_TOPICS_FILE)[1]]
+    assert problems == [
+        line
+        for name in ("vllm-0000-new", "vllm-zzzz-new")
+        for line in (
+            f"{notes / name}.md:2: id: duplicate id 'vllm-0436d44c' (also in"
+            f" {notes / 'vllm-0436d44c.md'}): give this note an id of its own, as its file's"
+            f' name: id = "{name}"',
+            f"{notes / name}.md:11: title_zh: the same note as {notes / 'vllm-0436d44c.md'}"
+            " (same repo and title_zh, what a note is known by): keep one file, or give a"
+            " new note its own PR's Chinese title",
+        )
+    ]
+
+
 # --- notes check: two topics under one English name --------------------------------------
 
 
