@@ -66,7 +66,9 @@ class NotTheAPI(GithubException):
 
 
 # Headers GitHub's API puts on every answer, its errors too (github.com's and GitHub
-# Enterprise Server's): an answer with neither is a proxy's or another server's
+# Enterprise Server's): an answer with neither is a proxy's or another server's, unless
+# its body is GitHub's error JSON (`githubs_error`): a proxy in front of GitHub may strip
+# both
 GITHUB_HEADERS = ("x-github-request-id", "x-github-media-type")
 
 
@@ -76,20 +78,42 @@ def a_page(content_type: str, text: str) -> bool:
     return "html" in content_type.lower() or text.lstrip().startswith("<")
 
 
+def githubs_error(text: str) -> bool:
+    """Whether `text` is GitHub's REST error JSON: an object with a "message" string and a
+    "documentation_url" string (its basic-error and validation-error schemas, the link
+    on each refusal GitHub sends). A message alone is not enough: API
+    gateways answer so themselves (AWS's `{"message": "Forbidden"}`, Kong's "no Route
+    matched with those values")."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("message"), str)
+        and isinstance(data.get("documentation_url"), str)
+    )
+
+
 def foreign_refusal(status: int, headers: Mapping[str, Any], text: str) -> str | None:
     """What answered, in words, when a refusal (401, 403, 404) is surely not GitHub's
     API: a web page (HTML by its content type, or text opening with `<`), or an answer
-    with no header GitHub's API sends (`GITHUB_HEADERS`): a proxy's, another server's at
-    a wrong GITHUB_API_URL. GitHub never saw the request, and every call would meet it.
-    None when it may be GitHub's, and for a rate limit (whoever asks for a wait is waited
-    out, as GitHub)."""
+    with no header GitHub's API sends (`GITHUB_HEADERS`) whose body is not GitHub's error
+    JSON (`githubs_error`): a proxy's, another server's at a wrong GITHUB_API_URL. GitHub
+    never saw the request, and every call would meet it. None when it may be GitHub's
+    (its error JSON through a proxy that strips its headers: a 404 of it is a comment
+    deleted), and for a rate limit (whoever asks for a wait is waited out, as GitHub).
+    One rule for the start's checks and every later call."""
     named = {name.lower(): str(value) for name, value in headers.items()}
     if status not in (401, 403, 404) or rate_limit_answer(status, named, text) is not None:
         return None
     if a_page(named.get("content-type", ""), text):
         return "a web page, not GitHub's JSON"
-    if not any(name in named for name in GITHUB_HEADERS):
-        return "an answer with no header GitHub's API sends (X-GitHub-Request-Id), not its own"
+    if not any(name in named for name in GITHUB_HEADERS) and not githubs_error(text):
+        return (
+            "an answer with no header GitHub's API sends (X-GitHub-Request-Id) nor its"
+            " error JSON, not its own"
+        )
     return None
 
 

@@ -111,9 +111,10 @@ def text_unicode(response: RequestsResponse) -> RequestsResponse:
 
 def refusal_githubs(response: RequestsResponse) -> RequestsResponse:
     """`response`; raises NotTheAPI for a 401, 403 or 404 surely not GitHub's
-    (`foreign_refusal`: a proxy's page, another server at GITHUB_API_URL). Read as
-    GitHub's, a 404 was a comment deleted or a repository gone, a 401 a token to mint
-    again, and the failure said only its status."""
+    (`foreign_refusal`: a proxy's page, another server at GITHUB_API_URL; GitHub's error
+    JSON through a proxy stripping its headers is GitHub's). Read as GitHub's, a 404 was
+    a comment deleted or a repository gone, a 401 a token to mint again, and the failure
+    said only its status."""
     if response.status not in (401, 403, 404):
         return response
     what = foreign_refusal(response.status, response.headers, response.read())

@@ -643,11 +643,12 @@ def check_token_credentials(github: GitHubClient) -> None:
     """Ask GitHub for the token's rate limit once at start (token mode; GET /rate_limit
     spends none of it): a token GitHub refuses (401) stops the start, and so does a web
     page or a redirect out of the API for it (GITHUB_API_URL at a web site, a proxy's
-    login page), or a 401, 403 or 404 that is not GitHub's (a page, or no header GitHub's
-    API sends), where the server would otherwise look healthy until the first event
-    failed. GitHub down or out of reach, or any other answer, GitHub's own 403 and 404
-    too (a GitHub Enterprise Server with its rate limiting off, in words the check does
-    not know), only warns, as in App mode: a restart during an outage must still start."""
+    login page), or a 401, 403 or 404 that is not GitHub's (a page, or neither a header
+    GitHub's API sends nor its error JSON), where the server would otherwise look
+    healthy until the first event failed. GitHub down or out of reach, or any other
+    answer, GitHub's own 403 and 404 too (a GitHub Enterprise Server with its rate
+    limiting off, in words the check does not know), only warns, as in App mode: a
+    restart during an outage must still start."""
     from bot.github_errors import NOT_THE_API, NotTheAPI  # PyGithub's: live mode only
 
     try:
@@ -675,9 +676,9 @@ def check_app_credentials(github: GitHubClient, settings: Settings) -> None:
     server would otherwise look healthy until the first PR event failed. GitHub down
     or out of reach only warns: a restart during an outage must still start. A JWT whose
     times GitHub refused is this machine's clock, said so; a web page for the App, a
-    redirect out of the API, or a 401, 403 or 404 that is not GitHub's (no header its
-    API sends), is GITHUB_API_URL (a web site's address, a proxy's login page), which
-    every call would meet, so it stops the start too."""
+    redirect out of the API, or a 401, 403 or 404 that is not GitHub's (neither a header
+    its API sends nor its error JSON), is GITHUB_API_URL (a web site's address, a
+    proxy's login page), which every call would meet, so it stops the start too."""
     from bot.github_errors import NotTheAPI, jwt_clock_problem  # PyGithub's: live mode only
 
     try:

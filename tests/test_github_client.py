@@ -1258,6 +1258,9 @@ FOREIGN_REFUSALS = {
     "page": dict(raw=b"<html><body><h1>Not Found</h1></body></html>"),
     "proxy-page": dict(raw=b"<!DOCTYPE html><title>Forbidden</title>", foreign=True),
     "not-github-json": dict(body={"error": "no such route"}, foreign=True),
+    "fastapi-json": dict(body={"detail": "Not Found"}, foreign=True),
+    # an API gateway's (AWS's, Kong's): a message, but no GitHub docs link
+    "gateway-json": dict(body={"message": "no Route matched with those values"}, foreign=True),
 }
 
 
@@ -1299,6 +1302,53 @@ def test_a_refusal_not_from_github_fails_a_call_naming_github_api_url(
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["words"]
     fake_github.inject("GET", f"/repos/*/comments/{said.id}", Fault.not_found())
     assert client.comment_text(PR, said.id) is None  # GitHub's own: the comment is gone
+
+
+# A proxy in front of GitHub (Enterprise) that strips GitHub's headers (X-GitHub-Request-Id,
+# X-GitHub-Media-Type) passes the start, whose GET /app is a 200; then each of GitHub's own
+# 404s was read as the proxy's and failed the delivery naming GITHUB_API_URL: a comment
+# deleted since the list, an issue gone. GitHub's error JSON, a "message" with its
+# "documentation_url", tells GitHub's answer; JSON of another shape stays foreign
+def test_github_s_own_404_through_a_proxy_stripping_its_headers_is_still_an_answer(
+    fake_github, make_github_client
+):
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+    stripped = dataclasses.replace(Fault.not_found(), foreign=True)
+    deleted = dataclasses.replace(stripped, first=lambda: fake_github._comments.pop(made))
+    fake_github.inject("PATCH", f"/repos/*/comments/{made}", deleted)
+    result = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=True, known_id=made)
+    assert result.outcome is Outcome.CREATED and result.comment_id != made
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v2")]
+    fake_github.inject("GET", f"/repos/*/comments/{made}", stripped)
+    assert client.comment_text(PR, made) is None
+    fake_github.inject("GET", "/repos/*/issues/7", stripped)
+    assert client.is_pull(PR) is None
+    for foreign in (
+        Fault(status=404, body={"detail": "Not Found"}, foreign=True),  # FastAPI's
+        Fault(status=404, body={"message": "no Route matched with those values"}, foreign=True),
+        Fault(status=404, raw=b"<!DOCTYPE html><title>Not Found</title>", foreign=True),
+    ):
+        fake_github.inject("GET", "/repos/*/issues/7", foreign)
+        with pytest.raises(GitHubError, match="is GITHUB_API_URL the API's address"):
+            client.is_pull(PR)
+
+
+@pytest.mark.parametrize(
+    ("body", "githubs"),
+    [
+        ('{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}', True),
+        ('{"message": "Not Found"}', False),  # an API gateway's
+        ('{"message": "Not Found", "documentation_url": null}', False),
+        ('{"message": 404, "documentation_url": "https://docs.github.com/rest"}', False),
+        ('[{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}]', False),
+        ('{"message": "Not Found", "documentation_u', False),  # cut short
+        ("", False),
+    ],
+)
+def test_a_refusal_without_github_s_headers_is_github_s_by_its_error_json_alone(body, githubs):
+    said = github_errors.foreign_refusal(404, {"Content-Type": "application/json"}, body)
+    assert (said is None) is githubs, said
+    assert github_errors.foreign_refusal(404, {"X-GitHub-Request-Id": "A1:B2"}, body) is None
 
 
 def test_a_create_that_did_not_reach_github_is_posted_again(fake_github, make_github_client):

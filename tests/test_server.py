@@ -32,7 +32,7 @@ from bot.signature import sign, verify
 from bot.webhook import LOCK_WAIT_SECONDS, WebhookEndpoint
 from bot.workers import Workers
 from tests.docs_kit import doc
-from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, Fault
+from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, DOCS, Fault
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -2726,6 +2726,8 @@ FOREIGN_REFUSALS = {
     "page": dict(raw=b"<html><body><h1>Not Found</h1></body></html>"),
     "proxy-page": dict(raw=b"<!DOCTYPE html><title>Forbidden</title>", foreign=True),
     "not-github-json": dict(body={"error": "no such route"}, foreign=True),
+    # an API gateway's (AWS's, Kong's): a message, but no GitHub docs link
+    "gateway-json": dict(body={"message": "no Route matched with those values"}, foreign=True),
 }
 
 
@@ -2751,6 +2753,37 @@ def test_a_refusal_at_start_not_from_github_refuses_it_naming_github_api_url(
     said = "a web page" if answer.raw else "no header GitHub's API sends (X-GitHub-Request-Id"
     assert said in text, text
     assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
+
+
+def stripped(answer: Fault) -> Fault:
+    """`answer` as a proxy that strips GitHub's headers from it passes it on."""
+    return Fault(status=answer.status, body=answer.body, foreign=True)
+
+
+# The start reads a refusal by the rule every later call does: GitHub's error JSON through
+# a proxy in front of it that strips GitHub's headers is GitHub's. Read as the proxy's, a
+# token GitHub refused was named as GITHUB_API_URL, and a GitHub Enterprise Server with
+# its rate limiting off refused the start
+@pytest.mark.parametrize("mode", ["app", "token"])
+def test_github_s_own_refusal_at_start_through_a_proxy_stripping_its_headers_is_github_s(
+    tmp_path, fake_github, app_key, caplog, mode
+):
+    refused = stripped(Fault.bad_credentials())
+    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", refused)
+    if mode == "app":
+        settings = app_settings(tmp_path, fake_github, app_key)
+    else:
+        settings = token_start_settings(tmp_path, fake_github)
+    with pytest.raises(SettingsError) as failed:
+        build_runtime(settings)
+    setting = "GITHUB_APP_ID" if mode == "app" else "GITHUB_TOKEN"
+    assert str(failed.value).startswith(f"{setting}: GitHub refused the "), str(failed.value)
+    if mode == "token":
+        off = {"message": "Rate limiting is not enabled.", "documentation_url": DOCS}
+        fake_github.inject("GET", "/rate_limit", stripped(Fault(status=404, body=off)))
+        with caplog.at_level(logging.WARNING, logger="bot.server"):
+            build_runtime(token_start_settings(tmp_path / "ghes", fake_github)).db.close()
+        assert not [r for r in caplog.records if r.name == "bot.server"]
 
 
 # kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
