@@ -166,8 +166,11 @@ def is_read_only(exc: sqlite3.Error) -> bool:
 
 class HeldInProcess(sqlite3.OperationalError):
     """A write given a deadline (`Database.tx`'s `until`) found the in-process lock held
-    by another thread of this process until then: one waiting out another process's
-    lock, mostly. A lock's refusal, as SQLite's "database is locked" (`is_locked`)."""
+    by another thread of this process until then: on the event loop, which does not
+    wait, any write under way; in the intake's thread, one holding it that long (a write
+    waiting out another process's lock lets it go between tries, so the intake waits for
+    that lock itself, and is refused with SQLite's "database is locked"). A lock's
+    refusal, as SQLite's "database is locked" (`is_locked`)."""
 
 
 def is_locked(exc: BaseException) -> bool:
