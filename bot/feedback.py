@@ -167,15 +167,15 @@ _ENUM_NUMBERS = re.compile(rf"{_ENUM_NUMBER}|(?i:{_ENGLISH_ORDINAL})")
 # `均`, `皆` (`2、三只是改名`, `2，三都不相关`: notes 2 and 3, as `2、3只是改名` is)
 _SAID_OF_THEM = "(?=只是|[都也均皆])"
 # A note's number with another after a separator (`2,3`, `2、第3条`, `#2,#3`, `2.5`), where
-# `_NUMBER` ends, or a hyphen (`2-3`, notes 2 to 3): several notes, or which is meant is
-# not clear; no reason, also with one note shown, where the number may be left out. The
-# second, in digits as in Chinese numerals, only with nothing after it in the word but a
-# counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`), or in digits a reason
-# glued on that counts nothing (`2、3只是改名`: `_GLUED_REASON`): one with a unit glued on is a
-# quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`, `2，3个文件只是改名`,
-# `2，1.5倍`, `二、三十分钟`)
+# `_NUMBER` ends, a plus (`2+3`) or a hyphen (`2-3`, notes 2 to 3): several notes, or which
+# is meant is not clear; no reason, also with one note shown, where the number may be left
+# out. The second, in digits as in Chinese numerals, only with nothing after it in the word
+# but a counting word or a separator (`2,3`, `2、3条`, `二、三`, `第二、三条`), or in digits a
+# reason glued on that counts nothing (`2、3只是改名`: `_GLUED_REASON`): one with a unit
+# glued on is a quantity, the reason's first word (`2.5x faster`, `1.5GB`, `1.5倍`,
+# `2，3个文件只是改名`, `2，1.5倍`, `二、三十分钟`)
 _LISTED = re.compile(
-    r"#*(?P<rank>[0-9]+)[-.:,)]++"
+    r"#*(?P<rank>[0-9]+)[-+.:,)]++"
     rf"(?=[#第]|(?:[0-9]++{_FIGURE}|{_NUMERALS}){_COUNTER}?(?:[.:,)]|$)"
     rf"|[0-9]++{_GLUED_REASON}|{_NUMERALS}{_SAID_OF_THEM})"
 )
@@ -350,7 +350,7 @@ def _list_typed(asked: str, typed: str) -> str:
     if not glued or not asked.endswith(glued):
         return asked
     head = asked[: len(asked) - len(glued)]
-    return head[: len(_as_ascii(head).rstrip("-.:,)"))] or asked  # one character for one
+    return head[: len(_as_ascii(head).rstrip("-+.:,)"))] or asked  # one character for one
 
 
 def as_said(args: Iterable[str]) -> tuple[str, ...]:
@@ -469,13 +469,13 @@ def _list_head(word: str) -> bool:
     return number is not None and not number["rest"]
 
 
-_NUMBERS_ONLY = re.compile(r"[-#0-9.:,)]+")  # a list's numbers and separators, as ASCII
+_NUMBERS_ONLY = re.compile(r"[-+#0-9.:,)]+")  # a list's numbers and separators, as ASCII
 # One number of a list (as ASCII: `_as_ascii`), as `_LISTED` reads its second: digits or
 # numerals, `#` or `第` before them, a counting word after them, then the separators to the
 # next or the word's end; not a quantity (`3个文件`, `1.5倍`, `三十分钟`: the reason's start)
 _LIST_ITEM = re.compile(
     rf"(?:#*|第 ?)(?P<n>[0-9]++{_FIGURE}|{_NUMERALS})"
-    rf"(?:{_COUNTER}?(?:[-.:,)]+|$)|(?<=[0-9]){_GLUED_REASON}|(?<![0-9]){_SAID_OF_THEM})"
+    rf"(?:{_COUNTER}?(?:[-+.:,)]+|$)|(?<=[0-9]){_GLUED_REASON}|(?<![0-9]){_SAID_OF_THEM})"
 )
 
 
@@ -842,10 +842,10 @@ def _sets_off(words: list[str], past: list[str]) -> bool:
     return any(c in "-:" for c in typed[: len(typed) - len(" ".join(past))].translate(_HALF_WIDTH))
 
 
-# A list's separators as `_LISTED` reads them after a number (as ASCII: `，`, `、`, `–`, `—`
-# too), here typed apart from it: `2 , 3`, `2 ,3`, `2 - 3`, `2 – 3` name two notes, as
-# `2,3`, `2-3` and `2–3` do
-_APART = re.compile(r"[-.:,]*")
+# A list's separators as `_LISTED` reads them after a number (as ASCII: `，`, `、`, `–`, `—`,
+# `＋` too), here typed apart from it: `2 , 3`, `2 ,3`, `2 - 3`, `2 – 3`, `2 + 3` name two
+# notes, as `2,3`, `2-3`, `2–3` and `2+3` do
+_APART = re.compile(r"[-+.:,]*")
 
 
 def _past_separators(words: list[str]) -> list[str]:

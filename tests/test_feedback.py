@@ -170,6 +170,8 @@ def test_bracketed_numbers_glued_together_are_read_as_typed_apart(typed, plain):
         ("1 : 2", "1:2"),
         ("1 , #2", "1,#2"),
         ("1 - 第2条", "1-第2条"),
+        ("1 + 2", "1+2"),
+        ("1 ＋ 2", "1＋2"),
         ("(1) , (2)", "(1),(2)"),
         ("(1) - (2)", "(1)-(2)"),
         ("1 , 2 both off", "1,2 both off"),
@@ -187,7 +189,8 @@ def test_a_list_separator_typed_apart_reads_as_glued(spaced, glued):
 
 # (bracketed numbers read as glued, `(2)-(3)`, whose answer quotes both: "no note `2-3`")
 @pytest.mark.parametrize(
-    ("spaced", "asked"), [("2 , 3", "2"), ("2 - 3", "2"), ("(2) - (3)", "2-3"), ("(2) (3)", "2")]
+    ("spaced", "asked"),
+    [("2 , 3", "2"), ("2 - 3", "2"), ("2 + 3", "2"), ("(2) - (3)", "2-3"), ("(2) (3)", "2")],
 )
 def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
     pick = picked(spaced, SHOWN[:1])
@@ -1853,7 +1856,8 @@ def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason
 
 # kills: bot/feedback.py:_LISTED `2-3` (notes 2 to 3) the one shown note's reason
 @pytest.mark.parametrize(
-    ("first", "problem"), [("2-3", "range"), ("1-2", "which"), ("第2-3条", "range")]
+    ("first", "problem"),
+    [("2-3", "range"), ("1-2", "which"), ("第2-3条", "range"), ("2+3", "range"), ("1+2", "which")],
 )
 def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
     # `2-3` named no note with several shown, as the command's doc says, but with one the
@@ -1864,6 +1868,9 @@ def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
     # a flag's dashes, or a range with a unit, are the reason's, as before
     assert picked("2--enforce-eager only", SHOWN[:1]).reason == "2--enforce-eager only"
     assert picked("2-3x slower", SHOWN[:1]).reason == "2-3x slower"
+    # `2 + 3` (notes 2 and 3) hid note 2 with the reason `+ 3`, and `2+3` with one note
+    # shown hid it with the reason `2+3`: a plus joins notes' numbers as a comma does
+    assert picked("2 + 3x faster").reason == "+ 3x faster"
 
 
 # kills: bot/feedback.py:pick_note an emoji's shortcode before the number read as the reason
