@@ -655,16 +655,32 @@ def _as_ascii(word: str) -> str:
     forms as ASCII, and what ends a command's word (`marks_end`: `2!`, `2～`, `2…`, an
     emoji, `2🙏只是改名`, an emoji's shortcode whole, `2:pray:`) as the separator it is, as
     after a sub-command (`/notes off～`): a point where one was typed (`2.5`, `２．５`: it may
-    be a decimal's), else a comma (`2，3个文件`: a count, no decimal)."""
+    be a decimal's), a hyphen for a wave dash between digits (`_range_tilde`), else a comma
+    (`2，3个文件`: a count, no decimal)."""
     read, at = [], 0
     while at < len(word):
-        if (end := marks_end(word, at)) > at:
+        if _range_tilde(word, at):
+            read.append("-")
+            end = at + 1
+        elif (end := marks_end(word, at)) > at:
             read.append("".join("." if c in ".\uff0e" else "," for c in word[at:end]))
         else:
             read.append(word[at].translate(_HALF_WIDTH))
             end = at + 1
         at = end
     return "".join(read)
+
+
+_TILDES = "~\uff5e\u301c"  # `~`, and the wave dashes a Chinese input method types: `～`, `〜`
+_DIGITS = "0123456789\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19"
+
+
+def _range_tilde(word: str, at: int) -> bool:
+    """Whether `word[at]` is one tilde between two digits, which writes a range as a hyphen
+    does (`2~3`, `2～3`: notes 2 to 3, as `2-3` is), no comma setting a reason off:
+    `2~3个文件` ("2 to 3 files") is a count, no note's, as `2-3个文件` is."""
+    inside = 0 < at < len(word) - 1
+    return inside and word[at] in _TILDES and word[at - 1] in _DIGITS and word[at + 1] in _DIGITS
 
 
 # A note's number in brackets, as a list or a footnote numbers items (`(2)`, `[2]`, and as

@@ -2471,6 +2471,26 @@ def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
 
 
+# a tilde between digits writes a range, as a hyphen does: `/notes wrong 2~3个文件只是改名`
+#   ("2 to 3 files only renamed") hid note 2 with the reason `3个文件只是改名`, the tilde
+#   read as the comma of `2，3个文件…`; `2-3个文件…` asked which note, a count, no note's
+@pytest.mark.parametrize("typed", ["2~3个文件只是改名", "2～3个文件", "2〜3处改名", "２～３倍"])
+def test_a_count_written_as_a_range_with_a_tilde_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    (command,) = parse_commands(f"/notes wrong 2 {typed}")
+    assert pick_note(command.args, SHOWN).reason == typed
+    # with nothing after it, a range of notes: which note? as `2-3`
+    for notes in ("2~3", "2～3", "1~2 都不相关"):
+        (command,) = parse_commands(f"/notes wrong {notes}")
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+        assert pick_note(command.args, SHOWN[:1]).problem is PickProblem(
+            "which" if notes.startswith("1") else "range"
+        )
+
+
 # kills: bot/feedback.py:_NUMBER (hand) a note's number with a Chinese reason glued on
 #   (`2只是改名`, Chinese puts no space there) read as no number: with one note shown
 #   it hid that note with the reason '2只是改名', with several it asked which
