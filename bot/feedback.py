@@ -69,8 +69,11 @@ _MEASURES = (
 )
 # a number said about (`10多个`, `10余个`, "10-odd"): the unit after it counts
 _UNITS = rf"[多余餘](?={_MEASURES})|{_MEASURES}"
+# a range or a choice of counts (`2到3倍`, "2 to 3 times", `2或3处`, `2至30分钟`): the first
+# number is the count's too, no note's, as in `2-3倍` and `2~3个文件`
+_COUNT_RANGE = rf"(?:[到至或]|或者) ?[0-9]+ ?(?:{_UNITS})"
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
-_GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS})"
+_GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS}|{_COUNT_RANGE})"
 _NUMBER = re.compile(
     r"#*(?P<rank>[0-9]+)"
     rf"(?:(?:[.:,)]++|{_GLUED_REASON})"
@@ -112,7 +115,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # and numbers joined by `和`, `及`, `与`, `跟` or `同` ("and"), `或` ("or"), `到` or `至` ("to":
 # `_ZH_AND`; either way no one note is named), which join no quantity (`2和3`, `2 和 3`,
 # `2，和3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`; numerals
-# only with no word glued after them: `二和三十分钟`).
+# only with no word glued after them: `二和三十分钟`; digits with no unit but a counting
+# word glued after the last: `_ZH_COUNT`, `2和30分钟`).
 # In English, numbers joined by `and`, `or` or `&` (`2 and 3`, `2 or 3`, `#2 & #3`, `notes 2
 # and 3`, `note 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
@@ -123,6 +127,10 @@ _ZH_AND = "和及与跟同或到至"  # the characters, for a class: `[、{_ZH_A
 # and the words of two: `或者` ("or"), `以及`, `还有` ("and"): `2或者3`, `2以及3`
 _ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
+# After the last number joined by `和`, what makes it a count, as English's `_COUNTED`: a unit
+# or a measure word other than a counting word (`2和30分钟`, "2 and 30 minutes": note 2 and
+# its reason, as `2、30分钟` is), spaced or not; a counting word ends the list (`2和3条`)
+_ZH_COUNT = rf" ?(?!{_COUNTER})(?:{_UNITS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
 # `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
@@ -157,7 +165,8 @@ _ENUMERATED = re.compile(
     rf"(?: ?[、{_ZH_AND}] ?(?:第 ?)?{_ENUM_NUMBER}"
     rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
-    rf"|[0-9]+(?: ?[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9])(?: ?{_COUNTER})?"
+    rf"|[0-9]+(?: ?[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9]|{_ZH_COUNT})"
+    rf"(?: ?{_COUNTER})?"
     rf"|{_NUMERALS}(?: ?(?:{_ZH_JOIN}) ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )

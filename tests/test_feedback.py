@@ -2243,6 +2243,11 @@ def test_notes_numbers_listed_as_chinese_lists_them_name_no_one_note(typed, one)
         ("第2条，3个文件只是改名", "3个文件只是改名"),  # "3 files": a count, as before
         ("2、30分钟就能复现", "30分钟就能复现"),
         ("二和三十分钟", ""),  # no list: with one shown, all of it the reason
+        # `/notes wrong 2和30分钟就能复现` ("2, and in 30 minutes it reproduces") named notes 2
+        #   and 30, which note? where `2、30分钟` and `2 and 30 files` give note 2 a reason
+        ("2和30分钟就能复现", "和30分钟就能复现"),
+        ("2 和 30 分钟就能复现", "和 30 分钟就能复现"),
+        ("2与10多个文件有关", "与10多个文件有关"),
     ],
 )
 def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
@@ -2251,6 +2256,21 @@ def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
         assert pick_note(command.args, SHOWN).reason == reason
     else:
         assert pick_note(command.args, SHOWN[:1]).reason == typed
+
+
+# a count's range or choice (`到`, `至`: "to", `或`: "or") counts with both numbers, no note's:
+#   `/notes wrong 2到3倍` ("2 to 3 times") with one note shown was answered "There is no note
+#   2 (`2到3`)", where `2-3倍` and `2~3倍` are that note's reason, all of it; alone, or with a
+#   counting word, they are notes' numbers (`2到3`, `2或3条`)
+@pytest.mark.parametrize("typed", ["2到3倍", "2至30分钟就能复现", "2或3处改名", "2或者3行"])
+def test_a_range_of_counts_joined_in_chinese_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    for notes in ("2到3", "2或3条", "2至3只是改名"):
+        (command,) = parse_commands(f"/notes wrong {notes}")
+        assert command.key == ("wrong", ("2,3",))
 
 
 # kills: bot/feedback.py:_BETWEEN notes' numbers in brackets or quotes joined by `和`
