@@ -2409,6 +2409,57 @@ def test_a_count_after_and_stays_the_reason(typed, reason):
     assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
 
 
+# a bare number before an English noun reviews count with is a count, no note's number:
+#   `/notes wrong 2 files only renamed` hid note 2 with the reason `files only renamed`, where
+#   `2个文件只是改名` asks which note (and with one note shown is its reason, all of it)
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 files only renamed",
+        "1 file only",
+        "3 tests fail",
+        "2 GPUs suffice",
+        "9 lines",
+        "2 seconds",
+        "2 configs",
+        "3 backends only",
+        "2 MB",
+    ],
+)
+def test_a_bare_number_counting_an_english_noun_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    # keyed as no number (`-2`): an edit to `2 files…`, which names note 2, is answered
+    assert command.key != parse_commands(f"/notes wrong {typed.replace(' ', ', ', 1)}")[0].key
+
+
+# the number marked as a note's keeps it one (`#2`, `2.`, `note 2`), and so does a verb, or
+#   a word that is one as often, after it: a note's number is the subject of a reason
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("#2 files only renamed", "files only renamed"),
+        ("2. files only renamed", "files only renamed"),
+        ("note 2 files only renamed", "files only renamed"),
+        ("2 covers another path", "covers another path"),
+        ("2 changes nothing here", "changes nothing here"),
+        ("2 filesystem only", "filesystem only"),
+        ("2 config only", "config only"),  # the singular counts only after `1`
+        ("2 issues a warning", "issues a warning"),
+    ],
+)
+def test_a_note_number_before_an_english_word_keeps_it_the_reason(typed, reason):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    # and an ordinal after it is a second number, no count of seconds: `1 second` is `1,2`
+    (command,) = parse_commands("/notes wrong 1 second (3)")
+    assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.WHICH
+    assert command.key == parse_commands("/notes wrong 1,2")[0].key
+
+
 # --- `/notes wrong`'s readings left by session 45 ---
 
 
