@@ -248,6 +248,11 @@ def pick_note(
         by_id[shown_id.casefold()] = i
         by_id.setdefault(now.get(shown_id.casefold(), shown_id.casefold()), i)
     selector = selector if selector in by_id else now.get(selector, selector)
+    if (onwards := _onwards(words)) is not None:  # `2以后`, `2 and later`: as `2,3`
+        if 1 <= onwards <= len(shown):
+            return Pick(None, problem=PickProblem.WHICH)
+        typed_number = _number_typed(asked, typed, number) if number is not None else asked
+        return Pick(None, onwards, problem=PickProblem.RANGE, asked=typed_number)
     if listed is not None:  # `2,3`: as `2 3`, the first out of range is named as such
         rank = int(listed["rank"])
         if 1 <= rank <= len(shown):
@@ -374,6 +379,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     # read as `pick_note` reads them; with one note shown, a dash may start the reason
     words = _dash_apart(_reason_quoted(_unbracketed(_without_emoji(args))))  # `2「x」`: `2` apart
     read = _ordinal(words)[0]
+    if (onwards := _onwards(read)) is not None:  # `2以后`, `2 and later`: notes from 2 on
+        return (f"{onwards}+",)  # and no word after them, as after a list's numbers
     glued_list = _list_glued(read)  # `1 3-3`: a list, as `1,3-3` is not
     typed = " ".join(glued_list)
     text = _reason([typed])
@@ -872,6 +879,32 @@ def _counts(first: str, after: list[str]) -> bool:
         return False
     one = int(first) == 1 and _EN_ONE.match(after[0]) is not None
     return one or _EN_PLURAL.match(after[0]) is not None
+
+
+# A note's number and the notes after it, as Chinese says it glued on (`2以后的都不相关`, "2
+# and those after are all not relevant", `2及以后`, `第2条之后`: `2.之后`, `_ordinal`'s) or
+# as `2+`; `_ONWARDS_WORDS`, as English says it in words after it (`2 and later`, `2
+# onwards`). Several notes, which a `wrong` does not take (one note a command): which
+# note? or, from a number out of range, no such note. (`2以下`, "2 or below", is a count:
+# `_MEASURES`.)
+_ONWARDS_GLUED = re.compile(
+    r"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:以后|之后|往后|以後|之後|后面|後面)|\+$)"
+)
+_ONWARDS_WORDS = re.compile(
+    r"(?i:,? ?and (?:later|after|below|beyond|the rest|following)|onwards?)(?![^\W\d_])"
+)
+
+
+def _onwards(words: list[str]) -> int | None:
+    """The first of the notes `words` start with as a number and those after it
+    (`_ONWARDS_GLUED`, `_ONWARDS_WORDS`); None when they start with no such notes."""
+    first = _as_ascii(words[0].strip()) if words else ""
+    if (glued := _ONWARDS_GLUED.match(first)) is not None:
+        return int(glued["rank"])
+    number = _NUMBER.fullmatch(first)
+    if number is None or number["rest"] or not _ONWARDS_WORDS.match(" ".join(words[1:])):
+        return None
+    return int(number["rank"])
 
 
 def _is_number(words: list[str]) -> bool:

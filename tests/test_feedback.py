@@ -2435,6 +2435,38 @@ def test_a_bare_number_counting_an_english_noun_is_no_note_number(typed):
     assert command.key != parse_commands(f"/notes wrong {typed.replace(' ', ', ', 1)}")[0].key
 
 
+# a note's number and those after it are several notes, which a `wrong` does not take:
+#   `/notes wrong 2以后的都不相关` ("2 and those after are all not relevant") hid note 2 alone
+#   with the reason `以后的都不相关`, and `2 and later` with `and later`, the later notes
+#   left shown as if the reviewer had not named them
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("2以后的都不相关", "2"),
+        ("2及以后都只是改名", "2"),
+        ("第2条之后的都不相关", "第2条"),
+        ("2 and later", "2"),
+        ("2, and later are renames", "2"),
+        ("#2 onwards", "#2"),
+        ("2+", "2+"),
+    ],
+)
+def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank, pick.asked) == (
+        None,
+        PickProblem.RANGE,
+        2,
+        asked,
+    )
+    assert command.key == ("wrong", ("2+",))  # however said: an edit between them runs nothing
+    # a word that only starts so is the reason's, as before
+    (command,) = parse_commands("/notes wrong 2 and lateral moves only")
+    assert pick_note(command.args, SHOWN).reason == "and lateral moves only"
+
+
 # the number marked as a note's keeps it one (`#2`, `2.`, `note 2`), and so does a verb, or
 #   a word that is one as often, after it: a note's number is the subject of a reason
 @pytest.mark.parametrize(
