@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection
-from itertools import chain
+from collections.abc import Collection, Iterable
+from itertools import chain, takewhile
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
@@ -497,16 +497,42 @@ def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
     (`_EMAIL_QUOTE`) up to `after` is an email client's header: an attribution, ending in
     a colon on its line, or on the next one where Gmail wraps it (`Alice <address>
     wrote:`; `Alice <address>`, then `wrote:`); or Outlook's block, its line a header
-    field (`From: Alice <address>`) and the next one too (`Sent: ...`). A name and address
-    in prose (`cc Jane <jane@example.com>`, which GitHub hides as `Jane ***@***.***>` in a
-    reply by email) is neither."""
+    field (`From: Alice <address>`) in a block of them that is a mail's (`_mail_block`).
+    A name and address in prose (`cc Jane <jane@example.com>`, which GitHub hides as `Jane
+    ***@***.***>` in a reply by email) is neither, nor a list of them in the replier's own
+    words (`Owner: Jane <address>`, then `Reviewer: Bob <address>`)."""
     next_end = text.find("\n", end + 1)
     following = text[end + 1 : len(text) if next_end < 0 else next_end]
     if _ENDS_IN_COLON.search(text, after, end):
         return True
     if _ENDS_IN_COLON.search(following) and following.lstrip()[:1].isalnum():  # no command
         return True
-    return bool(_HEADER_FIELD.match(text, start, end) and _HEADER_FIELD.match(following))
+    return bool(_HEADER_FIELD.match(text, start, end)) and _mail_block(text, start, end)
+
+
+# What a mail's header block has besides the sender: the date it was sent (`Sent: Monday,
+# December 7, 2026 1:00 PM`, `发送时间: 2026年12月7日 13:00`: a year or a time of day), or
+# GitHub's subject, which names the repository (`Subject: Re: [vllm-project/vllm] ...`)
+_MAIL_FIELD = re.compile(
+    r"(?<![0-9])(?:(?:19|20)[0-9]{2}|[0-9]{1,2}:[0-5][0-9])(?![0-9])|\[[^\]\s/]+/[^\]\s/]+\]"
+)
+_MOST_FIELDS = 8  # the lines of a header block looked at, either side of the sender's
+
+
+def _mail_block(text: str, start: int, end: int) -> bool:
+    """Whether the header field from `start` to `end` (the sender's) is one of a mail's
+    header block: among the header fields around it, lines of their own next to it (Outlook
+    puts `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
+    date or GitHub's subject (`_MAIL_FIELD`)."""
+    above = text[: start - 1].split("\n")[-_MOST_FIELDS:] if start else []  # `- 1`: its `\n`
+    below = text[end + 1 :].split("\n", _MOST_FIELDS)[:_MOST_FIELDS]
+    fields = [*_fields(reversed(above)), *_fields(below)]
+    return any(_MAIL_FIELD.search(line) for line in fields)
+
+
+def _fields(lines: Iterable[str]) -> list[str]:
+    """The header fields `lines` start with (`_HEADER_FIELD`), up to the first that is none."""
+    return list(takewhile(_HEADER_FIELD.match, lines))
 
 
 # the quote's first line under its header, blank lines aside, is a `>` line

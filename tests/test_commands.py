@@ -293,11 +293,32 @@ def test_a_name_and_address_in_the_repliers_own_words_is_no_email_quotes_header(
         # an older Outlook on Windows: the address in `[mailto:...]`
         "From: Alice [mailto:***@***.***]\nSent: Monday, December 7, 2026 1:00 PM",
         "From: Alice [mailto:notifications@github.com]\nSent: Monday, December 7, 2026",
+        # Thunderbird's block: the date above the sender
+        "Subject: Re: x\nDate: Mon, 7 Dec 2026 13:00\nFrom: Alice ***@***.***>\nTo: y",
     ],
 )
 def test_an_email_clients_header_in_any_language_quotes_what_follows(header):
     assert kinds(f"ok\n\n{header}\n\n/notes wrong 1\n") == []
     assert kinds(f"/notes why\n\n{header}\n/notes wrong 1\n") == [("why", ())]
+
+
+# a block of fields naming people by address in the replier's own words is no mail's header:
+#   `Owner: Jane <address>` over `Reviewer: Bob <address>`, both lines a header field's shape,
+#   read as Outlook's block (`From:` over `Sent:`) and the reply's command under it ran nothing
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Owner: Jane ***@***.***>\nReviewer: Bob ***@***.***>",
+        "负责人: Jane ***@***.***>\n审阅人: Bob ***@***.***>",
+        "Owner: Jane <notifications@github.com>\nBackup: Bob ***@***.***>\nTeam: Core",
+    ],
+)
+def test_fields_naming_people_in_the_repliers_own_words_are_no_email_quotes_header(block):
+    assert kinds(f"{block}\n/notes wrong 2\n") == [("wrong", ("2",))]
+    assert kinds(f"{block}\n\n/notes wrong 2\n") == [("wrong", ("2",))]
+    # a mail's block has its date, or GitHub's subject naming the repository, by the sender
+    for field in ("Sent: Monday, December 7, 2026", "Date: 13:00", "Subject: Re: [o/r] x"):
+        assert kinds(f"{block}\n{field}\n\n/notes wrong 2\n") == []
 
 
 _HEADERS = [
