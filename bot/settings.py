@@ -16,10 +16,10 @@ import difflib
 import io
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
@@ -37,6 +37,7 @@ from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
     EnvSettingsSource,
+    InitSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
@@ -290,17 +291,19 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Earlier wins: explicit arguments, real environment, .env, then config/bot.toml.
-        # An empty value in the first three is unset (`load_settings`, `_EnvSource`).
+        # An empty value in the first three is unset, and the later ones but bot.toml
+        # pass over the setting (`_EmptyUnset`), which they are called in order to learn.
+        assert isinstance(init_settings, InitSettingsSource)
         assert isinstance(dotenv_settings, DotEnvSettingsSource)
-        dotenv = _DotEnvSource(
-            settings_cls,
-            env_file=dotenv_settings.env_file,
-            env_file_encoding=dotenv_settings.env_file_encoding,
-        )
+        emptied: set[str] = set()
         return (
-            init_settings,
-            _EnvSource(settings_cls),
-            dotenv,
+            _InitSource(settings_cls, init_settings.init_kwargs).sharing(emptied),
+            _EnvSource(settings_cls).sharing(emptied),
+            _DotEnvSource(
+                settings_cls,
+                env_file=dotenv_settings.env_file,
+                env_file_encoding=dotenv_settings.env_file_encoding,
+            ).sharing(emptied),
             _TomlSource(settings_cls),
         )
 
@@ -444,14 +447,14 @@ class Settings(BaseSettings):
     def _blank_is_default(cls, v: object, info: ValidationInfo) -> object:
         # Empty (a template's empty line) means unset for every setting but those whose
         # empty value says something (`_EMPTY_KEPT`): given before config/bot.toml, it is
-        # dropped from its source (`_blank_unset`), so bot.toml's value is read; empty in
-        # bot.toml, it is the default here. Never kept as it is: a host of "" would bind
-        # every interface, a URL of "" is no URL (it stopped a dry run), a library path of
-        # "" the working directory (a start refused naming no variable), a branch of "" a
-        # `blob//` in every note link, a number or a yes/no of "" a start refused. A
-        # credential of "" is none (`GITHUB_TOKEN=`: a dry run, not live mode with nothing
-        # to sign in with, or a key at Path(".")); an emptied GITHUB_PREVIOUS_WEBHOOK_SECRET
-        # (a rotation over) keeps none.
+        # dropped from its source and the later ones (`_EmptyUnset`), so bot.toml's value
+        # is read; empty in bot.toml, it is the default here. Never kept as it is: a host
+        # of "" would bind every interface, a URL of "" is no URL (it stopped a dry run),
+        # a library path of "" the working directory (a start refused naming no variable),
+        # a branch of "" a `blob//` in every note link, a number or a yes/no of "" a start
+        # refused. A credential of "" is none (`GITHUB_TOKEN=`: a dry run, not live mode
+        # with nothing to sign in with, or a key at Path(".")); an emptied
+        # GITHUB_PREVIOUS_WEBHOOK_SECRET (a rotation over) keeps none.
         name = info.field_name  # a field validator's is always set
         if name is None or name in _EMPTY_KEPT:
             return v
@@ -722,20 +725,57 @@ def _blank_unset(name: str, value: object) -> bool:
     text = value.get_secret_value() if isinstance(value, SecretStr) else value
     if not isinstance(text, str) or text.strip():
         return False
+    field = _field_named(name)
+    return bool(field) and field not in _EMPTY_KEPT
+
+
+def _field_named(name: str) -> str:
+    """The setting `name` is (its field or its variable, in any case), or ""."""
     field = name.lower()
-    if field not in Settings.model_fields:
-        field = next((f for f in Settings.model_fields if env_name(f).lower() == field), "")
-    return field in Settings.model_fields and field not in _EMPTY_KEPT
+    if field in Settings.model_fields:
+        return field
+    return next((f for f in Settings.model_fields if env_name(f).lower() == field), "")
 
 
-class _EnvSource(EnvSettingsSource):
-    """The environment, its empty values unset (`_blank_unset`)."""
+class _EmptyUnset:
+    """A source before config/bot.toml whose empty values are unset (`_blank_unset`): not
+    read, nor a later source's value of the same setting but bot.toml's (`GITHUB_TOKEN=`
+    is no token, even where .env holds one). `emptied`, shared by these sources, holds the
+    settings an earlier one left empty."""
+
+    emptied: set[str]
+
+    def sharing(self, emptied: set[str]) -> Self:
+        self.emptied = emptied
+        return self
+
+    def _unset(self, data: dict[str, Any]) -> dict[str, Any]:
+        kept = {}
+        for key, value in data.items():
+            if _field_named(key) in self.emptied:
+                continue
+            if _blank_unset(key, value):
+                self.emptied.add(_field_named(key))
+            else:
+                kept[key] = value
+        return kept
+
+
+class _InitSource(_EmptyUnset, InitSettingsSource):
+    """The values given (`load_settings`: `serve --host ""` among them)."""
 
     def __call__(self) -> dict[str, Any]:
-        return {k: v for k, v in super().__call__().items() if not _blank_unset(k, v)}
+        return self._unset(super().__call__())
 
 
-class _DotEnvSource(DotEnvSettingsSource):
+class _EnvSource(_EmptyUnset, EnvSettingsSource):
+    """The environment."""
+
+    def __call__(self) -> dict[str, Any]:
+        return self._unset(super().__call__())
+
+
+class _DotEnvSource(_EmptyUnset, DotEnvSettingsSource):
     """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
     name with them stays an error, named as written in the file (not lower-cased)."""
@@ -747,11 +787,10 @@ class _DotEnvSource(DotEnvSettingsSource):
         data = {}
         for key, value in super().__call__().items():
             if key in known:
-                if not _blank_unset(key, value):
-                    data[key] = value
+                data[key] = value
             elif key.startswith((ENV_PREFIX.lower(), "github_")):
                 data[written.get(key, key)] = value  # "unknown setting"
-        return data
+        return self._unset(data)
 
     def _names_as_written(self) -> list[str]:
         # read with python-dotenv, as the source itself reads the files (its dependency)
@@ -985,7 +1024,6 @@ def load_settings(
     `values` (by field name) override everything; tests pass `env_file=None`.
     """
     _check_utf8(env_file)  # else its decoding error would be taken for the TOML file's
-    values = {k: v for k, v in values.items() if not _blank_unset(k, v)}  # `serve --host ""`
     config = dict(Settings.model_config)
     toml = toml_file if toml_file is not None and toml_file.exists() else None
     config["toml_file"] = toml
@@ -993,7 +1031,7 @@ def load_settings(
     try:
         return cls(_env_file=env_file, **values)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc, toml, env_file, set(values))) from None
+        raise SettingsError(_describe(exc, toml, env_file, values)) from None
     except ConfigError as exc:  # in the middle of an edit, saved in another encoding
         raise SettingsError(str(exc)) from None
 
@@ -1036,10 +1074,13 @@ def _describe(
     exc: ValidationError,
     toml_file: Path | None = None,
     env_file: str | Path | None = None,
-    given: Collection[str] = (),
+    given: Mapping[str, object] | None = None,
 ) -> str:
     """Each error on a line, named as the operator set it: the variable, or, for a value
-    read from `.env` or `config/bot.toml`, its file, line and key as written there."""
+    read from `.env` or `config/bot.toml`, its file, line and key as written there (`given`:
+    the values given, which override them, or left empty, pass over them to bot.toml)."""
+    given = given or {}
+    emptied = {_field_named(k) for k, v in given.items() if _blank_unset(k, v)}
     lines = []
     toml_keys = _toml_key_lines(toml_file)
     env_keys = _env_key_lines(env_file)
@@ -1061,9 +1102,9 @@ def _describe(
             elif field in env_keys:  # a name in .env, as written there (never its value)
                 msg += _did_you_mean(field)
                 name = f"{env_file}:{env_keys[field]}: {field}"
-        elif field not in given:  # a bad value: where the one read was set
+        elif field not in given or field in emptied:  # a bad value: where the one read was set
             set_last = _env_key_lines(env_file, last=True)
-            name = _set_at(name, field, toml_keys, toml_file, set_last, env_file)
+            name = _set_at(name, field, toml_keys, toml_file, set_last, env_file, field in emptied)
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
 
@@ -1075,14 +1116,23 @@ def _set_at(
     toml_file: Path | None,
     env_keys: dict[str, int],
     env_file: str | Path | None,
+    emptied: bool = False,
 ) -> str:
     """Where the value of the variable `name` (setting `field`, or GitHub's name for it)
     was read, in the sources' order: the environment (`name`), else `.env` or
     `config/bot.toml` by file and line, as written there (names and keys are read in any
-    case; `env_keys` holds each name's last line in `.env`, the one python-dotenv reads)."""
-    if any(k.upper() == name.upper() and not _blank_unset(k, v) for k, v in os.environ.items()):
-        return name
-    set_in_env = [(line, key) for key, line in env_keys.items() if key.upper() == name.upper()]
+    case; `env_keys` holds each name's last line in `.env`, the one python-dotenv reads).
+    An empty value (an argument's: `emptied`) passes over the sources after it to bot.toml."""
+    if not emptied:
+        values = [v for k, v in os.environ.items() if k.upper() == name.upper()]
+        if any(not _blank_unset(name, v) for v in values):
+            return name
+        emptied = bool(values)  # empty there: .env is passed over too
+    set_in_env = (
+        []
+        if emptied
+        else [(line, key) for key, line in env_keys.items() if key.upper() == name.upper()]
+    )
     if set_in_env:
         line, key = max(set_in_env)  # `X=2`, then `x=99`: the last is read
         return f"{env_file}:{line}: {key}"

@@ -814,6 +814,29 @@ def test_an_empty_value_means_bot_tomls_where_it_sets_one(tmp_path, monkeypatch)
     assert str(exc.value) == f"{toml}:1: workers: Input should be less than or equal to 32"
 
 
+def test_an_empty_value_is_not_a_later_sources_value(tmp_path, monkeypatch):
+    # empty is "as shipped", bot.toml's else the default, not .env's: `GITHUB_TOKEN=
+    # review-notes serve` in a checkout whose .env holds the token went live with it, and
+    # `serve --host ""` bound the .env's address (both meant the default before)
+    toml, env = tmp_path / "bot.toml", tmp_path / ".env"
+    toml.write_text("workers = 4\n", "utf-8")
+    live = "GITHUB_WEBHOOK_SECRET=s\nREVIEW_NOTES_PUBLIC_URL=https://x.org\n"
+    env.write_text(f"GITHUB_TOKEN=ghp_abc\nREVIEW_NOTES_WORKERS=3\nREVIEW_NOTES_HOST=::\n{live}")
+    monkeypatch.setenv("GITHUB_TOKEN", "")
+    monkeypatch.setenv("REVIEW_NOTES_WORKERS", " ")
+    s = load_settings(env_file=env, toml_file=toml, host="")
+    assert (s.github_token, s.is_dry_run, s.workers, s.host) == (None, True, 4, "127.0.0.1")
+    # a bad value read from bot.toml is named there, not by .env's line it shadowed
+    toml.write_text("workers = 99\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=toml)
+    assert str(exc.value) == f"{toml}:1: workers: Input should be less than or equal to 32"
+    monkeypatch.delenv("REVIEW_NOTES_WORKERS")  # an argument left empty, likewise
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=toml, workers="")
+    assert str(exc.value) == f"{toml}:1: workers: Input should be less than or equal to 32"
+
+
 def test_an_empty_setting_whose_emptiness_says_something_keeps_it(monkeypatch):
     # no label opts out; the files are never looked at again; the note files are at the
     # repository's root; a database path or an allow-list is never guessed
