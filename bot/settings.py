@@ -499,10 +499,11 @@ class Settings(BaseSettings):
             return v
         return _unescaped(text.removeprefix(_BOM))  # `$(cat app.pem)` of a file saved with one
 
-    @field_validator("github_app_id", "bot_login")
+    @field_validator("github_app_id", "bot_login", "host")
     @classmethod
     def _stripped(cls, v: str | None) -> str | None:
-        # (blank is None already: `_blank_is_default`)
+        # blanks around it are a template's or a quoted value's: the server binds the host
+        # as it is, and " 0.0.0.0 " is no address (blank is the default: `_blank_is_default`)
         return v.strip() if v is not None else None
 
     @field_validator("github_app_id", mode="after")
@@ -661,7 +662,7 @@ class Settings(BaseSettings):
         """This server as a client on this machine reaches it (the start's banner, `replay`,
         the dry run's links): listening on every address means this machine's loopback,
         which a browser can open (it cannot open 0.0.0.0 everywhere)."""
-        host = self.host.strip()
+        host = self.host
         if host == "0.0.0.0":  # (a blank host loads as the default: `_blank_is_default`)
             host = "127.0.0.1"
         elif host in ("::", "[::]"):  # IPv6's every address: its loopback answers even

@@ -1183,6 +1183,22 @@ def test_a_host_is_kept_as_given_and_a_blank_one_is_the_default():
     assert load(host="  ").host == "127.0.0.1"
 
 
+def test_a_padded_host_is_bound_as_the_address_it_holds(monkeypatch):
+    # `REVIEW_NOTES_HOST=" 0.0.0.0 "`: the start's banner (local_url) named 127.0.0.1, and
+    # the server bound the host as written: "cannot listen on  0.0.0.0 :8000: Name or
+    # service not known"
+    from contextlib import closing
+
+    from bot.server import _listening_socket
+
+    monkeypatch.setenv("REVIEW_NOTES_HOST", " 127.0.0.1\n")
+    settings = load()
+    assert settings.host == "127.0.0.1"
+    assert load(host="\t::1 ").host == "::1"  # `serve --host`
+    with closing(_listening_socket(settings.host, 0)) as sock:
+        assert sock.getsockname()[0] == "127.0.0.1"
+
+
 def test_secret_values_are_every_secret_the_logs_must_hide():
     live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
     assert load().secret_values() == ["review-notes-dev-secret"]
