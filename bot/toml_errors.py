@@ -317,6 +317,7 @@ _KEY_OF = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 _INVALID_VALUE = re.compile(r"Invalid value \(at line (\d+), column (\d+)\)")
 # a comment after a value, as TOML reads it once the value is quoted
 _COMMENT_AFTER = re.compile(r"[ \t]+#")
+_NAME_WORD = re.compile(r"[A-Za-z0-9_-]+")  # what a bare key is made of
 
 
 def unquoted(
@@ -439,7 +440,9 @@ def _no_equals(line: str, column: int, ch: str) -> str | None:
         return None
     if "=" not in rest and "＝" not in rest:
         return f"TOML writes field = value: is '=' missing after {key!r}?"
-    if ch.isalnum():  # `source pr = 1`; a name in Chinese is told to be English
-        name = "_".join(f"{key} {rest.split('=')[0]}".split())
-        return f"a field's name has no spaces: write {name!r}"
+    # `source pr = 1` (a name in Chinese is told to be English); an '=' after words no
+    # name is made of (`title zh "a = b"`, `verdict deep  # x=1`) is a value's or a comment's
+    words = f"{key} {re.split('[=＝]', rest)[0]}".split()
+    if ch.isalnum() and all(_NAME_WORD.fullmatch(word) for word in words):
+        return f"a field's name has no spaces: write {'_'.join(words)!r}"
     return None

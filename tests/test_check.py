@@ -3504,6 +3504,36 @@ def test_a_key_not_followed_by_equals_is_told_what_to_type(tmp_path, edit, expec
 
 
 @pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (  # the input method's '=' after the name: the name is the words before it
+            ("source_pr = 52401", "source pr ＝ 52401"),
+            "4: header: malformed TOML: Expected '=' after a key in a key/value pair (column 8);"
+            " it stops at 'p' (U+0070 LATIN SMALL LETTER P), a field's name has no spaces:"
+            " write 'source_pr'",
+        ),
+        (  # the '=' is the title's: no name is made of the title's words
+            ('title_zh = "按 runner 选择 eager 区域"', 'title zh "a = b"'),
+            "9: header: malformed TOML: Expected '=' after a key in a key/value pair (column 7)",
+        ),
+        (  # the '=' is the comment's
+            ('verdict = "deep"', "verdict deep  # was quick=1"),
+            "5: header: malformed TOML: Expected '=' after a key in a key/value pair (column 9)",
+        ),
+    ],
+    ids=["full-width-equals", "equals-in-a-string", "equals-in-a-comment"],
+)
+def test_a_name_with_a_space_is_told_one_only_made_of_the_words_before_its_equals(
+    tmp_path, edit, expected
+):
+    """Defect: the name to write joined whatever came before the first ASCII '=' on the
+    line: `source pr ＝ 52401` was told 'source_pr_＝_52401', `title zh "a = b"` the
+    name 'title_zh_"a', words of a value or a comment that no field is named by."""
+    path = write(tmp_path, VALID.replace(*edit))
+    assert problems_of(tmp_path) == [f"{path}:{expected}"]
+
+
+@pytest.mark.parametrize(
     ("written", "said"),
     [
         ('[["cuda-graphs"]]', '["cuda-graphs"] is a list: write the text alone, as "cuda-graphs"'),
