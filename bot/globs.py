@@ -64,8 +64,15 @@ def glob_to_regex(pattern: str) -> str:
     if not pattern or not pattern.strip():
         raise GlobError("empty pattern")
     if "\\" in pattern:
-        slashed = pattern.replace("\\", "/")  # a path copied from Windows
-        raise GlobError(f"use '/' as the path separator, not '\\': write {slashed!r}")
+        said = "use '/' as the path separator, not '\\'"
+        # a path copied from Windows (each separator doubled in a '...' string), told only
+        # when the path with '/' is accepted: `.\x.py` is refused for its '.', `\*` escapes
+        slashed = re.sub(r"\\+", "/", pattern)
+        try:
+            glob_to_regex(slashed)
+        except GlobError:
+            raise GlobError(said) from None
+        raise GlobError(f"{said}: write {slashed!r}")
     control = next((c for c in pattern if c < " " or c == "\x7f"), None)
     if control is not None:  # a tab is legal in a TOML string: the path would match nothing
         raise GlobError(_control_said(control, pattern))

@@ -546,6 +546,11 @@ def test_glob_semantics(pattern, path, matches):
         # pattern instead of empty
         ("   ", "empty pattern"),
         ("a\\b", "use '/' as the path separator, not '\\': write 'a/b'"),
+        # the path to write is one that is accepted: a separator doubled in a '...' string
+        # is one; a path refused with '/' too, or an escape, is told none
+        ("vllm\\\\v1\\\\x.py", "use '/' as the path separator, not '\\': write 'vllm/v1/x.py'"),
+        (".\\vllm\\x.py", "use '/' as the path separator, not '\\'"),
+        ("vllm/\\*.py", "use '/' as the path separator, not '\\'"),
         (" a", "leading or trailing whitespace"),
         ("!a", "negation ('!') is not supported; list the paths that should match"),
         ("a/[b", "unclosed '[' at position 3"),
