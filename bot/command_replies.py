@@ -206,24 +206,31 @@ def render_unpicked(
         return f"{head}\nThere is no notes comment on this pull request; nothing was hidden."
     if pick.problem is PickProblem.NO_NOTES:
         return f"{head}\nThe notes comment on this pull request shows no note; nothing was hidden."
-    numbers = "1" if shown == 1 else f"1 to {shown}"
     if pick.problem is PickProblem.WHICH and shown == 1:  # a list, `1,2`: one note is shown
         takes = f"A `{word} wrong` takes one note, and the notes comment shows only note 1"
         return f"{head}\n{takes} (say {example}); nothing was hidden."
-    if pick.problem is PickProblem.WHICH:
+    if pick.problem is PickProblem.WHICH:  # no number, or a list (`1 and 2`): say it takes one
+        numbers = _numbers(shown, "or")
         said = f"Say which note does not fit, by its number in the notes comment ({numbers})"
-        return f"{head}\n{said}, as in {example}; nothing was hidden."
+        one = f"a `{word} wrong` takes one note: write a line for each"
+        return f"{head}\n{said}, as in {example} ({one}); nothing was hidden."
     if pick.problem is PickProblem.NOT_SHOWN:
         asked = code(pick.asked, 40)
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
     asked = code(_shortened(pick.asked), 40)
-    shows = "only note 1" if shown == 1 else f"notes {numbers}"
+    shows = "only note 1" if shown == 1 else f"notes {_numbers(shown, 'and')}"
     if any(ch.isalpha() for ch in pick.asked):  # `the second`, `第9条`: their number first
         asked = f"{_shortened(str(pick.rank))} ({asked})"
     return (
         f"{head}\nThere is no note {asked} in the notes comment: it shows {shows}"
         f" (say {example}); nothing was hidden."
     )
+
+
+def _numbers(shown: int, two: str) -> str:
+    """The comment's note numbers as English says them: `1 and 2` (`1 or 2` when one is
+    to be picked), `1 to 3`; "1 to 2" read as a typo."""
+    return f"1 {two} 2" if shown == 2 else f"1 to {shown}"
 
 
 def render_notes_unread(command: Command, word: str = "/notes") -> str:

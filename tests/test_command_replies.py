@@ -154,7 +154,7 @@ def test_refusals_share_one_sentence_and_other_errors_keep_theirs():
     ]
     assert "There is no `frobnicate` or `wyh` command." in body
     assert "can use `/notes off` and `/notes restore`; nothing was changed." in body
-    assert "There is no note `7` in the notes comment: it shows notes 1 to 2" in body
+    assert "There is no note `7` in the notes comment: it shows notes 1 and 2" in body
     assert_safe(body)
 
 
@@ -945,8 +945,19 @@ def test_a_list_of_notes_with_one_note_shown_is_told_a_wrong_takes_one(typed):
     assert body.split("\n")[-1] == f"{takes}; nothing was hidden.", body
     assert_safe(body)
     several = render_unpicked(cmd, pick_note(cmd.args, ("vllm-00000000", "vllm-00000001")), 2)
-    assert "Say which note does not fit, by its number in the notes comment (1 to 2)" in several
+    # two notes are "1 or 2", not "1 to 2"; and a list is told why it named none
+    assert "Say which note does not fit, by its number in the notes comment (1 or 2)" in several
+    assert "a `/notes wrong` takes one note: write a line for each" in several
     assert f'("{takes}")' in " ".join(doc("commands.md").split())
+
+
+def test_the_notes_to_pick_from_read_as_english_counts_them():
+    cmd = command("/notes wrong 9")
+    shown = ("vllm-00000000", "vllm-00000001", "vllm-00000002")
+    assert "it shows notes 1 and 2 " in render_unpicked(cmd, pick_note(cmd.args, shown[:2]), 2)
+    assert "it shows notes 1 to 3 " in render_unpicked(cmd, pick_note(cmd.args, shown), 3)
+    bare = command("/notes wrong")
+    assert "comment (1 to 3), as in" in render_unpicked(bare, pick_note(bare.args, shown), 3)
 
 
 def test_a_note_number_out_of_range_is_quoted_as_typed_and_links_nothing():
