@@ -1,6 +1,8 @@
 """Term spans: which hits of one text are mentions of their own, and which lie inside
 longer ones (bot.term_spans, read by the matcher to count and quote each mention once)."""
 
+import random
+
 from bot.term_spans import (
     apart,
     blanked,
@@ -179,3 +181,45 @@ def test_apart_quotes_the_first_of_several_mentions_as_written():
     hit = TermHit("connector stats", "connector_stats", 3, ((7, 22), (24, 39), (44, 59)))
     said = apart(hit, [LONG], text)
     assert said == TermHit("connector stats", "Connector stats", 2, ((24, 39), (44, 59)))
+
+
+# --- found by a reviewer's walk: a description that says one term thousands of times ----
+
+
+def test_held_answers_as_holder_does():
+    from bot.term_spans import Held
+
+    rng = random.Random(5)
+    for _ in range(300):
+        spans = [(a, a + rng.randint(0, 6)) for a in (rng.randint(0, 20) for _ in range(8))]
+        held = Held(spans)
+        for start in range(22):
+            for end in range(start, start + 8):
+                assert held.any((start, end)) == (holder((start, end), spans) is not None)
+
+
+def test_wider_mentions_cost_linear_work_in_the_mentions(monkeypatch):
+    # 64 KB of "elastic EP " (GitHub's most) took 2 s of CPU per event, 1 MB minutes: each
+    # mention of `EP` was held against every mention of `elastic EP`, one by one
+    import bot.said_once as said_once
+    from bot.library import load_library
+    from bot.match_config import load_match_config
+    from bot.matching import CompiledMatcher
+    from bot.prfacts import facts_from_record
+
+    scanned: list[int] = []
+
+    def counting(span, spans):
+        scanned.append(len(spans))
+        return holder(span, spans)
+
+    monkeypatch.setattr(said_once, "holder", counting)
+    matcher = CompiledMatcher(load_library(), load_match_config())
+    title = "[ROCm] Fix elastic EP scaling deadlock"
+    work = []
+    for times in (500, 2000):
+        scanned.clear()
+        record = {"number": 1, "title": title, "body": "elastic EP " * times, "files": []}
+        matcher.match(facts_from_record(record))
+        work.append(sum(scanned))
+    assert work[1] <= 5 * work[0], work  # 4x the mentions: about 4x the work, not 16x
