@@ -145,11 +145,37 @@ def _render_unknown(commands: Sequence[Command], word: str) -> str:
     subs = _once([c.args[0] if c.args else "" for c in commands])
     return (
         f"{_header(*commands)}\nThere is no {_listing([code(s, 40) for s in subs], 'or')}"
-        f" command. The commands are"
+        f" command.{_meant_commands(subs, word)} The commands are"
         f" `{word}`, `{word} why`, `{word} topic ID`, `{word} search WORDS`,"
         f" `{word} off`, `{word} on`, `{word} wrong N`, `{word} restore` and `{word} help`"
         " (which explains them)."
     )
+
+
+def _meant_commands(subs: Sequence[str], word: str) -> str:
+    """The sub-commands these typos are one slip from (a letter more, less, changed, or two
+    swapped: `serach`, `offf`, `wyh`), as a question; mid-sentence in code, so the reply
+    runs none of them. Not a guess further off: `stop` is no `topic`."""
+    known = [k.value for k in Kind if k is not Kind.UNKNOWN]
+    meant = _once([k for s in subs if len(s) > 1 for k in known if _one_slip(s.lower(), k)])
+    if not meant:
+        return ""
+    return f" Did you mean {_listing([f'`{word} {m}`' for m in meant], 'or')}?"
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """`typed` is `word` with one letter added, dropped or changed, or two next to each
+    other swapped."""
+    if typed == word or abs(len(typed) - len(word)) > 1:
+        return False
+    if len(typed) == len(word):
+        apart = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        swapped = len(apart) == 2 and apart[1] == apart[0] + 1
+        return len(apart) == 1 or (
+            swapped and typed[apart[0]] == word[apart[1]] and typed[apart[1]] == word[apart[0]]
+        )
+    short, long = sorted((typed, word), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _render_refused(commands: Sequence[Command], word: str) -> str:

@@ -126,6 +126,23 @@ def test_one_error_alone_reads_as_its_own_reply_did():
     assert render_errors([unpicked("/notes wrong 7")]) == unpicked("/notes wrong 7").unpicked
 
 
+def test_an_unknown_command_close_to_one_is_told_which_it_may_be():
+    # `/notes serach deadlock` was told the whole list of commands, none pointed at
+    typos = [Unanswered(command(f"/notes {w}")) for w in ("serach deadlock", "offf", "frobnicate")]
+    body = render_errors(typos)
+    assert (
+        "There is no `serach`, `offf` or `frobnicate` command. Did you mean `/notes search` or"
+        " `/notes off`? The commands are"
+    ) in body
+    assert parse_commands(body) == []  # the suggestion, mid-sentence in code, runs nothing
+    assert_safe(body)
+    assert "Did you mean" not in render_errors([Unanswered(command("/notes frobnicate"))])
+    slipped = render_errors([Unanswered(command("/rn wyh", "/rn"))], "/rn")
+    assert "Did you mean `/rn why`?" in slipped  # the installation's own command word
+    assert "`stop`" in render_errors([Unanswered(command("/notes stop"))])
+    assert "Did you mean" not in render_errors([Unanswered(command("/notes stop"))])
+
+
 def test_several_unknown_commands_share_one_sentence():
     typos = [Unanswered(command(f"/notes {w}")) for w in ("hlep", "refersh", "wyh", "HLEP x")]
     body = render_errors(typos)
