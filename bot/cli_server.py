@@ -222,12 +222,19 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if status == 200 and _answered(answer) == "duplicate":  # a second look after an edit
+        # a comment has no "synchronize": another comment, or its text changed, is new
+        commented = isinstance(payload, dict) and isinstance(payload.get("comment"), dict)
+        changed = (
+            'another "id" or "body" in its "comment"'
+            if commented
+            else 'another "action", as "synchronize"'
+        )
         print(
             "review-notes replay: not run again: it is the body the server stored last for"
             " its PR. After editing a note, restart the server (it reads the notes at start)"
-            ' and send the payload changed (another "action", as "synchronize"), or run the'
-            " dry run on a new REVIEW_NOTES_DB_PATH; `review-notes match --payload` reads the notes"
-            " as they are now",
+            f" and send the payload changed ({changed}), or run the dry run on a new"
+            " REVIEW_NOTES_DB_PATH; `review-notes match --payload` reads the notes as they"
+            " are now",
             file=sys.stderr,
         )
     return 0 if 200 <= status < 300 else 1

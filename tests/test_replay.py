@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -238,6 +239,30 @@ def test_a_payload_sent_again_says_it_is_not_run_and_how_to_see_an_edited_note(
     assert main(["replay", str(ping), "--url", url]) == 0
     pong = capsys.readouterr()
     assert pong.out.startswith('200 {"status":"pong"') and pong.err == ""
+
+
+def test_a_comment_sent_again_is_told_to_change_the_comment_not_its_action(
+    webhook, tmp_path, monkeypatch, capsys
+):
+    # A reviewer's walk replayed a comment payload twice: told to send it with another
+    # "action", as "synchronize", which no comment has
+    from bot.cli import main
+
+    url, _ = webhook
+    monkeypatch.chdir(tmp_path)  # (no .env)
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", SECRET)
+    payload = json.loads((EXAMPLE.parent / "pr-52419-comment-wrong.json").read_text("utf-8"))
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # not past the kept days
+    payload["comment"]["created_at"] = payload["comment"]["updated_at"] = now
+    comment = tmp_path / "comment.json"
+    comment.write_text(json.dumps(payload), "utf-8")
+    assert main(["replay", str(comment), "--url", url]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(comment), "--url", url]) == 0
+    again = capsys.readouterr()
+    assert again.out.startswith('200 {"status":"duplicate"')
+    assert '"synchronize"' not in again.err
+    assert 'another "id" or "body" in its "comment"' in again.err
 
 
 # r42i: a server's address given to `replay --url` (its banner's, with no path) means its
