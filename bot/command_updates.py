@@ -218,7 +218,7 @@ def handle_refresh(ctx: BotContext, delivery: Delivery) -> str:
             look = partial(_refresh, ctx, ref, payload["pull_request"])
             said, wrote = _write_owed_update(ctx, ref, look, pending, reactions)
         except BaseException:
-            if asked.count:  # a write was sent, or begun: its re-run gives nothing back
+            if asked.count:  # a write went out, or may have: its re-run gives nothing back
                 _settle_prepaid(ctx, ref, delivery, tried=True)
             raise  # none asked for (a rate limit on a read): the re-run settles it
     _settle_prepaid(ctx, ref, delivery, tried=wrote)

@@ -102,7 +102,7 @@ class DryRunGitHub:
             if row is not None and row["body"] == body:
                 return StickyResult(Outcome.UNCHANGED, row["id"])
             if row is not None or create:
-                write_asked()  # as the live client, just before its PATCH or POST
+                write_asked()  # as the live client, for its PATCH or POST (never held back here)
             if row is not None:
                 conn.execute(
                     "UPDATE dry_run_comments SET body = ?, edits = edits + 1, updated_at = ?"

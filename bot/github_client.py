@@ -54,7 +54,7 @@ from bot.github_port import (
     listed_short,
     write_asked,
 )
-from bot.github_retry import Retrier, RetryPolicy
+from bot.github_retry import Retrier, RetryPolicy, went_out
 from bot.github_sessions import GitHubSessions
 from bot.installations import InstallationChange
 from bot.markers import REPLY_MARKER, ends_with_key, opens_with, written_by_us
@@ -301,8 +301,7 @@ class GitHubClient:
         what = f"edit comment {comment.id} on {_pr(ref)}"
 
         def edit() -> None:
-            write_asked()
-            comment.edit(body)
+            _written(lambda: comment.edit(body))
 
         if self._gone_when_called(what, edit):
             log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
@@ -373,8 +372,7 @@ class GitHubClient:
                 return False
 
             def delete() -> None:
-                write_asked()
-                comment.delete()
+                _written(comment.delete)
 
             gone = self._gone_when_called(f"delete comment {comment_id} on {_pr(ref)}", delete)
             return not gone
@@ -753,13 +751,27 @@ class GitHubClient:
                 log.info("comment %s on %s had been created; not posting again", found.id, _pr(ref))
                 return found
             try:
-                write_asked()
-                return issue.create_comment(body)
+                return _written(lambda: issue.create_comment(body))
             except Exception as exc:
                 unclear.posted = unclear.posted or may_have_applied(exc)
                 raise
 
         return self._retry.call(f"create a comment on {_pr(ref)}", attempt)
+
+
+def _written(send: Callable[[], T]) -> T:
+    """One try of a comment write (POST, PATCH, DELETE), counted for the write budgets
+    (`write_asked`) when it went out or may have: not one a pause held back, nor one whose
+    connection was never made (`went_out`), which a budget pays nothing for and whose next
+    try is no copy."""
+    try:
+        done = send()
+    except BaseException as exc:
+        if went_out(exc):
+            write_asked()
+        raise
+    write_asked()
+    return done
 
 
 class _Unclear:

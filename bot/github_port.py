@@ -382,9 +382,10 @@ class GitHubPort(Protocol):
 
 @dataclass
 class WritesAsked:
-    """How many comment writes (a POST or a PATCH) a port sent, or began to send, inside
-    `counting_writes`: a caller that paid for a write in advance learns whether one was
-    asked for, also when the run raised (a rate limit on a read before it: none)."""
+    """How many comment writes (a POST, a PATCH, a DELETE; each try) a port sent, or may
+    have, inside `counting_writes`: a caller that paid for a write in advance learns
+    whether one was asked for, also when the run raised (a rate limit on a read before
+    it: none; a write a pause held back or whose connection was never made: none)."""
 
     count: int = 0
 
@@ -408,7 +409,8 @@ def counting_writes() -> Iterator[WritesAsked]:
 
 
 def write_asked() -> None:
-    """A port calls it just before it sends a comment's POST or PATCH (each try)."""
+    """A port calls it for each try of a comment's POST, PATCH or DELETE that went out, or
+    may have (answered, refused, its answer lost): not one held back or never connected."""
     asked = _WRITES_ASKED.get()
     if asked is not None:
         asked.count += 1

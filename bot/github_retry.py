@@ -61,11 +61,12 @@ class RetryPolicy:
     lost_create_wait: float = 5.0
 
 
-def _went_out(exc: BaseException) -> bool:
+def went_out(exc: BaseException) -> bool:
     """Whether a try that failed with `exc` sent its request, or may have: not one held
     back (a pause, the client closed, a call of its own that sent nothing), one whose
     connection was never made (`never_connected`), nor one another server than GitHub's
-    API answered (`NotTheAPI`: GitHub never saw it)."""
+    API answered (`NotTheAPI`: GitHub never saw it). The call's `sent`, and each write
+    try a port counts (`bot.github_port.write_asked`)."""
     if isinstance(exc, Paused | NotTheAPI):
         return False
     if isinstance(exc, GitHubError):
@@ -139,7 +140,7 @@ class Retrier:
             try:
                 return fn()
             except BaseException as exc:
-                sent[0] = sent[0] or _went_out(exc)
+                sent[0] = sent[0] or went_out(exc)
                 raise
 
         retrying = Retrying(

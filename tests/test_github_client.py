@@ -1383,7 +1383,8 @@ def _while_connecting(exc: Exception, failed: Exception | None) -> Exception:
 
 # A connection never made (refused, or its connect timed out) carried nothing to GitHub: the
 # create's next try was taken for one whose answer was lost, and listed the comments twice,
-# the lost-create wait between, before posting
+# the lost-create wait between, before posting; and its try was counted as a write asked,
+# so a reply posted so was taken for one sent twice, a look for its copies queued
 @pytest.mark.parametrize(
     "failure",
     [ConnectionRefusedError(111, "Connection refused"), TimeoutError("timed out")],
@@ -1407,8 +1408,10 @@ def test_a_create_whose_connection_was_never_made_is_posted_again_at_once(
     monkeypatch.setattr(urllib3.util.connection, "create_connection", failing_once)
     fake_github.clear_requests()
     started = time.monotonic()
-    made = client.create_comment(PR, "hello")
+    with counting_writes() as asked:
+        made = client.create_comment(PR, "hello")
     assert not failures  # the POST's first connection failed
+    assert asked.count == 1  # the one POST that went out
     assert [c.id for c in fake_github.comments(DEFAULT_REPO, 7)] == [made]
     assert [(r.method, r.status) for r in fake_github.requests] == [("POST", 201)]
     assert time.monotonic() - started < 3.0  # no lost-create wait
