@@ -411,7 +411,7 @@ def _reply_once(
                 ctx.flood.refund_reply(budget, ref.installation_id)
             else:  # maybe posted (a 5xx, a timeout, not recorded): paid until the re-run
                 ctx.flood.hold_reply(once)  # finds it on the PR or posts it
-            if never_sent(exc):  # held back by a rate limit pause, never connected: no write
+            if never_sent(exc):  # held back, never connected, another server answered: no write
                 spent.writes -= 1
             raise
         finally:
@@ -422,8 +422,8 @@ def _reply_once(
 
 def _not_posted(exc: BaseException) -> bool:
     """GitHub surely did not take the reply: the call never went out (a rate limit pause
-    held it back, it never connected) or GitHub refused it (a 4xx: a validation error, a
-    rate limit)."""
+    held it back, it never connected, another server answered it) or GitHub refused it (a
+    4xx: a validation error, a rate limit)."""
     status = exc.status if isinstance(exc, GitHubError) else None
     return never_sent(exc) or (status is not None and 400 <= status < 500)
 

@@ -89,7 +89,7 @@ class Reactions:
         except ConversationLocked:
             raise  # locked since the event: nothing more can be said there (bot.dispatch)
         except Exception as exc:
-            if never_sent(exc):  # held back by a rate limit pause, never connected: no write
+            if never_sent(exc):  # held back, never connected, another server answered: no write
                 self.spent.writes -= 1
             if isinstance(exc, ClientClosed):
                 raise  # the server stops: no call can be made now, the run is handed back

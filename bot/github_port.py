@@ -103,9 +103,10 @@ class GitHubError(Exception):
     a redelivery. At start, `check_app_credentials` (`check_token_credentials` with a
     token) warns on a transient one instead of refusing the credentials. `retry_after`:
     seconds GitHub asked us to wait, when it said so. `sent`: False when the call never
-    went out (a rate limit pause held back its first try, or each try failed connecting,
-    or another server than GitHub's API answered it): GitHub saw nothing of it
-    (`never_sent`).
+    went out: none of its tries did (each was held back, by a rate limit pause or the
+    client's close, or failed connecting, or another server than GitHub's API answered
+    it), or it was never tried (its token's mint failed, a 404 kept from a call before):
+    GitHub saw nothing of it (`never_sent`).
     """
 
     def __init__(

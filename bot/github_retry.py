@@ -166,7 +166,7 @@ class Retrier:
         except (GithubException, *TRANSPORT_ERRORS) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             failure = self._failure(what, exc, attempts)
-            failure.sent = sent[0]  # every try failed connecting: no write GitHub counts
+            failure.sent = sent[0]  # none went out (never connected, not GitHub's answer): no write
             raise failure from exc
 
     def _between_tries(self, seconds: float) -> None:

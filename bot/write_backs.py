@@ -193,8 +193,8 @@ def _restore(ctx: BotContext, ref: PRRef, owed: WriteBack) -> RestoreResult:
     was sent is counted whatever GitHub answered, as every write a command tries is
     (bot.command_reactions `Spent`): one it failed (a 5xx, a lock) may still count toward
     GitHub's limit, and the retry that writes it again is another. None sent (their text
-    shows, the comment is gone, the GET failed, a rate limit pause held it back) counts
-    nothing.
+    shows, the comment is gone, the GET failed, a rate limit pause held it back, it never
+    connected, another server than GitHub's API answered it) counts nothing.
 
     A call that sent it and failed (a 5xx at every try, a timeout) may have landed it,
     its answer lost: the delivery's retry, or a later edit's event, would find their
