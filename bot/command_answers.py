@@ -391,8 +391,8 @@ def _reply_once(
 ) -> bool:
     """Post a reply under its key, paid from the PR's reply budget and its installation's,
     unless an earlier run of the delivery posted it or paid for it. False: over a budget,
-    not posted. Its POST sent more than once, a look for its copies is queued
-    (bot.reply_copies)."""
+    not posted. More than one of its POSTs GitHub took or may have (not one it refused),
+    a look for its copies is queued (bot.reply_copies)."""
     if _reply_posted(ctx, ref, delivery, index):
         return True
     budget = pr_key(ref.repo, ref.number) or ""
@@ -415,7 +415,7 @@ def _reply_once(
                 spent.writes -= 1
             raise
         finally:
-            if sent.count > 1:  # sent again after a try whose answer was lost: it may
+            if sent.landed > 1:  # sent again after a try whose answer was lost: it may
                 after_posted_again(ctx, ref, once)  # show twice, the later copy to go
     return True
 

@@ -762,13 +762,14 @@ class GitHubClient:
 def _written(send: Callable[[], T]) -> T:
     """One try of a comment write (POST, PATCH, DELETE), counted for the write budgets
     (`write_asked`) when it went out or may have: not one a pause held back, nor one whose
-    connection was never made (`went_out`), which a budget pays nothing for and whose next
-    try is no copy."""
+    connection was never made (`went_out`), which a budget pays nothing for; landed unless
+    GitHub refused it (`may_have_applied`): a create's next try after a refusal is no
+    copy."""
     try:
         done = send()
     except BaseException as exc:
         if went_out(exc):
-            write_asked()
+            write_asked(landed=may_have_applied(exc))
         raise
     write_asked()
     return done

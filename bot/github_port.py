@@ -386,9 +386,12 @@ class WritesAsked:
     """How many comment writes (a POST, a PATCH, a DELETE; each try) a port sent, or may
     have, inside `counting_writes`: a caller that paid for a write in advance learns
     whether one was asked for, also when the run raised (a rate limit on a read before
-    it: none; a write a pause held back or whose connection was never made: none)."""
+    it: none; a write a pause held back or whose connection was never made: none).
+    `landed`: of those, the ones GitHub carried out or may have (taken, or its answer
+    lost), not refused: a create's POSTs, more than one landed, may show as copies."""
 
     count: int = 0
+    landed: int = 0
 
 
 _WRITES_ASKED: ContextVar[WritesAsked | None] = ContextVar("writes_asked", default=None)
@@ -407,14 +410,17 @@ def counting_writes() -> Iterator[WritesAsked]:
         _WRITES_ASKED.reset(token)
         if outer is not None:
             outer.count += asked.count
+            outer.landed += asked.landed
 
 
-def write_asked() -> None:
+def write_asked(*, landed: bool = True) -> None:
     """A port calls it for each try of a comment's POST, PATCH or DELETE that went out, or
-    may have (answered, refused, its answer lost): not one held back or never connected."""
+    may have (answered, refused, its answer lost): not one held back or never connected.
+    `landed`: GitHub carried it out or may have; False when it refused it."""
     asked = _WRITES_ASKED.get()
     if asked is not None:
         asked.count += 1
+        asked.landed += landed
 
 
 @dataclass

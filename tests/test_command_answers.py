@@ -1405,6 +1405,26 @@ def test_a_reply_whose_answer_was_lost_is_not_posted_again_while_the_list_lags(
         assert len(replies(fake)) == 2 and reactions(fake, d) == {"eyes", "confused"}
 
 
+def test_a_reply_github_refused_once_then_took_is_not_looked_for_as_a_copy(
+    tmp_path, fake_github, app_key, monkeypatch
+):
+    # GitHub refuses the reply's first POST (a rate limit asking for no wait) and takes the
+    # next: a POST sent twice, but the refused one posted nothing, so no copy can show. It
+    # was taken for a reply posted twice: a look for its copies queued, one more GET
+    clean_env(monkeypatch)
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        tune(rt, CommandConfig(min_update_interval_s=0), clock=lambda: 50.0)
+        path = f"/repos/{DEFAULT_REPO}/issues/{N}/comments"
+        fake.inject("POST", path, Fault.too_many_requests(retry_after=0))
+        c = say(client, rt, fake, "/notes help")  # the queue drained: a check due ran
+        assert [r.status for r in fake.calls("POST", path)] == [429, 201]
+        assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
+        assert fake.calls("GET", path) == []  # no look for copies
+        assert rt.queue.counts()["failed"] == 0
+
+
 def test_a_reply_posted_again_while_the_list_lagged_past_the_wait_has_its_copy_deleted(
     tmp_path, fake_github, app_key, monkeypatch
 ):
