@@ -21,6 +21,7 @@ from bot.github_port import (
     ClientClosed,
     ConversationLocked,
     GitHubError,
+    NotInstalled,
     PRRef,
     never_sent,
     rate_limit_wait,
@@ -34,7 +35,11 @@ class ReactionsFailed(Exception):
 
 
 def _gone(exc: Exception) -> bool:
-    """The comment to react on is no longer there (deleted meanwhile): nothing to retry."""
+    """The comment to react on is no longer there (deleted meanwhile): nothing to retry.
+    GitHub's 404 saying the App is not installed says nothing of the comment: a retry
+    once it is installed again adds the reaction."""
+    if isinstance(exc, NotInstalled):
+        return False
     return isinstance(exc, GitHubError) and exc.status in (404, 410)
 
 
@@ -66,7 +71,7 @@ class Reactions:
     delivery back until then (GitHub does not redeliver). A re-run redoes no more than
     that: GitHub answers 200 for a reaction that exists, replies are found by their key,
     and an unchanged notes comment is not written. A reaction on a comment deleted
-    meanwhile is moot and only logged.
+    meanwhile is moot and only logged; one the App not installed refused is not (`_gone`).
     """
 
     def __init__(self, ctx: BotContext, ref: PRRef, spent: Spent | None = None):

@@ -134,6 +134,17 @@ class ClientClosed(GitHubError):
         super().__init__(message, sent=False)
 
 
+class NotInstalled(GitHubError):
+    """GitHub's 404 saying the App is not installed where a call needs it: to a token's
+    mint (the installation removed) or to finding a repository's installation (the
+    repository taken off the App, or deleted); or that answer kept, the call not sent
+    (bot.github_sessions). Not a resource gone: a comment the call was for may be there,
+    for a retry once the App is installed again."""
+
+    def __init__(self, message: str, *, sent: bool = True):
+        super().__init__(message, status=404, sent=sent)
+
+
 def never_sent(exc: BaseException) -> bool:
     """`exc` failed a call that never went out: a write of it is no write GitHub counts."""
     return isinstance(exc, GitHubError) and not exc.sent

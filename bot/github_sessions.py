@@ -45,6 +45,7 @@ from bot.github_pacing import CallCounter, Pacer, route_template
 from bot.github_port import (
     ClientClosed,
     GitHubError,
+    NotInstalled,
     PRRef,
     call_answered,
     limit_met,
@@ -627,7 +628,7 @@ class GitHubSessions:
                 " the App is installed on it, `review-notes retry` runs this delivery again"
             )
             self._keep_404(self._not_installed, key, said, before)
-            raise GitHubError(said, status=404) from err
+            raise NotInstalled(said) from err
         with self._lock:
             if self._forgotten == before:
                 self._repo_installations[key] = found
@@ -666,9 +667,10 @@ class GitHubSessions:
             try:
                 access = self._mint(installation_id)
             except GitHubError as err:
-                if err.status == 404:
-                    self._keep_404(self._gone, installation_id, str(err), before)
-                raise
+                if err.status != 404:
+                    raise
+                self._keep_404(self._gone, installation_id, str(err), before)
+                raise NotInstalled(str(err), sent=err.sent) from err
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
                 if self._forgotten == before:
@@ -682,7 +684,7 @@ class GitHubSessions:
             if self._forgotten == before and self._not_installed_kept > 0:
                 kept[key] = (self._clock(), said)
 
-    def _kept_404(self, kept: dict[K, tuple[float, str]], key: K) -> GitHubError | None:
+    def _kept_404(self, kept: dict[K, tuple[float, str]], key: K) -> NotInstalled | None:
         """The 404 kept for `key`, as the error of a call not sent; the caller holds
         `_lock`."""
         at, said = kept.get(key, (None, ""))
@@ -692,10 +694,9 @@ class GitHubSessions:
         if age >= self._not_installed_kept:
             del kept[key]
             return None
-        return GitHubError(
+        return NotInstalled(
             f"{said} (GitHub's answer {age:.0f} s ago: not asked again for"
             f" {self._not_installed_kept:g} s after it, or until an installation event)",
-            status=404,
             sent=False,
         )
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.command_reactions import Reactions
+from bot.command_reactions import Reactions, ReactionsFailed
 from bot.commands import CommandConfig
 from bot.github_port import GitHubError, PRRef, rate_limit_wait
 from tests.command_kit import (
@@ -278,3 +278,28 @@ def test_reactions_rate_limited_with_different_waits_put_the_delivery_back_for_t
     with pytest.raises(GitHubError) as raised:
         reacting.check()
     assert rate_limit_wait(raised.value) == 90
+
+
+# kills: bot/command_reactions.py:_gone GitHub's 404 saying the App is not installed (or
+#        that answer kept) taken for a comment deleted meanwhile: logged "comment N is
+#        gone", the reaction dropped, though a retry once it is installed adds it
+@pytest.mark.parametrize("named", [DEFAULT_INSTALLATION_ID, None])
+def test_a_reaction_the_app_not_installed_refused_fails_not_taken_for_a_deleted_comment(
+    fake_github, make_github_client, caplog, named
+):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    comments = [fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev") for _ in "ab"]
+    client = make_github_client()
+    if named is None:  # a delivery naming none: the lookup finds the installation first
+        assert client.add_reaction(PRRef(DEFAULT_REPO, N), comments[0].id, "heart") is None
+    fake.uninstall(DEFAULT_INSTALLATION_ID)
+    reacting = Reactions(SimpleNamespace(github=client), PRRef(DEFAULT_REPO, N, named))
+    with caplog.at_level("INFO", logger="bot.command_reactions"):
+        for c in comments:  # GitHub's 404, then that answer kept
+            reacting.add(c.id, "eyes")
+    logged = [r.getMessage() for r in caplog.records if r.name == "bot.command_reactions"]
+    assert not any(m.startswith("not reacting") for m in logged), logged
+    assert len(logged) == 2 and all("the App is not installed" in m for m in logged), logged
+    with pytest.raises(ReactionsFailed, match="the App is not installed"):
+        reacting.check()

@@ -43,6 +43,7 @@ from bot.github_port import (
     ClientClosed,
     ConversationLocked,
     GitHubError,
+    NotInstalled,
     Outcome,
     PRRef,
     RestoreOutcome,
@@ -2159,7 +2160,7 @@ def test_an_uninstalled_installation_is_asked_for_once_a_while(
         with pytest.raises(GitHubError, match=f"the App is not installed on {DEFAULT_REPO}"):
             client.create_comment(ref, "after")
     assert _asked(fake_github) == (1, 1)
-    with pytest.raises(GitHubError) as caught:
+    with pytest.raises(NotInstalled) as caught:  # not a resource gone (bot.command_reactions)
         client.list_files(ref)
     assert caught.value.status == 404 and not caught.value.sent  # nothing went to GitHub
     assert "GitHub's answer 0 s ago: not asked again for 300 s" in str(caught.value)
@@ -2226,6 +2227,17 @@ def test_a_404_answered_across_an_installation_event_is_not_kept(
         client.create_comment(ref, "lost")
     client.create_comment(ref, "after")
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
+
+
+# kills: bot/github_sessions.py:GitHubSessions._grant a mint's 404 (the installation a
+#        lookup just found removed since) raised as any 404, which a reaction's caller
+#        took for its comment deleted (bot.command_reactions)
+def test_a_mint_answered_404_says_the_app_is_not_installed(fake_github, make_github_client):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    client = make_github_client()
+    fake_github.inject("POST", "/app/installations/*/access_tokens", Fault.not_found())
+    with pytest.raises(NotInstalled, match="mint a token for installation"):
+        client.create_comment(PRRef(DEFAULT_REPO, 7, None), "lost")
 
 
 def test_no_404_is_kept_when_the_setting_is_zero(fake_github, make_github_client):
@@ -2471,6 +2483,7 @@ def test_a_404_under_an_installation_still_holding_the_repository_is_the_answer(
     with pytest.raises(GitHubError) as cached:
         client.add_reaction(ref, 999_999, "eyes")
     assert cached.value.status == 404 and "not installed" not in str(cached.value)
+    assert not isinstance(fresh.value, NotInstalled) and not isinstance(cached.value, NotInstalled)
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2
     assert len(fake_github.calls("POST", "/repos/*/reactions")) == 2  # one a call
     assert client.list_files(ref) == ["a.py"]  # the lookup kept: asked no more
