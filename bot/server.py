@@ -239,13 +239,13 @@ class Runtime:
             raise _unreadable_rows(path, self.queue, exc) or _unwritable(path, exc) from None
         for failed in recovered.given_up:  # as a worker says and counts a failure
             log.warning(
-                "delivery %s (%s, %s#%s) failed: %s; %s",
+                "delivery %s (%s, %s#%s) failed: %s%s",
                 failed.id,
                 failed.event,
                 failed.repo,
                 failed.pr_number,
                 failed.last_error,
-                retry_hint(failed.id),
+                retry_hint(failed.id, failed.last_error or ""),
                 extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()

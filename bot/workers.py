@@ -41,11 +41,15 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
-def retry_hint(delivery_id: str) -> str:
-    """How a failed delivery's WARNING ends, whatever failed it: the log is what an
-    operator reads first, and this is what to do."""
+def retry_hint(delivery_id: str, error: str) -> str:
+    """How a failed delivery's WARNING ends ("; ..."), whatever failed it: the log is
+    what an operator reads first, and this is what to do. Nothing when its reason says
+    it already (the App not installed, a permission lacking, the App's JWT refused: with
+    what to fix first), lest the WARNING say it twice."""
+    if "`review-notes retry" in error:
+        return ""
     return (
-        f"once its cause is fixed, `review-notes retry {delivery_id}` runs it again"
+        f"; once its cause is fixed, `review-notes retry {delivery_id}` runs it again"
         " (`--all`: every failed one)"
     )
 
@@ -444,11 +448,11 @@ class Workers:
             # what to do, as the log is what an operator reads first (a GitHub outage
             # longer than the waits fails each delivery of its minutes, all waiting for this)
             log.warning(
-                "delivery %s (%s) failed: %s; %s",
+                "delivery %s (%s) failed: %s%s",
                 delivery.id,
                 delivery.event,
                 error,
-                retry_hint(delivery.id),
+                retry_hint(delivery.id, error),
                 extra=extra,
             )
             if self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error)):
@@ -550,13 +554,13 @@ class Workers:
         if not put_back[-1]:
             self.counted(delivery, "failed")
             log.warning(
-                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s; %s",
+                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s%s",
                 delivery.id,
                 delivery.event,
                 most,
                 which,
                 error,
-                retry_hint(delivery.id),
+                retry_hint(delivery.id, error),
                 extra=extra,
             )
             return

@@ -1208,6 +1208,27 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     assert len(fake.calls("POST", "/app/installations/2002/access_tokens")) == 1
 
 
+# kills: bot/workers.py:retry_hint the worker's advice added to a reason giving its own:
+#        "... `review-notes retry` runs this delivery again (...); once its cause is fixed,
+#        `review-notes retry ID` runs it again"
+@pytest.mark.parametrize("cause", ["not installed", "permission", "refused"])
+def test_a_failed_delivery_s_warning_says_once_how_to_run_it_again(live, caplog, cause):
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    if cause == "not installed":
+        fake.uninstall(1001)
+    elif cause == "permission":  # no write on issues or pull requests
+        fake.set_permissions(1001, {"pull_requests": "read", "metadata": "read"})
+    else:  # a reason that says nothing of what to do: the worker says it
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=422))
+    with caplog.at_level(logging.WARNING, logger="bot.workers"):
+        delivery = deliver_pr(client, rt, title=MATCHING_TITLE)["delivery"]
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
+    warned = [m for m in said if m.startswith(f"delivery {delivery} (pull_request) failed")]
+    assert len(warned) == 1 and warned[0].count("`review-notes retry") == 1, said
+    assert ("review-notes retry " + delivery in warned[0]) == (cause == "refused"), warned
+
+
 def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_key, monkeypatch):
     # REVIEW_NOTES_NOT_INSTALLED_KEPT_SECONDS=0 reaches the server's client: as before
     clean_env(monkeypatch)

@@ -2835,6 +2835,8 @@ def test_a_clock_that_drifts_after_the_start_is_named_in_each_delivery_it_fails(
     assert "private key" not in error  # the clock's refusal, not the key's
     logged = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
     assert any("s ahead of GitHub's" in m for m in logged), logged
+    warned = [m for m in logged if " failed: " in m]  # the reason's advice, not twice
+    assert warned and all(m.count("`review-notes retry") == 1 for m in warned), warned
     # GitHub's other refusals of a call say nothing of the clock
     fake_github.clock_offset = 0
     fake_github.inject("GET", "/repos/*/pulls/*/files", Fault(status=404))
