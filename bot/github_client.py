@@ -46,6 +46,7 @@ from bot.github_port import (
     FileList,
     FilesNotReady,
     GitHubError,
+    NotInstalled,
     Outcome,
     PRRef,
     RestoreOutcome,
@@ -546,7 +547,9 @@ class GitHubClient:
         try:  # a 404 out of `op`: the repository may have left the installation
             data = self._sessions.as_installation(ref, op, READ_METADATA)
         except GitHubError as err:
-            if err.status == 404:  # no such user: no rights
+            # no such user: no rights. The App not installed says nothing of the user: a
+            # "none" would be the decision a retry once it is installed reads back
+            if err.status == 404 and not isinstance(err, NotInstalled):
                 return "none"
             raise
         role = data.get("role_name")

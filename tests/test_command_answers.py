@@ -47,6 +47,7 @@ from tests.webhook_kit import (
     drain,
     live_settings,
     make_settings,
+    octokit_examples,
     ours,
     post,
     repo_calls,
@@ -1459,3 +1460,26 @@ def test_a_reply_posted_again_while_the_list_lagged_past_the_wait_has_its_copy_d
         say(client, rt, fake, "/notes topic rocm", login="someone-else")
         d = say(client, rt, fake, "/notes search EAGLE", login="someone-else")
         assert len(replies(fake)) == 2 and reactions(fake, d) == {"eyes", "confused"}
+
+
+# kills: bot/github_client.py:GitHubClient.permission GitHub's 404 saying the App is not
+#        installed taken for "no such user": a maintainer's command judged "none", the
+#        decision recorded, and the retry once the App is installed again refused it
+def test_a_writer_s_command_the_app_not_installed_failed_runs_as_theirs_on_retry(live):
+    client, rt, fake = live
+    fake.set_permission(DEFAULT_REPO, "maintainer", "maintain")
+    say(client, rt, fake, "/notes")
+    fake.uninstall(1001)
+    c = say(client, rt, fake, "/notes off", login="maintainer")
+    (failed,) = rt.queue.failed()
+    assert "the App is not installed" in failed.last_error, failed.last_error
+    fake.add_installation(2002, [DEFAULT_REPO])  # installed again: a new id, and its event
+    installed = next(p for p in octokit_examples("installation") if p["action"] == "created")
+    installed["installation"]["id"] = 2002
+    installed["repositories"] = [{"id": 1, "name": "vllm", "full_name": DEFAULT_REPO}]
+    assert post(client, "installation", installed).status_code == 200
+    assert rt.queue.retry([failed.id]) == [failed.id]
+    drain(rt)
+    assert rt.queue.get(failed.id).state == "done"
+    assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}
+    assert not any("Only the PR author" in r.body for r in replies(fake))
