@@ -907,11 +907,18 @@ def _onwards(words: list[str]) -> int | None:
     return int(number["rank"])
 
 
+# A plus glued to the number after it and typed apart from the one before (`2 +1`, `2 +5
+# lines`): a sign, GitHub's `+1` or a diff's count, the reason's; no list (`2 + 1`, `2+1`)
+_SIGNED = re.compile(r"\+[0-9]")
+
+
 def _is_number(words: list[str]) -> bool:
     """Whether the first of `words`, past a list's separators (`_past_separators`: `2 , 3`),
     is a note's number (`3`, `#3`, `3，只是改名`, `3,4`). After a note's number, `the` and
     an ordinal are the reason's words (`2 the first one fits, this one does not`), no
     second number."""
+    if words and _SIGNED.match(_as_ascii(words[0])):  # `2 +1`: GitHub's +1, no note 1
+        return False
     past = _past_separators(words)
     read = _ordinal(past, article=False)[0]
     if not read or not _numbered(read[0]):

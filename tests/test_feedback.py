@@ -1873,6 +1873,28 @@ def test_a_range_of_note_numbers_names_no_note_with_one_shown(first, problem):
     assert picked("2 + 3x faster").reason == "+ 3x faster"
 
 
+# a plus glued to a number typed apart from the note's is a sign, GitHub's `+1` or a diff's
+#   `+5 lines`: `/notes wrong 2 +1` hid note 2 with the reason `+1`, then asked which note
+#   as if `2 + 1` named notes 2 and 1
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("2 +1", "+1"),
+        ("2 +1 to the above", "+1 to the above"),
+        ("2 ＋1，同上", "＋1，同上"),
+        ("2 +5 lines only", "+5 lines only"),
+        ("#2 +30 lines, only renames", "+30 lines, only renames"),
+    ],
+)
+def test_a_plus_glued_to_the_number_after_the_notes_is_the_reasons_sign(typed, reason):
+    pick = picked(typed)
+    assert (pick.note_id, pick.reason, pick.problem) == ("vllm-bbbb2222", reason, None)
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert command.key[1][0] == "2"  # keyed as note 2 and its reason, no list
+    # typed apart from both numbers, or glued to both, it still joins notes' numbers
+    assert picked(typed.replace("+", "+ ", 1).replace("＋", "＋ ", 1)).problem is not None
+
+
 # kills: bot/feedback.py:pick_note an emoji's shortcode before the number read as the reason
 @pytest.mark.parametrize(
     ("line", "asked"),
