@@ -258,8 +258,6 @@ def pick_note(
         if 1 <= rank <= len(shown):
             return Pick(None, problem=PickProblem.WHICH)
         return Pick(None, rank, problem=PickProblem.RANGE, asked=_list_typed(asked, typed))
-    if number is not None and _counts(asked.strip(), words[1:]):
-        number = None  # `2 files only renamed`: a count, no note's number
     if number is not None:  # ASCII digits: `①`, `²` are digits to str, not to int
         rank = int(number["rank"])
         if not 1 <= rank <= len(shown):
@@ -396,7 +394,6 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(head)
-    number = None if words and _counts(words[0], rest) else number  # as `pick_note` reads it
     a_list = listed is not None or glued_list != read
     quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:
@@ -853,32 +850,6 @@ def _dash_apart(words: list[str]) -> list[str]:
         *([words[0][end:]] if words[0][end:] else []),
         *words[1:],
     ]
-
-
-# What English counts with right after a number (`2 files only renamed`, `1 line`, `3 GPUs`):
-# the nouns reviews count, a count's, no note's number. Only these: a word a note's number is
-# the subject of (`2 covers another path`, `2 adds nothing`) keeps it the note's, and so do
-# the nouns that are verbs as often (`changes`, `fixes`, `issues`, `runs`). In the singular
-# only after `1` (`1 file`): `2 config only` is note 2 and its reason
-_EN_NOUNS = (
-    "file|line|test|commit|PR|GPU|card|node|kernel|function|method|class|place|case|model"
-    "|layer|token|request|byte|minute|hour|day|week|step|iteration|time|config|backend|path"
-    "|op|arg|worker|thread|bug|user|reviewer|module|expert|batch|hunk|diff|device"
-)
-_EN_PLURAL = re.compile(rf"(?i:(?:{_EN_NOUNS})e?s|seconds|ms|[KMGT]i?B)(?![^\W\d_])")
-_EN_ONE = re.compile(rf"(?i:{_EN_NOUNS})(?![^\W\d_])")  # `1 second` is notes 1 and 2: `1,2`
-_BARE_DIGITS = re.compile(r"[0-9\uff10-\uff19]+")
-
-
-def _counts(first: str, after: list[str]) -> bool:
-    """Whether `first`, a number as typed with nothing marking it a note's (`2`, `２`; not
-    `#2`, `2.`, `note 2`, `2nd`), counts the English noun that starts `after` (`_EN_PLURAL`,
-    after `1` `_EN_ONE` too): `2 files only renamed` is a reason with no note's number
-    (which note? or, with one note shown, all of it the reason), as `2个文件只是改名` is."""
-    if not after or _BARE_DIGITS.fullmatch(first) is None:
-        return False
-    one = int(first) == 1 and _EN_ONE.match(after[0]) is not None
-    return one or _EN_PLURAL.match(after[0]) is not None
 
 
 # A note's number and the notes after it, as Chinese says it glued on (`2以后的都不相关`, "2
