@@ -861,8 +861,13 @@ def _dash_apart(words: list[str]) -> list[str]:
 _ONWARDS_GLUED = re.compile(
     r"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:以后|之后|往后|以後|之後|后面|後面)|\+$)"
 )
+# (`after` or `following` before a noun, `2 and after the refactor…`, and `the rest` said
+# to be fine, `2 and the rest is fine`, go on from note 2 alone: its reason)
 _ONWARDS_WORDS = re.compile(
-    r"(?i:,? ?and (?:later|after|below|beyond|the rest|following)|onwards?)(?![^\W\d_])"
+    r"(?i:,? ?and (?:later|below|beyond"
+    r"|(?:after|following)(?! (?:the|a|an|this|that|these|those|it|its|my|our|your|their)\b)"
+    r"|the rest(?! (?:(?:is|are|looks?|seems?)(?: all)? )?(?:fine|ok|okay|good|right|correct)\b))"
+    r"|onwards?)(?![^\W\d_])"
 )
 
 

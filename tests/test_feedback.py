@@ -2463,6 +2463,30 @@ def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
     assert pick_note(command.args, SHOWN).reason == "and lateral moves only"
 
 
+# `after` or `following` before a noun, and `the rest` said to be fine, go on from note 2
+#   alone: `/notes wrong 2 and the rest is fine` and `2 and after the refactor it is moot`
+#   asked which note, read as note 2 and the notes after it, where the reviewer named one
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "and the rest is fine",
+        "and the rest are fine",
+        "and the rest look good",
+        "and after the refactor it is moot",
+        "and after this PR it is moot",
+        "and following the docs it works",
+    ],
+)
+def test_a_note_number_and_words_going_on_from_it_alone_is_that_note(reason):
+    (command,) = parse_commands(f"/notes wrong 2 {reason}")
+    assert pick_note(command.args, SHOWN) == Pick(SHOWN[1], 2, reason)
+    assert command.key[1][0] == "2"
+    # with nothing after them, or said of them all, they are the notes after it, as before
+    for onwards in ("and after", "and the rest are unrelated", "and following are renames"):
+        (command,) = parse_commands(f"/notes wrong 2 {onwards}")
+        assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
+
+
 # a note's number, then a reason that starts with a count, is that note and its reason: the
 #   documented `wrong N words`, a space between them. Read as a count with no note's number,
 #   `/notes wrong 2 tests are flaky, not CUDA graphs` asked which note, and with one note
