@@ -64,6 +64,11 @@ RepoKey = tuple[str, int | None]
 # How long a permission a new token was refused is not minted for again (no installation
 # event since): the first refusal after it mints a new token, as any first refusal does
 REFUSAL_KEPT = timedelta(minutes=15)
+# How long a lone 404 saying the App is not installed is kept: GitHub may answer 404 for
+# an installation or repository just given the App, its replicas behind the event by a
+# few seconds (octokit's auth-app gives a new token's refusals 5 s). Only a second 404,
+# asked after these, is kept `not_installed_kept` seconds
+LONE_404_KEPT = 10.0
 
 
 class UnusableKeyError(ValueError):
@@ -144,6 +149,15 @@ def key_problem(pem: str) -> str:
 
 
 @dataclass(frozen=True)
+class _Kept404:
+    """GitHub's 404 saying the App is not installed, as kept (`GitHubSessions._keep_404`)."""
+
+    at: float  # clock time of the answer
+    confirmed: bool  # a 404 before it, LONE_404_KEPT or more earlier, said the same
+    said: str
+
+
+@dataclass(frozen=True)
 class _Grant:
     """An installation token, shared by every thread until shortly before it expires."""
 
@@ -158,9 +172,9 @@ class GitHubSessions:
     - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
       `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
       drops it, mints a new token and retries once. A 404 to a mint (the App uninstalled)
-      or to finding a repository's installation is kept `not_installed_kept` seconds, or
-      until an installation event: the calls meanwhile fail unsent. Token mode uses
-      `Auth.Token`.
+      or to finding a repository's installation is kept `not_installed_kept` seconds
+      (LONE_404_KEPT until a second one confirms it), or until an installation event: the
+      calls meanwhile fail unsent. Token mode uses `Auth.Token`.
     - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
       one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
       own lazy `Github` per installation and token, closed when that thread sees a new token
@@ -234,10 +248,11 @@ class GitHubSessions:
         self._refusals: dict[tuple[int, str], float] = {}
         # GitHub's 404s saying the App is not installed, kept `not_installed_kept` seconds
         # (no installation event since), lest each call of a queue of deliveries for an
-        # uninstalled installation ask again to fail the same way: clock time and error
+        # uninstalled installation ask again to fail the same way: clock time, whether a
+        # 404 before it confirmed it (a lone one is kept LONE_404_KEPT), and error
         self._not_installed_kept = not_installed_kept
-        self._gone: dict[int, tuple[float, str]] = {}  # installation -> its mint's 404
-        self._not_installed: dict[RepoKey, tuple[float, str]] = {}  # repository -> lookup's
+        self._gone: dict[int, _Kept404] = {}  # installation -> its mint's 404
+        self._not_installed: dict[RepoKey, _Kept404] = {}  # repository -> lookup's
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
@@ -630,6 +645,7 @@ class GitHubSessions:
             self._keep_404(self._not_installed, key, said, before)
             raise NotInstalled(said) from err
         with self._lock:
+            self._not_installed.pop(key, None)  # installed: a 404 before confirms nothing
             if self._forgotten == before:
                 self._repo_installations[key] = found
         return found
@@ -673,30 +689,38 @@ class GitHubSessions:
                 raise NotInstalled(str(err), sent=err.sent) from err
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
+                self._gone.pop(installation_id, None)  # a 404 before confirms nothing
                 if self._forgotten == before:
                     self._grants[installation_id] = grant
             return grant
 
-    def _keep_404(self, kept: dict[K, tuple[float, str]], key: K, said: str, before: int) -> None:
+    def _keep_404(self, kept: dict[K, _Kept404], key: K, said: str, before: int) -> None:
         """Keep GitHub's 404 saying the App is not installed, unless an installation event
-        came since the call was made (its answer may predate the App installed again)."""
+        came since the call was made (its answer may predate the App installed again): a
+        lone one LONE_404_KEPT, one confirming a 404 asked after those `not_installed_kept`."""
         with self._lock:  # a few keys at most: deliveries come for allow-listed repositories
             if self._forgotten == before and self._not_installed_kept > 0:
-                kept[key] = (self._clock(), said)
+                now, earlier = self._clock(), kept.get(key)
+                confirmed = earlier is not None and now - earlier.at >= LONE_404_KEPT
+                kept[key] = _Kept404(now, confirmed, said)
 
-    def _kept_404(self, kept: dict[K, tuple[float, str]], key: K) -> NotInstalled | None:
+    def _kept_404(self, kept: dict[K, _Kept404], key: K) -> NotInstalled | None:
         """The 404 kept for `key`, as the error of a call not sent; the caller holds
-        `_lock`."""
-        at, said = kept.get(key, (None, ""))
-        if at is None:
+        `_lock`. A lone one past LONE_404_KEPT stays, for the next 404 to confirm."""
+        held = kept.get(key)
+        if held is None:
             return None
-        age = self._clock() - at
+        age = self._clock() - held.at
         if age >= self._not_installed_kept:
             del kept[key]
             return None
+        span = self._not_installed_kept if held.confirmed else LONE_404_KEPT
+        if age >= span:
+            return None
         return NotInstalled(
-            f"{said} (GitHub's answer {age:.0f} s ago: not asked again for"
-            f" {self._not_installed_kept:g} s after it, or until an installation event)",
+            f"{held.said} (GitHub's answer {age:.0f} s ago: not asked again for"
+            f" {min(span, self._not_installed_kept):g} s after it, or until an installation"
+            " event)",
             sent=False,
         )
 
