@@ -488,22 +488,24 @@ def _spellings(stem: _Stem, typed: bool) -> str:
     a verb's inflections, -ion after `t` or `s` (`preempt`: `preemption`), -ation unless
     the stem is the word as typed (`compil`, `quantiz`: `compilation`, `quantization`;
     `valid` does not find `validation`, `specific` `specification`), its last consonant
-    doubled where it lost no `e` (`commit`: `committed`; `plane`'s `plan` is never
-    `planned`), only doubled after one short syllable (`plan`: `planned`, as `planed` is
-    plane's). A silent `e` only where one may have been cut
-    off (`captur`, `stat` of `stated`): the word as typed plus `e` is another word
-    (`stat`, `state`; `local`, `locale`), and it takes `-es` only after a sibilant or `o`
-    (`batches`)."""
+    doubled (`commit`: `committed`; `canceled`'s `cancel`: `cancelled`), but not after one
+    short syllable that may have lost an `e` (`plane`'s `plan` is never `planned`), and
+    only doubled after one that lost none (`plan`: `planned`, as `planed` is plane's). A
+    silent `e` only where one may have been cut off (`captur`, `stat` of `stated`): the
+    word as typed plus `e` is another word (`stat`, `state`; `local`, `locale`), and it
+    takes `-es` only after a sibilant or `o` (`batches`)."""
     text = stem.text
+    last = text[-_last_letters(text) :]
     inflected = ["ed", "ings?"]
     if stem.lost_e:
         endings = [*inflected, "e", "es"]
     else:
-        endings = [] if _ed_ing_are_anothers(text[-_last_letters(text) :]) else inflected
+        endings = [] if _ed_ing_are_anothers(last) else inflected
         if _TAKES_ES.search(text):
             endings.append("es")
-        if re.search(r"[aeiou][^aeiouwxy]$", text):
-            endings.append(f"{text[-1]}(?:ed|ings?)")
+    one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
+    if re.search(r"[aeiou][^aeiouwxy]$", text) and not (stem.lost_e and one_short_syllable):
+        endings.append(f"{text[-1]}(?:ed|ings?)")
     if stem.alone:
         endings.append("s")
     if _last_letters(text) >= _MIN_NOUN_STEM and text not in _OTHER_WORDS_NOUN:

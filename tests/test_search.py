@@ -793,6 +793,11 @@ _OTHER_FORMS = [
     ("queried", "one query"),
     ("normalised", "normalized logits"),
     ("prefix-caching", "the prefix cache"),
+    # a US -ed or -ing finds the British doubled `l`: its stem may have lost an `e`, but
+    # only one short syllable's doubling makes another word (`planned` is no `plane`'s)
+    ("canceled", "requests cancelled"),
+    ("labeling", "PRs labelled ready"),
+    ("modeling", "the modelling code"),
 ]
 
 
