@@ -388,7 +388,9 @@ _MIN_STEM = 4  # letters, of the last part: `used` is no `us`, `adding` no `ad`
 # an -ion or -ation noun's stem is longer: `portion` is no `port`, `station` no `state`
 _MIN_NOUN_STEM = 5
 _VERB_ENDINGS = ("ings", "ing", "ed")  # what a query word loses to its stem
-_DOUBLED = re.compile(r"([bdgmnprt])\1$")  # `committ` of `committed`: `commit`
+# `committ` of `committed`: `commit`; `l` too, as `control` and the British (`cancelled`)
+# double it (one syllable's `ll` is its own, `stall`, but that stem is kept too)
+_DOUBLED = re.compile(r"([bdglmnprt])\1$")
 # One syllable ending in one vowel and one consonant: such a verb doubles the consonant
 # before -ed and -ing (`plan`, `planned`), so `stated` is state's, not stat's
 _ONE_SHORT_SYLLABLE = re.compile(r"^[^aeiouy]*[aeiouy][^aeiouwxy]$")

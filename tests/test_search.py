@@ -798,6 +798,10 @@ _OTHER_FORMS = [
     ("canceled", "requests cancelled"),
     ("labeling", "PRs labelled ready"),
     ("modeling", "the modelling code"),
+    # a doubled `l` as the British write it, or as `control` doubles it, is its verb's
+    ("cancelled", "cancel a request"),
+    ("modelling", "the model runner"),
+    ("controlled", "control flow"),
 ]
 
 
