@@ -455,10 +455,14 @@ def _cut_stems(stem: str, size: int) -> list[_Stem]:
     """The stems of a word that lost -ed or -ing (`stem`, its last part `size` letters):
     a doubled consonant's single (`planned`: `plan`, which had no `e` to lose); a
     stem that would have doubled its consonant (`stat` of `stated`), or whose own -ed
-    and -ing are no form of it (`past` of `pasted`), a word only with the `e` it lost."""
+    and -ing are no form of it (`past` of `pasted`), a word only with the `e` it lost;
+    an -ing that kept its `e` (`queueing`) the stem its other endings take (`queu`)."""
     if _DOUBLED.search(stem) and size > _MIN_STEM:
         return [_Stem(stem, True), _Stem(stem[:-1], True, lost_e=False)]
-    return [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
+    found = [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
+    if stem.endswith(("ee", "ue")) and size > _MIN_STEM:  # not `refere` of `refereed`
+        found.append(_Stem(stem[:-1], False))
+    return found
 
 
 def _ed_ing_are_anothers(word: str) -> bool:
@@ -493,14 +497,15 @@ def _spellings(stem: _Stem, typed: bool) -> str:
     doubled (`commit`: `committed`; `canceled`'s `cancel`: `cancelled`), but not after one
     short syllable that may have lost an `e` (`plane`'s `plan` is never `planned`), and
     only doubled after one that lost none (`plan`: `planned`, as `planed` is plane's). A
-    silent `e` only where one may have been cut off (`captur`, `stat` of `stated`): the
-    word as typed plus `e` is another word (`stat`, `state`; `local`, `locale`), and it
-    takes `-es` only after a sibilant or `o` (`batches`)."""
+    silent `e` only where one may have been cut off (`captur`, `stat` of `stated`; kept
+    before -ing by `queueing`): the word as typed plus `e` is another word (`stat`,
+    `state`; `local`, `locale`), and it takes `-es` only after a sibilant or `o`
+    (`batches`)."""
     text = stem.text
     last = text[-_last_letters(text) :]
     inflected = ["ed", "ings?"]
     if stem.lost_e:
-        endings = [*inflected, "e", "es"]
+        endings = [*inflected, "e", "es", "eings?"]  # `queu`: `queuing`, `queueing`
     else:
         endings = [] if _ed_ing_are_anothers(last) else inflected
         if _TAKES_ES.search(text):

@@ -802,6 +802,10 @@ _OTHER_FORMS = [
     ("cancelled", "cancel a request"),
     ("modelling", "the model runner"),
     ("controlled", "control flow"),
+    # a verb whose -ing keeps its `e` (`queueing`, as vLLM also writes `queuing`)
+    ("queueing", "requests queued"),
+    ("queuing", "the queueing delay"),
+    ("queue", "the queueing delay"),
 ]
 
 
@@ -849,6 +853,7 @@ _NO_FORMS = [
     ('"preempted requests"', "preemption requests"),
     ("apply", "the web application"),  # in vLLM's notes a program, no form of apply
     ("application", "apply the patch"),
+    ("refereed", "referred to"),  # its -ed cut to `refere`, no -ing that kept an `e`
 ]
 
 
