@@ -197,7 +197,7 @@ class _Spells(Generic[K]):
     """Which keys a budget is refusing, so that a spell of refusals is said once: it
     begins at the first refusal and ends only once the budget is full again. Under a
     steady flood each refill lets one through, and ending the spell there would say it
-    again at every refill (100 times an hour) for one flood (r18f). Not locked: its
+    again at every refill (100 times an hour) for one flood. Not locked: its
     owner's lock guards it."""
 
     def __init__(self, budget: ReplyBudget[K], *, max_keys: int = 4096):

@@ -120,10 +120,10 @@ def setup_logging(
 
 def quiet_pygithub() -> None:
     """Take off the stderr handler PyGithub's import gives its "github" logger, which
-    wrote each of its records a second time as it was: unredacted, not JSON (found by
-    review r25c); and hold its level to the root's. Called by `setup_logging`, and where
-    the bot imports PyGithub (`bot.github_errors`), as a command imports it only when it
-    calls GitHub: after its log setup."""
+    wrote each of its records a second time as it was: unredacted, not JSON; and hold
+    its level to the root's. Called by `setup_logging`, and where the bot imports PyGithub
+    (`bot.github_errors`), as a command imports it only when it calls GitHub: after its log
+    setup."""
     pygithub = logging.getLogger("github")
     pygithub.handlers[:] = [h for h in pygithub.handlers if isinstance(h, logging.NullHandler)]
     # Its import also sets its logger to INFO, which let its INFO lines through a WARNING

@@ -46,8 +46,8 @@ Weighed = tuple[float, str | Said, str]
 
 # Why a line counts for the note (a line's gloss, in brackets), in a reviewer's words:
 # a note's keywords are "terms this note is about", its aspects "what this note is about in
-# <topic>", as the note page labels them (templates/note.html). Marks kept before
-# review 'r41a' wrote them ("keyword of this note", "this note's focus within X") are read
+# <topic>", as the note page labels them (templates/note.html). Marks kept in the older
+# wording ("keyword of this note", "this note's focus within X") are read
 # back the same: `evidence_terms` reads no gloss
 KEYWORD = "a term this note is about"
 ASPECT = "what this note is about in {}"  # the note's topic the aspect is of
@@ -58,7 +58,7 @@ OWN_CODE = "code of this note"
 # Lines of their own: what ties the PR to the note, whatever its words and files
 IS_SOURCE = "this PR is the one this note reviews"
 READ_WITH = "this note lists this PR as one to read with it"
-# READ_WITH as marks kept before review 'r40g' wrote it ("its own": the note's PR, which
+# READ_WITH as marks kept in its older wording wrote it ("its own": the note's PR, which
 # a reader had to guess), read back by `evidence_terms`
 _READ_WITH_BEFORE = "this note lists this PR to read with its own"
 
@@ -386,7 +386,7 @@ def shared_detail(
 # 'KV' against a note that writes only `KVOutputAggregator`).
 _ONE_WORD_SHARED = re.compile(
     r"title shares '([^'\n]+)' with (?:this note's (?:title|keywords)|terms this note is about)"
-)  # "keywords": the wording before review 'r41a'
+)  # "keywords": the older wording
 
 
 def _name_shaped(word: str) -> bool:
