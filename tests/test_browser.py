@@ -127,12 +127,12 @@ def test_filter_by_topic_then_open_a_note(browser, base_url):
     badge = browser.find_element(By.CSS_SELECTOR, ".note-head .badge-deep")
     assert badge.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
     problems = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert not problems, problems  # the favicon too (review r17d: it was a 404)
+    assert not problems, problems  # the favicon too (it was a 404)
 
 
 # --- contrast: every text a reader sees, in the light and the dark palette -------------
 
-# a search finding nothing: what its words find alone, and in any topic (review r34h)
+# a search finding nothing: what its words find alone, and in any topic
 NO_MATCH = "/notes?q=capture+deadlock&topic=sampling"
 AA_NORMAL = 4.5  # WCAG 2.x AA for text under 18.66px bold / 24px
 AA_LARGE = 3.0
@@ -201,7 +201,7 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
@@ -213,7 +213,7 @@ def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
     assert not problems, problems
 
 
-# --- found by review 'r28i' ---
+# --- found by a review ---
 
 PHONE = {"width": 360, "height": 800, "deviceScaleFactor": 1, "mobile": True}
 LONG_REPO = "kubernetes-sigs/gateway-api-inference-extension"  # a real one, 47 characters
@@ -224,7 +224,7 @@ JUNK_REPO = "x" * 64
 # kills: bot/static/notes.css .repo white-space: nowrap: a repository of 47 characters made
 #   the list and topics pages scroll sideways on a 360 px phone
 # kills: bot/static/notes.css body overflow-wrap: anywhere dropped: a ?repo= of 64 letters
-#   (no break opportunity in it) scrolled the list and topics pages sideways (review r28p)
+#   (no break opportunity in it) scrolled the list and topics pages sideways
 def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
     try:
@@ -296,7 +296,7 @@ def test_a_note_brought_back_from_retirement_opens_again(browser):
         assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
 
 
-# --- found by review 'r29e' ---
+# --- found by a review ---
 
 # The colour of one pixel of a PNG screenshot, read by a canvas on a blank page (the notes
 # pages' CSP would refuse the data: image)
@@ -354,7 +354,7 @@ def test_a_link_a_chinese_sentence_runs_on_from_opens_the_note(browser, base_url
     assert browser.current_url == f"{base_url}/notes/b-graph/source"
 
 
-# --- found by review 'r30d' ---
+# --- found by a review ---
 
 # The size the note's text is drawn at on the phone's screen: its font size times the page's
 # zoom (a page without a viewport is laid out 980 px wide and shrunk to fit)
@@ -434,7 +434,7 @@ def test_back_from_a_search_shows_the_form_the_list_was_made_by(request, base_ur
     assert not problems, problems  # the script ran under the CSP
 
 
-# --- found by review 'r34h' ---
+# --- found by a review ---
 
 
 # kills: bot/templates/notes.html (hand) "No notes match." alone: a reviewer whose two words no

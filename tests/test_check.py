@@ -235,7 +235,7 @@ NOTE_DEFECTS = [
         (10, "title_en", "a title is one line"),
         id="two-line-title",
     ),
-    # found by review 'r41i': a tab pasted in a title passed, and `match` printed it raw
+    # found by a review: a tab pasted in a title passed, and `match` printed it raw
     pytest.param(
         (
             'title_en = "Pick the eager region per model runner"',
@@ -273,7 +273,7 @@ NOTE_DEFECTS = [
         (11, "summary_en", INVISIBLE_TITLE.replace("title", "summary")),
         id="invisible-summary",
     ),
-    # review r42f: a summary took a tab or a control character a title refuses
+    # a summary took a tab or a control character a title refuses
     pytest.param(
         (
             'summary_en = "Shows how a function pointer picks the eager region."',
@@ -417,7 +417,7 @@ NOTE_DEFECTS = [
         ),
         id="keyword-of-one-letter-and-symbols",
     ),
-    pytest.param(  # found by review 'r16c': the C++ hint does not fit a plain letter
+    pytest.param(  # found by a review: the C++ hint does not fit a plain letter
         ('keywords = ["eager_break_during_capture"]', 'keywords = ["a"]'),
         (7, "keywords", "'a' is one character: too short to name anything"),
         id="keyword-of-one-letter",
@@ -601,7 +601,7 @@ NOTE_DEFECTS = [
         ),
         id="ideographic-space-in-path",
     ),
-    pytest.param(  # found by review 'r41i': it passed, and matched no file
+    pytest.param(  # found by a review: it passed, and matched no file
         ('"vllm/models/deepseek_v4/attention.py"', '"vllm/models/deepseek_v4/\tattention.py"'),
         (
             8,
@@ -611,7 +611,7 @@ NOTE_DEFECTS = [
         ),
         id="tab-in-path",
     ),
-    # found by review 'r41i': a path copied from Windows was "header: malformed TOML:
+    # found by a review: a path copied from Windows was "header: malformed TOML:
     # Unescaped '\' in a string (column 17)", under no field and with nothing to do
     pytest.param(
         ('"vllm/models/deepseek_v4/attention.py"', '"vllm\\models\\deepseek_v4\\attention.py"'),
@@ -623,7 +623,7 @@ NOTE_DEFECTS = [
         ),
         id="backslash-in-path",
     ),
-    # found by review 'r41l': `\u` starts a TOML escape needing four hex digits, so a path
+    # found by a review: `\u` starts a TOML escape needing four hex digits, so a path
     # under vllm/utils or vllm/usage copied from Windows was "header: malformed TOML:
     # Invalid hex value (column 17)", under no field, with nothing to do
     pytest.param(
@@ -636,7 +636,7 @@ NOTE_DEFECTS = [
         ),
         id="backslash-u-in-path",
     ),
-    # found by review 'r41l': a path copied from Windows whose '\' start escapes TOML knows
+    # found by a review: a path copied from Windows whose '\' start escapes TOML knows
     # (`\t`, `\b`, `\f`, `\n`, `\r`: vllm's tests, benchmarks, ...) is read, with a tab
     # and a form feed in it, and was told "holds a tab: delete it", a tab no one typed
     pytest.param(
@@ -665,7 +665,7 @@ NOTE_DEFECTS = [
 _LITERAL = " with ''' (a literal string takes '\\' as typed)"
 
 
-# review r42f: a '\' in a """ string that starts no escape was TOML's "malformed TOML:
+# a '\' in a """ string that starts no escape was TOML's "malformed TOML:
 # Unescaped '\' in a string (column 13)", under no field and with nothing to do
 @pytest.mark.parametrize(
     ("summary", "expected"),
@@ -1236,13 +1236,13 @@ TAXONOMY_DEFECTS = [
         "12: paths: bad glob 'a/[b': unclosed '[' at position 3",
         id="bad-glob",
     ),
-    pytest.param(  # review r28h: was "Cannot declare ('topic',) twice"
+    pytest.param(  # was "Cannot declare ('topic',) twice"
         ('[[topic]]\nid = "rocm"', '[topic]\nid = "rocm"'),
         "8: topic: `[topic]` declares a single table, but the others are `[[topic]]`, a list:"
         " write `[[topic]]`",
         id="later-topic-single-brackets",
     ),
-    pytest.param(  # review r28h: was 'Cannot overwrite a value' on the next [[topic]]
+    pytest.param(  # was 'Cannot overwrite a value' on the next [[topic]]
         ('[[topic]]\nid = "cuda-graphs"', '[topic]\nid = "cuda-graphs"'),
         "2: topic: `[topic]` declares a single table, but the others are `[[topic]]`, a list:"
         " write `[[topic]]`",
@@ -1255,7 +1255,7 @@ TAXONOMY_DEFECTS = [
         id="unknown-topic-field",
     ),
     pytest.param(("# comment", "version = 2"), "1: version: unknown top-level key", id="top-key"),
-    pytest.param(  # review r28d: the tables named in the plural, as the notes' field is
+    pytest.param(  # the tables named in the plural, as the notes' field is
         ('[[topic]]\nid = "rocm"', '[[topics]]\nid = "rocm"'),
         "8: topics: unknown top-level key; did you mean 'topic'?",
         id="topics-tables",
@@ -1278,7 +1278,7 @@ TAXONOMY_DEFECTS = [
         " write one only this topic has",
         id="short-name-another-topics",
     ),
-    pytest.param(  # review r41l: a bracketed name's short one is short_en, said once, not
+    pytest.param(  # a bracketed name's short one is short_en, said once, not
         # also under name_en as "without its brackets" (`ROCm` is `ROCm` without them)
         (
             'name_en = "ROCm"\nname_zh = "ROCm"',
@@ -1293,7 +1293,7 @@ TAXONOMY_DEFECTS = [
         "12: short_en: leading or trailing whitespace",
         id="short-name-space",
     ),
-    # review r42f: a topic's name took a tab or a control character a note's title refuses
+    # a topic's name took a tab or a control character a note's title refuses
     pytest.param(
         ('name_en = "ROCm"', 'name_en = "ROCm\\tplatform"'),
         "10: name_en: holds a tab (U+0009), which a name prints as typed: type a space",
@@ -1309,7 +1309,7 @@ TAXONOMY_DEFECTS = [
         "12: short_en: holds a tab (U+0009), which a name prints as typed: type a space",
         id="tab-in-short-name",
     ),
-    # review r42m: a topic's description (its page shows it) took what its name refuses
+    # a topic's description (its page shows it) took what its name refuses
     pytest.param(
         ('name_zh = "ROCm"', 'name_zh = "ROCm"\ndescription = "AMD GPUs:\tHIP kernels."'),
         "12: description: holds a tab (U+0009), which a description prints as typed: type a space",
@@ -1371,7 +1371,7 @@ TAXONOMY_DEFECTS = [
 ]
 
 
-# review r42f: a summary wrapped in a multi-line string is read, its lines joined where it
+# a summary wrapped in a multi-line string is read, its lines joined where it
 # is shown; a tab or another control character in it is refused (NOTE_DEFECTS)
 def test_a_summary_wrapped_over_lines_is_accepted(tmp_path):
     wrapped = 'summary_en = """Shows how a function pointer\npicks the eager region."""'
@@ -1395,7 +1395,7 @@ def test_each_taxonomy_defect_is_reported_on_its_line(tmp_path, edit, expected):
     assert problems_of(notes, topics) == [f"{topics}:{expected}"]
 
 
-# review r42m: a description wrapped in a multi-line string is read (its page joins the
+# a description wrapped in a multi-line string is read (its page joins the
 # lines), as a summary is; a tab or another control character in it is refused (above)
 def test_a_topic_description_wrapped_over_lines_is_accepted(tmp_path):
     notes = tmp_path / "notes"
@@ -1470,7 +1470,7 @@ def test_shipped_taxonomy_has_the_sixteen_topics():
 # --- the command line --------------------------------------------------------------
 
 
-# found by review 'r41i': `match` and `notes import` take the directory as --notes-dir,
+# found by a review: `match` and `notes import` take the directory as --notes-dir,
 # and `notes check --notes-dir DIR`, as a curator writes it after them, was refused with
 # the top-level usage ("unrecognized arguments: --notes-dir")
 def test_notes_check_takes_the_directory_as_match_does(tmp_path, capsys):
@@ -1549,7 +1549,7 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"ok: 2 notes, {len(load_library().topics)} topics"
-    # review r42f: on the line of its keywords, as a warning is (the file alone before)
+    # on the line of its keywords, as a warning is (the file alone before)
     assert out[1:] == [
         f"{tmp_path / 'vllm-test0002.md'}:7: keywords: hint: no code name (snake_case or"
         " CamelCase) among its keywords; the bot cannot see this note's mechanism in a PR's"
@@ -1558,7 +1558,7 @@ def test_check_hints_at_notes_the_bot_cannot_see_in_a_diff(tmp_path, capsys):
 
 
 def test_a_note_with_no_keywords_is_hinted_at_on_its_first_line(tmp_path, capsys):
-    # review r42f: no `keywords` line to name: the header's, as a missing field's problem
+    # no `keywords` line to name: the header's, as a missing field's problem
     write(tmp_path, VALID.replace('keywords = ["eager_break_during_capture"]\n', ""))
     assert main(["notes", "check", str(tmp_path), "--topics", str(TOPICS)]) == 0
     hints = [h for h in capsys.readouterr().out.splitlines() if ": hint: " in h]
@@ -1581,7 +1581,7 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     # not its source PR (52401), not one already listed (a PR or an issue), not another
     # repository's
     assert [h.split("PR ")[1].split(";")[0] for h in hints] == ["38390", "47941", "9129"]
-    # review r42f: each on the line that names it, the summary's or the guidance's
+    # each on the line that names it, the summary's or the guidance's
     assert [h.split(": ")[0].rsplit(":", 1)[1] for h in hints] == ["11", "11", "17"]
     assert hints[0] == (
         f"{tmp_path / 'vllm-test0001.md'}:11: summary_en: hint: its text names PR 38390; add"
@@ -1791,7 +1791,7 @@ def test_the_matcher_names_the_taxonomy_its_library_was_read_from(tmp_path):
             ("max_notes = 4", "max_notes: `max_notes` is set twice (first on line "),
             id="malformed",
         ),
-        pytest.param(  # review r28h: was "Cannot declare ('weights',) twice (column 9)"
+        pytest.param(  # was "Cannot declare ('weights',) twice (column 9)"
             ("\n[topic_scale]", "\n[weights]  # again\n[topic_scale]"),
             ("[weights]  # again", "weights: `[weights]` is declared twice (first on line "),
             id="table-declared-twice",
@@ -1893,7 +1893,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
         # a wildcard directory, or a name every package repeats (left by session 14)
         *[(p, True) for p in ("vllm/*/*.py", "vllm/*/*/*", "**/__init__.py", "**/utils.py")],
         *[(p, False) for p in ("vllm/lora/__init__.py", "**/cuda_graph.py", "vllm/*/lora/")],
-        # found by review 'r15g': the root's own file is specific; a wildcard directory
+        # found by a review: the root's own file is specific; a wildcard directory
         # below the top one, or a repeated name below it, is as broad as the rest
         *[(p, False) for p in ("/CMakeLists.txt", "/README.md", "csrc/CMakeLists.txt")],
         *[(p, True) for p in ("vllm/*/", "vllm/*/**", "vllm/**/__init__.py", "__init__.py")],
@@ -2103,7 +2103,7 @@ def test_no_seed_note_is_told_it_writes_traditional_characters():
 
 
 # A phrase the guidance negates, double-negates or quotes reads as the phrase: the
-# verdict check must not refuse the curator's right verdict (found by review 'r2')
+# verdict check must not refuse the curator's right verdict
 @pytest.mark.parametrize(
     ("verdict", "guidance"),
     [
@@ -2204,7 +2204,7 @@ def test_the_matching_config_is_checked_when_the_notes_or_the_taxonomy_do_not_lo
     ]
 
 
-# Found by review 'r2'. A2. What a Chinese input method types for `.` (and `"`)
+# Found by a review: What a Chinese input method types for `.` (and `"`)
 # 1c09048 says check "names what a Chinese input method types for ASCII", but only the
 # full-width block U+FF01-U+FF5E and `、` are known. In Chinese punctuation mode an input
 # method types `。` (U+3002) for `.`, `“ ”` for `"`, `【 】` for `[ ]`, `——` for `_`: a
@@ -2252,7 +2252,7 @@ def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
     assert problems_of(tmp_path) == []
 
 
-# Found by review 'r3'. 2. Full-width letters in a keyword with Chinese characters
+# Found by a review: Full-width letters in a keyword with Chinese characters
 # 0d25361 lets a term with Chinese characters hold anything `note_terms.ascii_typed_as` knows, so
 # full-width LETTERS and DIGITS pass too, not only the Chinese punctuation docs/curating.md
 # allows ("A keyword with Chinese characters may hold Chinese punctuation (`前缀缓存（APC）`:
@@ -2300,7 +2300,7 @@ def test_the_hint_for_an_input_method_underscore_in_a_private_name(tmp_path):
     assert "'_align_cacheable'" in problem, problem
 
 
-# --- found by review 'r16c' -----------------------------------------------------------
+# --- found by a review ----------------------------------------------------------------
 
 
 def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, capsys):
@@ -2392,7 +2392,7 @@ def test_a_note_saved_under_another_extension_is_not_silently_left_out(tmp_path,
     )
 
 
-# --- found by review 'r16g' ---
+# --- found by a review ---
 
 
 def test_an_editor_backup_beside_a_note_does_not_stop_the_library(tmp_path):
@@ -2423,7 +2423,7 @@ def test_a_chinese_keyword_with_a_letter_or_digit_is_no_function_word(tmp_path, 
     assert warned == [], "\n".join(warned)
 
 
-# --- found by review 'r19e' ---
+# --- found by a review ---
 
 # a note of the moe-kernels topic
 MOE_NOTE = """\
@@ -2493,14 +2493,14 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
     ("written", "said"),
     [
         ("1755216000", "1755216000 is not a date: write one as 2026-08-15, without quotes"),
-        # found by review 'r41i': told "as 2026-08-15", not the date the curator wrote
+        # found by a review: told "as 2026-08-15", not the date the curator wrote
         ('"2026-08-14"', '"2026-08-14" is a string: write the date without quotes, as 2026-08-14'),
         ('"2026/02/10"', '"2026/02/10" is a string: write the date without quotes, as 2026-02-10'),
         (
             '"2026年2月10日"',
             '"2026年2月10日" is a string: write the date without quotes, as 2026-02-10',
         ),
-        # review r42f: one day or month first was told the example, not the date written
+        # one day or month first was told the example, not the date written
         (
             '"14/08/2026"',
             '"14/08/2026" is a string: write the date year-month-day, without quotes, as'
@@ -2606,7 +2606,7 @@ def test_an_english_title_of_spaces_only_is_named_missing(tmp_path):
     title = 'title_en = "Pick the eager region per model runner"'
     path = write(tmp_path, VALID.replace(title, 'title_en = "   "'))
     missing = f"{path}:10: title_en: missing: write a one-line English title"
-    # one problem, not also "leading or trailing whitespace" for the same mistake (r26b)
+    # one problem, not also "leading or trailing whitespace" for the same mistake
     assert [p for p in problems_of(tmp_path) if ":10: title_en:" in p] == [missing]
 
 
@@ -2669,7 +2669,7 @@ def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, writt
     assert [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]] == [said]
 
 
-# --- found by review 'r21c' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize("factor", ["50", "-1"])
@@ -2685,7 +2685,7 @@ def test_a_topic_scale_factor_out_of_range_is_named_on_its_own_line(tmp_path, ca
     assert err[0].startswith(f"{config}:{line}: topic_scale.rocm: Input should be ")
 
 
-# --- found by mutation run 'r21s' (bot/library.py) ---
+# --- found by mutation testing (bot/library.py) ---
 
 
 @pytest.mark.parametrize(
@@ -2738,7 +2738,7 @@ def test_a_problem_of_topics_written_as_inline_tables_is_named_on_line_1(tmp_pat
     ]
 
 
-# --- found by review 'r22e' (mutation run of bot/toml_errors.py) ---
+# --- found by mutation testing (bot/toml_errors.py) ---
 
 
 # kills: bot/toml_errors.py:_open_bracket each line's first character skipped looking for the open
@@ -2809,7 +2809,7 @@ def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
     )
 
 
-# --- found by review 'r22e' (mutation run of bot/config_files.py) ---
+# --- found by mutation testing (bot/config_files.py) ---
 
 
 # kills: bot/config_files.py:ConfigFile.problem a problem of a field the file does not set put on
@@ -2835,7 +2835,7 @@ def test_a_config_problem_of_a_field_the_file_does_not_set_is_on_line_1(tmp_path
     assert str(caught.value) == f"{path}:1: needed: missing required field"
 
 
-# found by mutation run r22e: every [[topic]] sets its own `id`, which was taken for
+# found by mutation testing: every [[topic]] sets its own `id`, which was taken for
 # the key set twice
 def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
     lines = DEFAULT_TOPICS_FILE.read_text("utf-8").split("\n")
@@ -2851,7 +2851,7 @@ def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
     assert "name_en" in problem and f"(first on line {first})" in problem, problem
 
 
-# --- found by mutation run 'r25d' (bot/match_config.py) ---
+# --- found by mutation testing (bot/match_config.py) ---
 
 
 # kills: bot/match_config.py:config_problems `return [Problem(...)]` -> `return None`, and line 1 ->
@@ -2880,7 +2880,7 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
     ]
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 # kills: bot/cli_notes.py:_warnings (hand) a warning about one keyword or path of a list written one
@@ -2902,7 +2902,7 @@ def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tm
     ]
 
 
-# --- found by review 'r28d' (curator) ---
+# --- found by a review (curator) ---
 
 
 @pytest.mark.parametrize("saved", ["bom", "bom-crlf", "cr"])
@@ -3564,7 +3564,7 @@ def test_a_note_saved_as_utf16_is_told_to_be_saved_as_utf8(tmp_path, encoding):
     assert problem.endswith("; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8")
 
 
-# --- found by r36c (a curator following docs/curating.md) ---
+# --- found by a curator following docs/curating.md ---
 
 
 # kills: bot/library.py:_unknown_topic (hand) the taxonomy left unsaid: "unknown topic
@@ -3633,7 +3633,7 @@ def test_an_empty_note_file_or_one_opening_with_blank_lines_says_so(tmp_path, te
     assert problems_of(tmp_path) == [f"{path}:1: header: {said}"]
 
 
-# --- found by r36e ---
+# --- found by a review ---
 
 
 # kills: bot/library.py:notes_above (hand) nothing said: a note saved in seeds/ instead of
@@ -3666,7 +3666,7 @@ def test_a_note_saved_beside_the_notes_directory_is_warned_of(tmp_path, capsys, 
     assert said.count("outside the notes directory") == 2, said
 
 
-# --- found by r37d ---
+# --- found by a review ---
 
 
 # kills: bot/cli_notes.py:_warnings (hand) no warning of a `**` glued to other characters
@@ -3747,7 +3747,7 @@ def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_pat
     ]
 
 
-# --- found by r38e ---
+# --- found by a review ---
 
 
 # kills: bot/match_config.py:MatchConfig._searched_whole (hand) no bound: a limit above what
@@ -3815,7 +3815,7 @@ def test_a_double_star_glued_in_a_topics_or_the_configs_globs_is_warned_of_on_it
 
 
 def test_a_backslashed_path_in_a_multi_line_array_is_named_under_its_key(tmp_path):
-    # found by review 'r41i': the key is lines above the string tomllib stops in
+    # found by a review: the key is lines above the string tomllib stops in
     listed = 'paths = [\n  "vllm/a.py",\n  "vllm\\b\\c.py",\n]'
     path = write(
         tmp_path, VALID.replace('paths = ["vllm/models/deepseek_v4/attention.py"]', listed)
@@ -3831,7 +3831,7 @@ def test_a_backslashed_path_in_a_multi_line_array_is_named_under_its_key(tmp_pat
     [
         # a backslash escaped rightly, the array stopped by a missing comma: not the escape
         ('paths = ["vllm\\\\x.py" "y"]\n', "n.md:2: header: malformed TOML: Unclosed array"),
-        # in a multi-line string, on a line with no "...": its key's, on its own line (r42f)
+        # in a multi-line string, on a line with no "...": its key's, on its own line
         ('summary_en = """\nfoo \\q bar\n"""\n', "n.md:3: summary_en: '\\q' (column 5) is no"),
     ],
 )

@@ -104,7 +104,7 @@ def test_serve_refuses_bad_settings_and_names_them(tmp_path):
     r = cli("serve", env=env, cwd=ROOT)
     assert r.returncode == 2 and "GITHUB_PRIVATE_KEY_PATH: holds a key" in r.stderr
     assert "MIIEowIBAAKCAQEAsecret" not in r.stderr
-    # the flag is named, not the variable it overrides (noticed by review 'r15a')
+    # the flag is named, not the variable it overrides
     r = cli("serve", "--port", "70000", env=base_env(tmp_path), cwd=ROOT)
     assert r.returncode == 2 and "--port: '70000' is not a port (1 to 65535)" in r.stderr
     assert "REVIEW_NOTES_PORT" not in r.stderr
@@ -214,8 +214,8 @@ def test_serve_refuses_an_unusable_database_path_naming_it(tmp_path, kind):
 
 def test_serve_names_its_uid_when_the_database_cannot_be_opened(tmp_path):
     # In the image the server runs as uid 10001: a root-owned bind mount for /app/var
-    # was refused with "can this user write to it", not saying who this user is (review
-    # r20d). /proc takes no new file, even from root (the tests may run as root).
+    # was refused with "can this user write to it", not saying who this user is.
+    # /proc takes no new file, even from root (the tests may run as root).
     env = base_env(tmp_path, REVIEW_NOTES_DB_PATH="/proc/review-notes.sqlite3")
     r = serve_refused(env=env, cwd=ROOT)
     assert r.returncode == 2 and "REVIEW_NOTES_DB_PATH: " in r.stderr, r.stderr
@@ -255,7 +255,7 @@ def test_serve_names_the_app_s_key_set_under_another_name_when_it_fails(tmp_path
 
 
 # kills: bot/settings.py:_describe (hand) a name of .env no setting has named with no line and no
-#   near miss, as before r35c
+#   near miss, as before .env names were
 # kills: bot/settings.py:_env_key_lines a name's line counted from 0, or the line after a blank
 def test_serve_names_the_near_miss_of_a_dotenv_name_by_file_and_line(tmp_path, app_key):
     # The environment's GITHUB_APP_PRIVATE_KEY was named with the setting meant (above);
@@ -804,7 +804,7 @@ sys.exit(main(["serve", "--port", sys.argv[1]]))
         # The handler was installed only after the server's modules imported: a SIGTERM
         # then killed the process, and in the image, where the server is the container's
         # main process, the kernel dropped it: `docker stop` waited its 10 s and killed
-        # (exit 137; found by review r20d).
+        # (exit 137; found by a review).
         (_STOPPED_WHILE_IMPORTING, "SIGTERM"),
     ],
     ids=["loading-SIGTERM", "loading-SIGINT", "importing-SIGTERM"],
@@ -831,7 +831,7 @@ def test_a_stop_signal_while_starting_stops_the_server_once_up(tmp_path, script,
     assert out.count(f"stopped by {sig}") == 1, out  # said once, not again at the re-raise
 
 
-# --- found by review 'r16d' ---
+# --- found by a review ---
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -950,7 +950,7 @@ def test_retry_listing_counts_every_failed_delivery_not_the_first_thousand(tmp_p
     assert len(lines) == 1001
 
 
-# --- found by review 'r16m' ---
+# --- found by a review ---
 
 R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
 
@@ -994,7 +994,7 @@ def test_replay_to_no_server_names_the_url(tmp_path):
 
 def test_retry_empty_db_flag_is_named_as_the_flag(tmp_path):
     # `--db ""` (an unset shell variable) is reported as REVIEW_NOTES_DB_PATH, which the
-    # user did not set; `--port` is named as the flag for the same reason (review r15a).
+    # user did not set; `--port` is named as the flag for the same reason.
     r = run_cli(tmp_path, "retry", "--db", "")
     assert r.returncode == 2 and "--db" in r.stderr, r.stderr
 
@@ -1016,7 +1016,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert "webhook at" not in r.stdout and " replay " not in r.stdout, r.stdout
 
 
-# --- found by mutation run 'r27b' of bot/server.py ---
+# --- found by mutation testing of bot/server.py ---
 
 
 # kills: bot/server.py:run_server the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
@@ -1059,7 +1059,7 @@ def test_at_debug_each_request_is_logged(shared_server):
     wait_until(logged, what="the request's access line")
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize("hours", ["0", "73", "x"])
@@ -1076,7 +1076,7 @@ def test_redeliver_says_what_the_github_client_logs_in_plain_redacted_lines(
     tmp_path, fake_github, app_key
 ):
     # a retry of the listing was written by Python's last-resort handler: the bare
-    # message, a secret in it as it came (review r25g)
+    # message, a secret in it as it came
     from bot.db import Database
     from bot.queue import DeliveryQueue
     from tests.fake_github import Fault
@@ -1103,7 +1103,7 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
     clear_error(r, "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "not a token")
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 # kills: bot/cli_server.py:_retry (hand) a listing of every failed delivery said to be "the newest
@@ -1470,7 +1470,7 @@ def test_a_missing_command_is_a_usage_error_naming_the_choices(argv, capsys):
 def test_replay_refused_for_its_signature_says_which_secret_to_sign_with(
     tmp_path, monkeypatch, capsys
 ):
-    # Walkthrough r27i: `replay` from another directory than the App's server signed with
+    # `replay` from another directory than the App's server signed with
     # the dry run's development secret and printed only the server's 401 body
     # ("missing or invalid X-Hub-Signature-256"), not what to do about it.
     from bot.cli import main
@@ -1497,7 +1497,7 @@ def test_replay_refused_for_its_signature_says_which_secret_to_sign_with(
     assert accepted_err == ""
 
 
-# r42i (an operator's walkthrough): `replay --url http://127.0.0.1:8000`, the address the
+# an operator's walkthrough: `replay --url http://127.0.0.1:8000`, the address the
 # server's banner and the docs give a server by, was sent to `/` and answered 404 "no
 # webhook at /": the server's address, with no path, means its webhook.
 def test_replay_to_a_servers_address_sends_to_its_webhook(tmp_path, monkeypatch, capsys):
@@ -1526,7 +1526,7 @@ def test_replay_to_a_servers_address_sends_to_its_webhook(tmp_path, monkeypatch,
 def test_redeliver_with_no_server_on_the_database_says_the_redeliveries_fail_too(
     tmp_path, fake_github, app_key
 ):
-    # Walkthrough r27i: run before the server was up again, `redeliver` said "the server
+    # run before the server was up again, `redeliver` said "the server
     # gets them shortly", exit 0, while GitHub's redeliveries failed as the first
     # attempts had, each event asked for once.
     from bot.db import Database
@@ -1601,7 +1601,7 @@ def test_redeliver_on_a_damaged_database_says_so_in_one_line_with_the_fix(
 def test_redeliver_holds_the_server_lock_no_longer_than_its_probe(
     tmp_path, fake_github, app_key, monkeypatch
 ):
-    # Review r27j: redeliver's probe of the server lock kept it until the database
+    # redeliver's probe of the server lock kept it until the database
     # closed, after the summary and the "start it" hint were written: a server started
     # meanwhile was refused as "another review-notes server". Each write stands for
     # that moment: a server claiming the database from another open file.
@@ -1647,8 +1647,7 @@ def test_redeliver_in_a_dry_run_asked_for_names_the_setting_not_missing_credenti
 ):
     # A preview on real traffic: the App's credentials and secret are set, and
     # REVIEW_NOTES_DRY_RUN=true. `redeliver` said "no GitHub App credentials: GitHub
-    # sends it nothing", neither of which holds, and named nothing to change
-    # (walkthrough r28b).
+    # sends it nothing", neither of which holds, and named nothing to change.
     from tests.webhook_kit import app_env
 
     env = app_env(tmp_path, fake_github, app_key, REVIEW_NOTES_DRY_RUN="true")
@@ -1660,7 +1659,7 @@ def test_redeliver_in_a_dry_run_asked_for_names_the_setting_not_missing_credenti
 
 def test_a_dry_run_with_the_app_s_secret_says_what_going_live_will_post(tmp_path):
     # A preview on real traffic answers GitHub's deliveries; going live on its database
-    # posts the comments of those of the last 72 h (walkthrough r28b): the start says so,
+    # posts the comments of those of the last 72 h: the start says so,
     # so that the comments then surprise no one, and never shows the secret.
     serve = server(tmp_path, base_env(tmp_path, GITHUB_WEBHOOK_SECRET="app-secret-1234"))
     with serve.run():
@@ -1681,7 +1680,7 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
 ):
     # After going live, `review-notes replay examples/pr-52419-opened.json` (the README's
     # dry-run command, signed with the settings' secret, sent to the local server) was
-    # accepted and posted the example's notes on the real PR 52419 (walkthrough r28b).
+    # accepted and posted the example's notes on the real PR 52419.
     # The server says in /healthz whether it writes to GitHub: replay asks first, and
     # sends to such a server only with --live.
     from bot.cli import main
@@ -1709,7 +1708,7 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
     assert sent == 0 and queued == 1
 
 
-# --- found by review 'r28h' (curator) ---
+# --- found by a review (curator) ---
 
 
 def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path):
@@ -1731,7 +1730,7 @@ def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path
     assert (tmp_path / "from-bot-toml.sqlite3").is_file()  # the file's setting was used
 
 
-# --- found by review 'r28g' ---
+# --- found by a review ---
 
 
 def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(tmp_path):
@@ -1828,7 +1827,7 @@ def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(t
 # nothing of where the settings come from, nor that the image's HEALTHCHECK reads
 # REVIEW_NOTES_PORT (docs/operating.md, Deploy), so `serve --port` there left the container
 # unhealthy; `retry --help` said nothing of what it lists or when a re-queued delivery runs;
-# `replay --help` (review 'r38g') nothing of what it does, nor why a live server refuses it
+# `replay --help` nothing of what it does, nor why a live server refuses it
 @pytest.mark.parametrize(
     ("command", "said"),
     [

@@ -262,7 +262,7 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
         assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}
 
 
-# found by mutation run 'r25d' (bot/dryrun.py)
+# found by mutation testing (bot/dryrun.py)
 # kills: bot/dryrun.py:DryRunGitHub.permission `return "write"` -> `return None`
 def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
     # no GitHub to ask for permissions: local development tries every command, one the
@@ -402,7 +402,7 @@ def test_a_reply_quoting_the_marker_is_not_taken_for_the_notes_comment(live):
     assert sum(c.body.startswith(MARKER) for c in ours(fake)) == 1
 
 
-# Found by review 'r4': a retry for a missing 👍 must not post again a reply a maintainer deleted
+# Found by a review: a retry for a missing 👍 must not post again a reply a maintainer deleted
 # docs/commands.md (Slash commands): a reaction GitHub refuses fails the delivery so that
 # `review-notes retry` adds it; "the retry redoes nothing else (a reply is found by its
 # key and not counted against the reply budget again ...)". `_reply_posted` only asks
@@ -429,7 +429,7 @@ def test_a_retry_for_its_thumbs_up_does_not_repost_a_reply_a_maintainer_deleted(
     assert replies(fake) == [], "the retry for a 👍 posted the deleted reply again"
 
 
-# Found by review 'r5'. 1. A reply found on GitHub by its key was never recorded
+# Found by a review: A reply found on GitHub by its key was never recorded
 # `_reply_posted`: "Recorded once GitHub confirmed it; else found by its key (the run
 # died between the post and the record)". When a re-run finds the reply by its key it
 # does not record it, so the next re-run again depends on the reply being up on GitHub:
@@ -498,7 +498,7 @@ def test_a_reply_of_ours_quoting_another_deliverys_key_is_not_taken_for_its_repl
     assert [r.body.endswith(key) for r in replies(fake)] == [False, True]
 
 
-# Found by review 'r5'. 3. pr_replies grew for good
+# Found by a review: pr_replies grew for good
 # docs/reliability.md (what the database keeps): deliveries are deleted after
 # REVIEW_NOTES_DELIVERY_RETENTION_DAYS; "Kept for good, as they grow with PRs, not
 # deliveries: pr_state, feedback, dry run's comments"; "the file stops growing at about
@@ -540,7 +540,7 @@ def _age(rt, delivery_id: str, *, received_days: float, failed_days: float) -> N
     db.execute("UPDATE pr_replies SET posted_at = ?", (utcnow(-received_days * DAY),))
 
 
-# Found by review 'r6'. Reply records were pruned by when the reply was posted, but a
+# Found by a review. Reply records were pruned by when the reply was posted, but a
 # failed delivery is kept until `days` after its LAST failure (a retry that failed again
 # restarts that clock) and can still be retried: the retry then no longer knew the
 # reply, found nothing on GitHub (a maintainer deleted it) and posted it again.
@@ -622,7 +622,7 @@ def test_a_retried_delivery_finds_its_one_error_reply(live):
     assert reactions(fake, c) == {"eyes", "confused", "+1"}
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 
 def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
@@ -646,7 +646,7 @@ def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
         assert reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_once(live, caplog):
@@ -664,13 +664,13 @@ def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_on
         fake.add_pull(DEFAULT_REPO, n, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
     comments = [say(client, rt, fake, "/notes help", number=n) for n in numbers]
     assert [len(replies(fake, n)) for n in numbers] == [1, 0, 0]
-    # the first refused gets 😕; the next none at all (r18f: reactions are content writes)
+    # the first refused gets 😕; the next none at all (reactions are content writes)
     assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}, {"eyes", "confused"}, set()]
     said = [r.message for r in caplog.records if "over its reply budget" in r.message]
     assert len(said) == 1 and "installation 1001" in said[0], said
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_commands_past_the_installations_reply_budget_create_no_content_on_github(live):
@@ -771,7 +771,7 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
     assert 'review_notes_commands_refused_total{budget="write"} 0.0' in text
 
 
-# --- found by review 'r19f' ---
+# --- found by a review ---
 
 
 def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(
@@ -830,7 +830,7 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
     back with its 👀 (and the PR's state already off). Its re-run, with the installation's
     write budget spent meanwhile, was refused whole: the comment kept its notes, the
     command its 👀 and no 👍. A re-run of an admitted run is never refused by the write
-    budget (reviews 'r19g', 'r19h'): it takes its writes past the budget, pauses
+    budget: it takes its writes past the budget, pauses
     the comment and thanks it, and gives back what it did not write."""
     fake = fake_github
     with _putting_back(tmp_path, fake, app_key, monkeypatch) as (client, rt, _):
@@ -852,11 +852,11 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
         assert flood.installation_writes.left(1001) == -3
 
 
-# --- found by review 'r19g' ---
+# --- found by a review ---
 
 
 def test_a_failed_command_retried_under_a_spent_budget_is_answered(live):
-    """Defect (medium, the r19f defect through the other door): 2f1889c keeps a comment's
+    """Defect (medium, an earlier review's defect through the other door): 2f1889c keeps a comment's
     write reservation only when its run is put back for a rate limit. A run that fails
     halfway for any other reason (the reply's POST answered 422/5xx after the 👀) still
     gives its reservation back; the delivery is failed, and docs/operating.md's way out is
@@ -975,7 +975,7 @@ def test_a_command_put_back_before_the_budget_was_asked_is_asked_again(
         assert flood.installation_writes.left(1001) == 0, "nothing taken past the budget"
 
 
-# --- found by review 'r19h' ---
+# --- found by a review ---
 
 
 def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
@@ -1015,7 +1015,7 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
         assert "Automatic updates are paused" in sticky(fake).body
 
 
-# --- found by mutation run 'r20a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_answers.py:run_commands a comment not all of whose commands want a reply
@@ -1045,7 +1045,7 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
     assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
 
 
-# --- found by mutation run 'r26c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_answers.py:_run_judged and :97 the log says `None` for what a comment's

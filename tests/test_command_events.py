@@ -294,7 +294,7 @@ def test_an_on_added_by_editing_a_review_counts_when_the_edit_is_made(live):
     assert not state(rt).opted_out, "the `on` written last on GitHub did not count"
 
 
-# --- found by review 'r15d' ---------------------------------------------------------------
+# --- found by a review --------------------------------------------------------------------
 
 
 def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_contradiction(
@@ -313,7 +313,7 @@ def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_con
     assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by review 'r15f': invisible characters around the command word ---------------
+# --- found by a review: invisible characters around the command word --------------------
 # dea517c drops invisible format characters from a command's words, but one right after
 # `/notes` itself still made the line no command (the author's `off` silently ignored),
 # and a comment opening with a pasted BOM was dropped at intake ("no line starts with a
@@ -337,7 +337,7 @@ def test_a_comment_opening_with_a_pasted_bom_runs_its_command(live):
     assert state(rt).opted_out
 
 
-# --- locked conversations (found by review 'r15d') ----------------------------------------
+# --- locked conversations -----------------------------------------------------------------
 # On a locked conversation only collaborators may comment, and nobody may react: a
 # maintainer's `/notes help` reached the bot, but GitHub refused the App's comments
 # there (403, as probot/stale, Renovate and others met). The delivery failed, showed in
@@ -415,7 +415,7 @@ def test_a_review_on_a_pr_locked_meanwhile_is_not_a_failure(live, line):
     assert len(refused) == 1 and refused[0].method == ("POST" if "help" in line else "PATCH")
 
 
-# --- found by review 'r18e' ---
+# --- found by a review ---
 
 
 def test_a_comment_updated_at_that_is_not_a_time_does_not_keep_notes_off_for_good(tmp_path):
@@ -566,7 +566,7 @@ def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live
     assert reactions(fake, c) == set()
 
 
-# --- found by review 'r26e' ---
+# --- found by a review ---
 
 
 def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(live):
@@ -603,7 +603,7 @@ def test_a_review_is_known_as_a_review_and_dated_by_its_submitted_at():
     assert _comment_source(comment_payload(comment)).origin == "comment:77"
 
 
-# --- found by session r30a ---
+# --- found by a review ---
 
 
 # kills: bot/command_events.py:_MAY_HOLD_COMMAND (hand) an ASCII `/` and letters only: a
@@ -641,7 +641,7 @@ def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
     assert not state(rt).opted_out, "the edit of an off's reason turned the notes off again"
 
 
-# --- found by review r30h ---
+# --- found by a review ---
 
 
 # kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an
@@ -675,7 +675,7 @@ def test_an_edit_changing_only_the_punctuation_or_emoji_after_a_word_answers_not
 
 
 # kills: bot/commands.py:Command.key (hand) a topic's words keyed as typed, not as the topic
-#   is read: editing `/notes topic「ROCm」` into `/notes topic rocm` answered twice (review r32f)
+#   is read: editing `/notes topic「ROCm」` into `/notes topic rocm` answered twice
 def test_an_edit_taking_the_quotes_off_a_topics_name_answers_nothing_again(live):
     client, rt, fake = live
     c = say(client, rt, fake, "/notes topic「ROCm」")
@@ -711,7 +711,7 @@ def test_an_edit_naming_the_same_topic_by_another_name_answers_nothing_again(liv
 
 
 # kills: bot/commands.py:Command.key (hand) a search's words keyed as typed: editing `/notes
-#   search「前缀缓存」` into `/notes search 前缀缓存` searched again (review r32f)
+#   search「前缀缓存」` into `/notes search 前缀缓存` searched again
 def test_an_edit_taking_the_quotes_off_a_searchs_words_answers_nothing_again(live):
     client, rt, fake = live
     c = say(client, rt, fake, "/notes search「前缀缓存」")

@@ -302,7 +302,7 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     assert state(rt).dismissed == (shown[0], shown[1])
 
 
-# Found by review 'r15d'. A retry for a missing 👍 ran every command of the comment again
+# Found by a review. A retry for a missing 👍 ran every command of the comment again
 # docs/commands.md: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
 # retry redoes nothing else". The retry ran the comment's commands again: an old `/notes
 # wrong 1` hid again the note a later `/notes restore` showed (and its mark, taken back,
@@ -366,7 +366,7 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     assert set(state(rt).dismissed) == {first, second}
 
 
-# Found by review 'r15d'. Two people mark the same note in one flood-control window (the
+# Found by a review. Two people mark the same note in one flood-control window (the
 # comment still shows it to both): the second's `record` found the standing mark, and
 # `set_reason` overwrote its reason, so the curators' report (`review-notes notes
 # feedback`) said the author wrote the maintainer's words. The first mark stands, with
@@ -396,7 +396,7 @@ def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live)
     assert all(m.reason == said[m.login] for m in marks), [(m.login, m.reason) for m in marks]
 
 
-# --- found by mutation run 'r20a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_feedback.py:take_feedback a late `wrong` records its own older key as the
@@ -422,7 +422,7 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
     assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}
 
 
-# --- found by mutation run 'r26c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_answers.py:run_commands a comment holding a `wrong` among other commands keeps
@@ -493,7 +493,7 @@ def test_the_log_says_whose_words_a_standing_mark_did_not_keep(live, caplog):
     ("line", "reason"),
     [
         ("/notes wrong 2，只是改了参数名", "只是改了参数名"),
-        # the reason in quotes right after the number, as after `topic` (review r31g)
+        # the reason in quotes right after the number, as after `topic`
         ("/notes wrong 2「只是改了参数名」", "「只是改了参数名」"),
     ],
 )
@@ -514,7 +514,7 @@ def test_a_wrong_typed_on_a_chinese_keyboard_hides_the_note_it_numbers(live, lin
     assert (mark.note_id, mark.rank, mark.reason) == (shown[1], 2, reason)
 
 
-# --- the numbers a refused comment would have kept (review r28f) -------------------------
+# --- the numbers a refused comment would have kept ---------------------------------------
 
 
 def _numbered(rt) -> list[str]:
@@ -595,7 +595,7 @@ def test_retention_forgets_the_numbers_kept_on_prs_idle_since(live):
 # kills: bot/commands.py:Command.key (hand) an emoji glued to a word part of its key: an edit
 #   of `/notes wrong 2` into `/notes wrong 2🙏` ran the `wrong` again
 # kills: bot/commands.py:Command.key (hand) a `wrong` keyed as typed: an edit of `/notes wrong
-#   第2条` into `/notes wrong 2`, the same note, ran the `wrong` again (review r32f)
+#   第2条` into `/notes wrong 2`, the same note, ran the `wrong` again
 @pytest.mark.parametrize(
     ("said", "same_note", "reason_added"),
     [

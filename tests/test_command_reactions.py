@@ -86,7 +86,7 @@ def test_a_reaction_on_a_deleted_comment_is_moot_when_finding_the_installation_f
     # Each 404 under the delivery's installation asks GitHub which installation the
     # repository is in now (it may have been transferred); that lookup failing (5xx
     # each try) failed the delivery with the lookup's error, where the 404 it was
-    # asked for is an answer: the comment was deleted, nothing a retry could add (r28m)
+    # asked for is an answer: the comment was deleted, nothing a retry could add
     client, rt, fake = live
     c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
     react = f"/repos/{DEFAULT_REPO}/issues/comments/{c.id}/reactions"
@@ -117,7 +117,7 @@ def test_a_done_reaction_a_deferred_update_could_not_add_stays_owed(live):
     assert rt.queue.counts()["failed"] == 0 and state(rt).pending is None
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 REACTIONS = "/repos/*/issues/comments/*/reactions"
 
@@ -166,7 +166,7 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
         assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by mutation run 'r26c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_reactions.py:Reactions.add a review body's commands (no comment to react on)
@@ -182,7 +182,7 @@ def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(li
     assert (done.state, done.last_error) == ("done", None)
 
 
-# --- found by review 'r30f' ---
+# --- found by a review ---
 
 
 # kills: bot/github_sessions.py:GitHubSessions._pace a rate limit answer not said to be the
@@ -243,7 +243,7 @@ def test_a_reaction_github_answered_with_a_failure_keeps_its_write(live):
     assert flood.installation_writes.left(1001) == full - 3  # 👀, the reply, the 👍 tried
 
 
-# --- review 'r42g' ---
+# --- found by a review ---
 
 
 class _Clock:

@@ -108,7 +108,7 @@ def test_refusal_says_who_may(library):
     assert_safe(body)
 
 
-# --- found by review 'r15d': one reply to the commands of a comment that were not done ---
+# --- found by a review: one reply to the commands of a comment that were not done --------
 
 
 def unpicked(line: str, shown: int = 2) -> Unanswered:
@@ -565,7 +565,7 @@ def test_search_reply_finds_a_note_by_its_topics_name(library):
     assert sum("topics" in item.rsplit("\n", 1)[1] for item in items(body)) >= len(tagged) - 1
 
 
-# --- found by review 'r16c' -----------------------------------------------------------
+# --- found by a review ----------------------------------------------------------------
 
 
 def test_a_topic_with_no_notes_is_answered_in_a_sentence(library):
@@ -612,7 +612,7 @@ def test_search_by_a_notes_source_pr_number_finds_it(library):
     assert "No note matches `zzzqqq`." in search("zzzqqq")
 
 
-# --- found by review 'r16g' ---
+# --- found by a review ---
 
 
 def test_searching_the_source_prs_url_finds_its_note(library):
@@ -640,7 +640,7 @@ def test_a_word_searches_the_paths_below_their_top_directory(library):
     assert [h.fields for h in search_notes(library.notes, "kv_cache_coordinator")] == [("paths",)]
 
 
-# --- found by review 'r16k' ---
+# --- found by a review ---
 
 
 def test_search_a_link_to_another_repositorys_pr_finds_no_vllm_note(library):
@@ -664,7 +664,7 @@ def test_search_a_package_name_finds_the_notes_whose_paths_hold_it(library, quer
     assert note_id in [h.note.id for h in hits]
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):
@@ -687,7 +687,7 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
     for asked in ["CUDA Graph 捕获", "cuda graph 捕获", "cuda-graphs.", "CUDA graphs。"]:
         assert reply(f"/notes topic {asked}", library).split("\n", 2)[2] == answer, asked
     for asked, name in [
-        # the name in the reply's brackets without its own (review 'r40g')
+        # the name in the reply's brackets without its own
         ("上下文并行（PCP / DCP）", "上下文并行"),
         ("上下文并行(PCP / DCP)", "上下文并行"),
         ("投机解码。", "投机解码"),
@@ -698,7 +698,7 @@ def test_a_topic_is_found_by_its_chinese_name_too(library):
 
 # kills: bot/command_replies.py:render_topic (hand) the name read with its brackets:
 #   `/notes topic（rocm）`, the argument glued on as after `off`, was answered "There is no
-#   topic `（rocm）`" (review r32f)
+#   topic `（rocm）`"
 def test_a_topic_named_in_brackets_is_that_topic(library):
     answer = reply("/notes topic rocm", library).split("\n", 2)[2]
     # glued on as Chinese writes them; ASCII's glued on is a call's (`topic(rocm)`: no command)
@@ -745,7 +745,7 @@ def test_an_unknown_topic_guesses_the_topics_whose_names_hold_it(library, asked,
 
 
 def test_an_unknown_topic_with_guesses_names_them_without_every_topic(library):
-    """Found by review 'r40g': `/notes topic cuda` answered "Did you mean `cuda-graphs`,
+    """Found by a review: `/notes topic cuda` answered "Did you mean `cuda-graphs`,
     `cmake-build` or `hardware-ci`?" and then every one of the 35 topics, 1,400 characters
     in a new comment that notifies everyone on the PR, the guesses lost in the list. With
     guesses the reply names them and says how to see the list; with none, the list."""
@@ -812,7 +812,7 @@ def test_a_topic_name_typed_without_its_spaces_is_found(library, asked, topic_id
     assert f", `{topic_id}`)" in body and "There is no topic" not in body, body
 
 
-# --- found by review 'r17o' ---
+# --- found by a review ---
 
 
 def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
@@ -868,7 +868,7 @@ def test_a_topic_named_by_one_character_ends_at_punctuation_too(library):
     assert "No notes on **Locks** (锁, `locks`) yet." in reply("/notes topic 锁，谢谢", lib)
 
 
-# --- mutation run r20b ---
+# --- mutation testing ---
 
 
 # kills: bot/command_replies.py:note_line a note with no English title shows an empty one
@@ -1118,7 +1118,7 @@ def test_a_reply_cut_to_the_budget_never_exceeds_it_and_one_that_fits_is_whole()
     assert _within_budget(body, len(body)) == body
 
 
-# --- found by review 'r29h' ---
+# --- found by a review ---
 
 
 def test_search_reply_finds_a_compound_however_its_parts_are_joined(library):
@@ -1196,7 +1196,7 @@ def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     )
 
 
-# --- found by review 'r29i' ---
+# --- found by a review ---
 
 
 # kills: bot/command_replies.py:_guesses (hand) what was typed read whole, not as
@@ -1220,7 +1220,7 @@ def test_an_unknown_topic_guesses_from_the_name_as_typed_before_a_mark(library, 
 
 
 def test_help_leads_each_line_with_what_it_does():
-    # found by review 'r31e': every line began "- Use `/notes ...`", and the last was
+    # found by a review: every line began "- Use `/notes ...`", and the last was
     # "Use `/notes help` to show this message" on the message itself: a reader scanning
     # for what they want to do read six times the same word
     lines = [ln for ln in render_help().splitlines() if ln.startswith("- ")]
@@ -1230,7 +1230,7 @@ def test_help_leads_each_line_with_what_it_does():
     assert "`/notes why` (until a plain `/notes`)" in render_help()  # the way back, said
 
 
-# --- found by review 'r40g' (done in r41a) ---
+# --- found by a review ---
 
 
 def bracket_depth(text: str) -> int:
@@ -1278,7 +1278,7 @@ def test_a_topics_name_as_a_reply_gives_it_in_brackets_finds_it(library):
 
 
 def test_a_replys_notes_name_their_source_pr_by_its_number_in_its_repository(library):
-    # found by review 'r40g': "source: vllm-project/vllm PR 52419" in a reply on a vllm PR
+    # found by a review: "source: vllm-project/vllm PR 52419" in a reply on a vllm PR
     link = "[PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)"
     for line in ("/notes search 52419", "/notes topic prefix-caching"):
         body = reply(line, library, repo="vllm-project/vllm")
@@ -1287,7 +1287,7 @@ def test_a_replys_notes_name_their_source_pr_by_its_number_in_its_repository(lib
 
 
 def test_a_search_that_finds_nothing_points_to_the_topics_in_one_line(library):
-    """Found by review 'r40g': `/notes search` that found no note answered with every
+    """Found by a review: `/notes search` that found no note answered with every
     topic, 35 of them in 1,400 characters, a new comment that notifies everyone on the
     PR. Its words named no topic either (a topic's name finds its notes), so the list
     held nothing closer than `/notes topic` gives: the reply says that, in one line."""

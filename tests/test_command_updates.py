@@ -204,7 +204,7 @@ def test_a_deferred_update_survives_a_restart(tmp_path, fake_github, app_key, mo
     assert reactions(fake, owed) == {"eyes", "+1"}
 
 
-# r29d: the repository is renamed while the update a `/notes why` owes waits its window,
+# the repository is renamed while the update a `/notes why` owes waits its window,
 # and the PR's next event under the new name moves its state there, owed update and
 # all, before it runs. The update's delivery names the PR by its old name: it found
 # nothing owed there, so the `/notes why` never got its +1 and the state under the new
@@ -625,7 +625,7 @@ def test_on_after_a_deletion_waits_on_a_draft(live):
     assert sticky(fake, n) is None, "`/notes on` posted a new comment on a draft"
 
 
-# Found by review 'r2'. B1. `/notes on` the first to find a deletion no PR event noticed
+# Found by a review: `/notes on` the first to find a deletion no PR event noticed
 # A maintainer deletes the notes comment; no PR event has run since (deletions make no
 # event). The author says `/notes on` to have the notes back, after the deletion. The PR
 # changed meanwhile (its title edit's event not yet processed), so the `on`'s own refresh
@@ -653,7 +653,7 @@ def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
     assert sticky(fake) is not None
 
 
-# Found by review 'r2'. B2. `resumed` outlived a refresh that made no call
+# Found by a review: `resumed` outlived a refresh that made no call
 # `/notes off` then `/notes on` in one flood-control window: the folded update renders
 # the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
 # comment is there and was never deleted. Days later a maintainer deletes it ("go
@@ -683,7 +683,7 @@ def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
     assert state(rt).opted_out
 
 
-# Found by review 'r3'. 1. A retried `/notes on` re-armed `resumed`, undoing a later deletion
+# Found by a review: A retried `/notes on` re-armed `resumed`, undoing a later deletion
 # docs/commands.md: "Until an update has asked GitHub and found the comment (the first one after an
 # `on` always asks), a comment gone is taken so; after that, a deletion is a 'go away'
 # again", and of a failed 👍: "`review-notes retry` adds it; the retry redoes nothing
@@ -720,7 +720,7 @@ def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
     )
 
 
-# Found by review 'r15d', as the retried `wrong` and `restore` in test_command_feedback.py:
+# Found by a review, as the retried `wrong` and `restore` in test_command_feedback.py:
 # a retry for a missing 👍 ran every command of the comment again; an old `/notes why`
 # put why mode back after a later plain `/notes`.
 
@@ -738,7 +738,7 @@ def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
     assert sticky(fake).body == plain
 
 
-# Found by review 'r15f'. The retry of a command written before a later `/notes off` (or
+# Found by a review. The retry of a command written before a later `/notes off` (or
 # `/notes`) still rewrote the notes comment: an older `/notes` or `/notes why` put the
 # notes back into the comment the later `off` had cut to the short paused line, an older
 # `off` took away the notes a later `/notes` showed. docs/commands.md: the retry changes nothing
@@ -792,7 +792,7 @@ def test_a_late_off_folded_into_a_later_whys_deferred_update_leaves_the_notes_sh
     assert "Automatic updates are paused" in body and "(why mode)" in body
 
 
-# Found by review 'r15i'. A command run late on a paused PR left the comment as a later
+# Found by a review. A command run late on a paused PR left the comment as a later
 # command had it, even when it showed notes: a late `wrong` left its note shown (the
 # state hid it; no PR event runs while paused), and a late `off` left the notes without
 # the paused line, which the same written order through flood control has.
@@ -852,7 +852,7 @@ def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(liv
     assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
 
 
-# --- found by review 'r16b' ---
+# --- found by a review ---
 
 
 def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
@@ -1040,7 +1040,7 @@ def test_a_re_check_after_an_off_leaves_the_paused_line(lagging):
 
 def test_every_command_that_updates_the_comment_says_what_it_changes():
     # three lists (Kind.updates_sticky, _STATE_CHANGES, _SHOWING) must agree: a kind
-    # added to the first alone fails with a KeyError when it runs (review 'r16e')
+    # added to the first alone fails with a KeyError when it runs
     from bot.command_updates import _SHOWING, _STATE_CHANGES, SWITCHES
     from bot.commands import Kind
 
@@ -1050,7 +1050,7 @@ def test_every_command_that_updates_the_comment_says_what_it_changes():
     assert not set(_SHOWING) & set(SWITCHES)
 
 
-# --- found by review 'r17c' ---
+# --- found by a review ---
 
 
 def _closed_and_merged(client, rt, fake, monkeypatch):
@@ -1213,7 +1213,7 @@ def test_a_deferred_update_queued_again_under_the_new_name_still_gives_back_its_
 def test_a_deferred_update_is_the_bots_own_delivery_not_githubs(live):
     """The start's redelivery sweep asks GitHub for what it failed to deliver since the
     newest delivery GitHub sent (`last_received`): a deferred update queued later is no
-    such delivery (review r22c)."""
+    such delivery."""
     client, rt, fake = live
     tune(rt, OWING, clock=lambda: 1000.0)
     say(client, rt, fake, "/notes")
@@ -1277,7 +1277,7 @@ def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_afte
         assert budget.left(1001) == 6, "given back a write this process was never paid"
 
 
-# --- found by mutation run 'r20a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_updates.py:handle_refresh the deferred update does not open the next window
@@ -1299,7 +1299,7 @@ def test_a_command_after_a_deferred_update_ran_is_answered(live):
     assert reactions(fake, later) == {"eyes", "+1"} and state(rt).pending is None
 
 
-# --- found by review 'r20c' and 'r20e' ---
+# --- found by reviews ---
 
 
 @pytest.mark.parametrize(
@@ -1307,7 +1307,7 @@ def test_a_command_after_a_deferred_update_ran_is_answered(live):
     [
         f"/repos/{DEFAULT_REPO}/pulls/{N}",  # the PR's head: a comment's payload has none
         # the comment list, read by the port before its write: a write was counted as
-        # asked for when sticky began to write, before this read (review r20e)
+        # asked for when sticky began to write, before this read
         f"/repos/{DEFAULT_REPO}/issues/{N}/comments",
     ],
     ids=["the PR", "the comment list"],
@@ -1318,7 +1318,7 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
     """A deferred update whose first run is put back by a rate limit on a read has asked
     GitHub for no write of the comment; its re-run finds the comment already right and
     writes none. The write its command paid for was never given back (the prepaid write
-    claimed at the first run's start, review r20c): one write of the installation's
+    claimed at the first run's start): one write of the installation's
     budget lost per deferred update that meets a rate limit before its write, when the
     installation is under pressure, which is when the budget matters."""
     fake = fake_github
@@ -1339,7 +1339,7 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
         )
 
 
-# --- found by mutation run 'r26c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/command_updates.py:newer_switch an `off` said before the `on` that stands, run late in
@@ -1519,7 +1519,7 @@ def test_a_late_why_written_before_an_off_leaves_the_short_paused_line(live):
     assert sticky(fake).body == short
 
 
-# --- found by review 'r38i' ---
+# --- found by a review ---
 
 
 # The repository is renamed while a command's files re-check waits, and a command that

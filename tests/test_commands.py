@@ -537,7 +537,7 @@ def test_edit_that_only_changes_case_or_spacing_runs_nothing():
 
 
 # kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an
-#   edit retyping `ｍｏｅ` or `２` in half-width ran the command again (review r30h)
+#   edit retyping `ｍｏｅ` or `２` in half-width ran the command again
 def test_edit_that_only_retypes_full_width_words_in_ascii_runs_nothing():
     for old, new in [
         ("/notes search ｍｏｅ ｋｖ－ｃａｃｈｅ", "/notes search MoE kv-cache"),
@@ -581,7 +581,7 @@ def test_bad_config_is_rejected(tmp_path: Path):
     bad.write_text('word = "notes"\n', "utf-8")
     with pytest.raises(ValueError, match="word"):
         load_command_config(bad)
-    # file, line and field, as notes check names a note's (the line: review 'r16e')
+    # file, line and field, as notes check names a note's (the line too)
     bad.write_text("# caps\nmax_comands = 3\n", "utf-8")
     with pytest.raises(ValueError, match=f"^{bad}:2: max_comands: unknown field"):
         load_command_config(bad)
@@ -1394,7 +1394,7 @@ def test_a_table_cell_tag_inside_svg_or_math_is_no_line_break():
     assert kinds("<div>\nplease do not type <svg><td></td></svg>\n/notes off\n</div>") == []
 
 
-# --- found by review 'r15d': invisible characters in the command's words ------------------
+# --- found by a review: invisible characters in the command's words -----------------------
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e"])
@@ -1412,7 +1412,7 @@ def test_an_invisible_format_character_is_not_part_of_a_command_word(invisible):
     assert changed_commands("/notes off", f"/notes off{invisible}") == []
 
 
-# --- found by review 'r15f': invisible characters around the command word -----------------
+# --- found by a review: invisible characters around the command word ----------------------
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e", "\u00ad"])
@@ -1466,7 +1466,7 @@ def test_an_emoji_sequence_keeps_its_joiners_in_a_commands_words():
     ]
 
 
-# --- found by review 'r16i': comments that render to megabytes -----------------------------
+# --- found by a review: comments that render to megabytes ----------------------------------
 
 
 def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypatch):
@@ -1492,7 +1492,7 @@ def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypat
     assert kinds(modest) == [("off", ())] and scanned == [1]
 
 
-# --- found by review 'r16g' ---
+# --- found by a review ---
 
 
 def test_a_table_then_a_spaces_only_line_and_a_log_is_read():
@@ -1533,7 +1533,7 @@ def test_delimiter_like_lines_in_a_code_block_are_no_table():
     assert command_lines(body, "/notes") == ["/notes why"]
 
 
-# --- found by review 'r16k' ---
+# --- found by a review ---
 
 
 def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypatch):
@@ -1557,7 +1557,7 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
     assert rendered == []  # refused by the estimate, before rendering
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/commands.py:_cap_args `used = -1` -> `used = 0`
@@ -1574,7 +1574,7 @@ def test_an_edit_runs_at_most_max_commands_new_commands():
     assert [c.kind.value for c in changed_commands("hi", new, max_commands=2)] == ["why", "topic"]
 
 
-# seen by the r18b mutation run: `line` was cut to the command word plus max_arg_chars, a
+# seen by mutation testing: `line` was cut to the command word plus max_arg_chars, a
 # count that took in the sub-command, so a reply's "In reply to" echo quoted less than the
 # arguments it answered
 def test_the_line_keeps_every_argument_kept():
@@ -1588,7 +1588,7 @@ def test_the_line_keeps_every_argument_kept():
     assert cmd.args == ("abcd", "efghi") and cmd.line == "/notes search abcd efghi"
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with():
@@ -1600,7 +1600,7 @@ def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with(
     assert cmd.line == "/notes search abcd"
 
 
-# --- found by review 'r19f' ---
+# --- found by a review ---
 
 
 def _commands_file(tmp_path: Path, text: str) -> Path:
@@ -1725,7 +1725,7 @@ def test_the_least_values_commands_toml_allows_load(tmp_path: Path):
     assert {k: getattr(config, k) for k in least} == least
 
 
-# --- found by mutation run 'r21b' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/comment_prose.py:164 U+3000 (the ideographic space) left out of the spaces
@@ -1932,7 +1932,7 @@ def test_the_walk_reads_text_400_levels_deep_not_401():
     assert kinds(head + "<ul/<>" * 396 + tail) == []
 
 
-# found by mutation run 'r21b': the closing line's text before its `$$` was read as prose
+# found by mutation testing: the closing line's text before its `$$` was read as prose
 def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula():
     # GitHub shows "x = 1 /notes off" as one display formula, up to the closing "$$"; the
     # math scan counts only the lines between the two "$$" lines as the formula, and the
@@ -1940,7 +1940,7 @@ def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula(
     assert kinds("$$\nx = 1\n/notes off $$") == []
 
 
-# found by mutation run 'r21b': a `$$` opened a formula only at the line's very start; a
+# found by mutation testing: a `$$` opened a formula only at the line's very start; a
 # paragraph's indent of 1-3 spaces is no part of its text
 def test_a_math_block_opened_by_a_dollar_pair_indented_one_to_three_spaces_is_a_formula():
     # " $$" is the paragraph line "$$" (CommonMark strips up to three spaces of indent),
@@ -1965,7 +1965,7 @@ def test_two_command_lines_joined_by_raw_html_are_one_line_from_the_first():
     assert kinds(text) == [("why", ("/notes", "off"))]
 
 
-# --- mutation run r29a ---
+# --- mutation testing ---
 
 
 # kills: bot/commands.py:CommandConfig the config shared by every handler changeable in place
@@ -1994,7 +1994,7 @@ def test_a_run_of_marks_ending_in_a_full_width_one_needs_no_space_after_it():
     assert kinds("/notes！.py") == []
 
 
-# --- found by review 'r29h' ---
+# --- found by a review ---
 
 PRAY, THUMB_MEDIUM, HEART = "\U0001f64f", "\U0001f44d\U0001f3fd", "\u2764\ufe0f"
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
@@ -2054,7 +2054,7 @@ def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
         assert not comment_prose.is_symbol(char), repr(char)
 
 
-# --- found by review 'r29l' ---
+# --- found by a review ---
 
 
 # kills: bot/commands.py:_parse_line (hand) a word of punctuation alone read as a sub-command:
@@ -2105,7 +2105,7 @@ def test_a_word_that_starts_by_ending_the_sentence_is_the_bare_command(text, exp
     assert kinds(text) == expected
 
 
-# --- found by session r30a ---
+# --- found by a review ---
 
 
 # kills: bot/comment_prose.py:_starts_with (hand) the word compared as typed: `／ｎｏｔｅｓ`, a
@@ -2454,7 +2454,7 @@ def test_a_sub_command_in_inline_code_is_the_sub_command(text, expected):
 
 
 # kills: bot/commands.py:_split_subcommand (hand) a line naming sub-commands in code read
-#   as running its first: found by review 'r38j', `/notes \`off\`, \`on\` or \`why\`` (a
+#   as running its first: found by a review, `/notes \`off\`, \`on\` or \`why\`` (a
 #   maintainer telling the author what the bot takes) paused the notes on the PR
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -2970,7 +2970,7 @@ def test_a_topic_naming_another_topic_or_none_is_a_new_command():
     assert changed_commands("/notes topic cuda graphs", "/notes topic CUDA-graphs") == []
 
 
-# r42p: the shell reads commands with config/commands.toml's caps, through one
+# the shell reads commands with config/commands.toml's caps, through one
 # `commands.Reading` (BotContext.command_reading). A Reading has no caps of its own: one
 # built without the config would read keys with other caps than the run's.
 def test_a_reading_takes_its_caps_and_word_from_the_commands_config():

@@ -183,7 +183,7 @@ def test_sigterm_finishes_the_work_in_hand_claims_nothing_new_and_exits_0(
     assert serve.processed() == Counter({d: 1 for d, _ in sent})
 
 
-# --- found by mutation run 'r27b' of bot/server.py ---
+# --- found by mutation testing of bot/server.py ---
 
 
 # kills: bot/server.py:DrainingServer.handle_exit (hand) the workers told to stop claiming only once

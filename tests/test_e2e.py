@@ -182,7 +182,7 @@ def test_the_revert_of_a_pr_that_got_notes_gets_them_through_github(live):
 
 
 def test_a_pr_from_a_deleted_fork_with_no_description_gets_its_comment(live):
-    # GitHub's nulls (review r26e): a fork deleted after the PR was opened leaves
+    # GitHub's nulls: a fork deleted after the PR was opened leaves
     # `head.repo` null (and `head.label` "unknown:..."); a PR opened without a
     # description has a null body, and its first description comes as an edit from null
     client, rt, fake = live
@@ -261,7 +261,7 @@ def test_a_delivery_naming_a_repository_since_renamed_still_gets_its_comment(
         )
 
 
-# Found by review 'r15b': a comment a maintainer deleted was posted again after the
+# Found by a review: a comment a maintainer deleted was posted again after the
 # repository was renamed. README: once deleted by a maintainer, the comment is "never
 # posted again by a PR event (a new comment would notify everyone)". The org is renamed;
 # the operator does what the bot's own log asks (bot.installations: rename the
@@ -339,7 +339,7 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository
     assert f"moved from {DEFAULT_REPO} to {new_repo}" in said
 
 
-# Review r28f: a repository renamed away and a new one made under its name (or one
+# a repository renamed away and a new one made under its name (or one
 # deleted and made again) has PRs of the same numbers. The state kept under the name is
 # read as the new repository's (the key is the name), comment id and all: the new PR's
 # first event found no comment of ours on it, asked for the old one by its id, got a 404
@@ -372,10 +372,10 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_gets_its_own_comment(
         assert (kept.id, kept.body) == (first.id, first.body)
 
 
-# Review r28n: past its comment, the other repository's PR state was still read as the new
+# past its comment, the other repository's PR state was still read as the new
 # repository's PR of that number, a PR by other people: its author's `/notes off` kept the
 # new PR without notes, its `/notes wrong 1` hid that note there and stood for the new
-# PR's own marks. None of it is read as the new PR's now (r29d: it is set aside, for the
+# PR's own marks. None of it is read as the new PR's now (it is set aside, for the
 # other repository's own events); a rename of the same repository (same id) still moves
 # it (test_a_comment_a_maintainer_deleted_is_not_posted_again_after_...).
 def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other_pr(
@@ -410,7 +410,7 @@ def test_a_pr_of_a_new_repository_under_a_reused_name_keeps_nothing_of_the_other
     assert "its state is set aside" in said and "1 /notes wrong marks" in said
 
 
-# Review r28r: an update the other repository's PR owed (a `/notes why` deferred by flood
+# an update the other repository's PR owed (a `/notes why` deferred by flood
 # control) names the PR by its repository's name, with no id: it runs after the new
 # repository took the name and its PR's event forgot the old state, owed update and all.
 # It must find nothing owed: neither write the new PR's comment nor post one there.
@@ -452,7 +452,7 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
     assert "(why mode)" not in still.body
 
 
-# r29d: the other side of a reused name. The repository is renamed away and a new one
+# the other side of a reused name. The repository is renamed away and a new one
 # takes its name; the new one's event under the name comes first. The state kept under
 # the name is the renamed repository's: it was forgotten whole, so its PR's own next
 # event under the new name (the operator did as the log asks: allow-list and notes
@@ -493,7 +493,7 @@ def test_a_renamed_repositorys_pr_keeps_its_state_when_a_new_repository_took_the
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == theirs.id  # the new one's, still
 
 
-# r29d: a delivery of the repository renamed away, sent before the rename and run after
+# a delivery of the repository renamed away, sent before the rename and run after
 # the new repository's event under the name (a failed one retried, one redelivered),
 # was run under the name, which GitHub answers with the new repository: it edited that
 # repository's PR's comment with this one's notes, and this one's state took that
@@ -546,12 +546,12 @@ def _late_after_the_name_is_taken(client, rt, fake, elsewhere: str) -> None:
     assert rt.queue.counts()["failed"] == 0
 
 
-# r41f: the same late delivery run before any event of the new repository under the name:
+# the same late delivery run before any event of the new repository under the name:
 # the state under the name is still the renamed repository's own, so nothing tells that
 # GitHub answers the name with another repository now (`_taken_since` asks only on a
 # conflict of ids). Its calls by name posted this PR's notes on the new repository's PR N
 # (a comment nobody there asked for, notifying its subscribers). GitHub is addressed by
-# the payload's `repository.id` (r41j): the notes land on this repository's own PR N,
+# the payload's `repository.id`: the notes land on this repository's own PR N,
 # under its new name, at no extra call.
 def test_a_late_delivery_under_a_name_taken_since_before_the_new_ones_event_posts_on_its_own_pr(
     tmp_path, fake_github, app_key, monkeypatch
@@ -570,9 +570,10 @@ def test_a_late_delivery_under_a_name_taken_since_before_the_new_ones_event_post
         assert rt.ctx.prs.get(DEFAULT_REPO, N).comment_id == own.id
 
 
-# r41m: REVIEW_NOTES_ADDRESS_REPOS_BY=name (for a GitHub that refuses writes under
-# /repositories/{id}): calls go by the name, as before r41j, and the race that gives up
-# is back: the late delivery's notes land on the PR of the repository that took the name
+# REVIEW_NOTES_ADDRESS_REPOS_BY=name (for a GitHub that refuses writes under
+# /repositories/{id}): calls go by the name, as before repository ids were used, and the
+# race that gives up is back: the late delivery's notes land on the PR of the repository that
+# took the name
 def test_addressed_by_name_a_late_delivery_under_a_name_taken_since_posts_on_the_new_pr(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -590,7 +591,7 @@ def test_addressed_by_name_a_late_delivery_under_a_name_taken_since_posts_on_the
         assert len(ours(fake)) == 1 and ours(fake, repo=elsewhere) == []
 
 
-# r41j: a late delivery of the renamed repository whose PR has our notes comment: by
+# a late delivery of the renamed repository whose PR has our notes comment: by
 # name, the new repository's PR N's comment list lacked it, and the comment asked for by
 # its id under that name (another repository's now) was a 404, taken for one a maintainer
 # deleted (its updates off). By id: its own comment is listed and edited, its updates
@@ -617,7 +618,7 @@ def test_a_late_delivery_under_a_name_taken_since_edits_its_own_comment_by_id(
         assert (state.comment_id, state.opted_out) == (first.id, False)
 
 
-# r42h: the same late delivery, its repository moved to an account where the App has
+# the same late delivery, its repository moved to an account where the App has
 # another installation (2002), the installation it names (1001) holding the repository
 # that took the name: its calls by id under 1001 were refused (404), and the installation
 # looked up by the name was that repository's, 1001 again: the delivery failed. Looked up
@@ -649,7 +650,7 @@ def test_a_late_delivery_moved_to_another_installation_under_a_name_taken_since_
         assert (lookup.path, lookup.by_id) == (f"/repos/{elsewhere}/installation", True)
 
 
-# r41j: a payload without `repository.id` (a hand-made one, one queued by an older
+# a payload without `repository.id` (a hand-made one, one queued by an older
 # release) is run by its repository's name, as before.
 def test_a_delivery_without_a_repository_id_is_run_by_name(live):
     client, rt, fake = live
@@ -666,7 +667,7 @@ def test_a_delivery_without_a_repository_id_is_run_by_name(live):
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):
-    # found by review 'r15f': the reverted PR's state stays under the old name until its
+    # found by a review: the reverted PR's state stays under the old name until its
     # own next event, and related notes were read under the new name only
     clean_env(monkeypatch)
     fake, new_repo = fake_github, "vllm-org/vllm"
@@ -689,7 +690,7 @@ def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
         assert len(ours(fake, N + 1, repo=new_repo)) == 1
 
 
-# r29d: a repository transferred (or renamed) to a name another repository had, whose
+# a repository transferred (or renamed) to a name another repository had, whose
 # PRs' state is still kept under it: a revert there of its own PR K got the notes the
 # other repository's PR K was shown. The related PRs' notes were found by the id of any
 # row under the name, the other repository's as well as its own, and every row under
@@ -738,7 +739,7 @@ def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
 
 
 def test_a_partial_listing_with_a_rename_is_not_taken_for_every_file(live):
-    # found by review 'r15b': GitHub lists 3,000 of the PR's 3,001 files (its cap), all
+    # found by a review: GitHub lists 3,000 of the PR's 3,001 files (its cap), all
     # tests, one a rename, never the code they exercise. The rename's old path was
     # counted as a listed file, 3,001 paths "covered" `changed_files`, and the
     # tests-only rule dropped the note the same PR gets without the rename
@@ -830,8 +831,8 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, 
 # kills: bot/github_client.py:GitHubClient._listed_late a comment of ours found by its id taken for
 # the notes comment without its marker: the maintainer's text written over
 def test_a_notes_comment_a_maintainer_rewrote_without_its_marker_is_theirs_now(live):
-    # A maintainer edits our notes comment into their own text, the marker gone (review
-    # r26e). It is no notes comment of ours any more: a later change of the notes must
+    # A maintainer edits our notes comment into their own text, the marker gone.
+    # It is no notes comment of ours any more: a later change of the notes must
     # neither write over their text nor post a second comment; as with a deletion, the
     # updates go off
     client, rt, fake = live
@@ -1134,7 +1135,7 @@ def test_a_renamed_account_forgets_the_installation_s_token_and_lookups(live):
 def test_a_delivery_queued_when_the_app_is_uninstalled_is_kept_and_runs_once_it_is_back(
     live, caplog
 ):
-    # The owner uninstalls the App while a PR event waits in the queue (review r26e): no
+    # The owner uninstalls the App while a PR event waits in the queue: no
     # comment can be written, but the event must not be taken as done, which would lose
     # it for good: it fails, naming the lookup GitHub refused, and `review-notes retry`
     # runs it once the App is installed again (under a new installation id)
@@ -1243,7 +1244,7 @@ def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_k
     assert len(fake_github.calls("POST", "/app/installations/1001/access_tokens")) == 2
 
 
-# --- found by r28l: a repository leaving the installation its queued delivery names ---
+# --- found by a review: a repository leaving the installation its queued delivery names ---
 
 
 @pytest.mark.parametrize("public", [False, True])
@@ -1253,7 +1254,7 @@ def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing
     # answers the repository's calls 404. The delivery failed as "list files ...: 404
     # Not Found", which reads as a bug; it says now that the App is not installed there.
     # Public (as vLLM is), its reads still work and its write is refused 403: the App is
-    # not installed there, not short of a permission (r28m).
+    # not installed there, not short of a permission.
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake.add_repo(DEFAULT_REPO).public = public
@@ -1271,7 +1272,7 @@ def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing
 def test_a_delivery_for_a_deleted_repository_says_it_may_be_gone(live):
     # The repository is deleted while its PR event waits: GitHub answers 404 to its
     # calls and to finding its installation, as for one taken off the App (it hides
-    # what the App cannot see), so the error names both causes, not only the App (r28m)
+    # what the App cannot see), so the error names both causes, not only the App
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     rt.workers.stop()
@@ -1304,7 +1305,7 @@ def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_it
     assert rt.queue.get("queued").state == "done", rt.queue.get("queued").last_error
     assert len(ours(fake, repo="vllm-org/vllm")) == 1
     assert fake.calls("POST", "/app/installations/2002/access_tokens")
-    # only its first call asks installation 1001: the rest go straight to 2002 (r28m)
+    # only its first call asks installation 1001: the rest go straight to 2002
     assert [r.path for r in fake.calls() if r.status == 404] == [
         f"/repos/vllm-org/vllm/pulls/{N}/files"
     ]
@@ -1317,7 +1318,7 @@ def test_a_delivery_for_a_public_repository_transferred_to_another_installation_
     # installation the delivery names still reads it after the transfer (no 404); only
     # its write is refused, 403 "not accessible by integration", with a new token too.
     # The delivery failed saying the App lacks the permission; it is posted through the
-    # installation the repository is in now (r28m).
+    # installation the repository is in now.
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake.add_repo(DEFAULT_REPO).public = True
@@ -1356,7 +1357,7 @@ def test_commands_on_an_installation_without_issues_write_mint_no_token_each(liv
     # The owner granted pull_requests: write, not the issues: write a reaction on a
     # command's comment needs. Each command delivery minted two new tokens, its refused
     # reactions taken for a stale token's; now a permission a new token was refused is
-    # not minted for again (r29k)
+    # not minted for again
     from tests.command_kit import AUTHOR, say
 
     client, rt, fake = live
@@ -1386,7 +1387,7 @@ def test_commands_on_an_installation_without_issues_write_mint_no_token_each(liv
 def test_a_misconfigured_installation_mints_no_token_for_each_delivery(live, granted, needs):
     # Each delivery's refused call was taken for a stale token's: a new token minted, to
     # be refused too, one mint per delivery for as long as the owner leaves it so. Only
-    # a reaction's permission was remembered (r29k); every call says its own now (r30c)
+    # a reaction's permission was remembered; every call says its own now
     client, rt, fake = live
     fake.set_permissions(1001, granted)
     for number in (N, N + 1, N + 2):
@@ -1434,7 +1435,7 @@ def _push(client, rt) -> None:
 def test_going_live_on_the_database_of_a_dry_run_still_comments_on_github(
     tmp_path, monkeypatch, fake_github, app_key
 ):
-    # found by review 'r15a'. The operator's path in the README: run the server first
+    # found by a review. The operator's path in the README: run the server first
     # (no credentials yet: a dry run, e.g. replaying examples, or REVIEW_NOTES_DRY_RUN=true
     # on real deliveries to see what it would post), then set the App's credentials and
     # restart, on the same database (the image's volume, or the default
@@ -1469,7 +1470,7 @@ def test_commands_between_a_dry_run_and_going_live_leave_the_dry_run_s_state_kno
     dropped = [r.getMessage() for r in caplog.records if "dry run's database" in r.getMessage()]
     assert len(dropped) == 1 and "dropped the PR state of 1 PRs" in dropped[0], dropped
     # its `wrong 1` numbered a comment nobody saw: no mark for the curators (noticed by
-    # the r15a fix; a live reviewer's mark on the same note was taken for a repeat)
+    # an earlier fix; a live reviewer's mark on the same note was taken for a repeat)
     assert "and 1 /notes wrong marks" in dropped[0] and marks == []
     assert dry_pages == 1  # the dry run's would-be comments stay readable
     assert counts["done"] == 3 and counts["failed"] == 0  # the queue is kept too
@@ -1520,7 +1521,7 @@ def test_a_dry_run_refuses_to_start_on_a_live_server_s_database(
 
 def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
     # GitHub refuses the App's comments on a locked conversation (403): the delivery used
-    # to fail for good, each retry alike (found by review 'r15d'). It is done, and once
+    # to fail for good, each retry alike. It is done, and once
     # the PR is unlocked the next event posts the notes.
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
@@ -1534,7 +1535,7 @@ def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
 
 
-# --- found by review 'r16b' ---
+# --- found by a review ---
 
 
 def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_for_it(
@@ -1579,7 +1580,7 @@ def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_
         assert fake.comment(first.id).body == v1, "GitHub still shows the note taken off (v2)"
 
 
-# --- found by review 'r16d' ---
+# --- found by a review ---
 
 
 def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_delivery(live):
@@ -1608,7 +1609,7 @@ def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_
     assert len(ours(fake)) == 1 and "GET pulls/{n}" not in repo_calls(fake)
 
 
-# --- found by review 'r16f' ---
+# --- found by a review ---
 
 
 def _answers_closed(fake, monkeypatch):
@@ -1644,7 +1645,7 @@ def test_a_tie_with_the_prs_closing_does_not_post_on_the_closed_pr(live, monkeyp
     assert ours(fake) == [], "the notes comment was posted on a PR GitHub says is closed"
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
@@ -1687,7 +1688,7 @@ def test_a_running_server_asks_again_for_what_an_outage_in_front_of_it_lost(
     (a second here): the first sweep after the failure asks once (it fails too), then
     the next waits, asking nothing (the sweeps back off: 2, 4, ... intervals), unless a
     delivery from GitHub is stored again (the outage is over); then the next asks
-    again, and the PR gets its comment, once (reviews r22c, r22d and r22f: an outage
+    again, and the PR gets its comment, once (an outage
     of three sweeps spent every ask)."""
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread
@@ -1760,7 +1761,7 @@ def test_the_manifest_flows_first_ping_is_redelivered_by_the_restart_the_page_as
     app-created page, signed with the new App's secret it does not have (401). The page
     then has the operator set the credentials and restart: that start's sweep asks
     GitHub for the ping again, so the page must not send the operator to redeliver it by
-    hand (walkthrough r27i: it did, and the README too; Recent Deliveries already showed
+    hand (it did, and the README too; Recent Deliveries already showed
     the 200)."""
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread
@@ -1800,8 +1801,8 @@ def test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_
     the new App's secret, is refused 401 by the dry run), GitHub sends a PR event the dry run
     refuses too, and the replays go on for more than CLOCK_SLACK after. The live start on
     the same database must still ask GitHub for both: the dry run's replays came from no
-    App, so they are no measure of where GitHub's failed deliveries begin (walkthrough
-    r27k: the start's sweep began CLOCK_SLACK before the last replay, after the ping)."""
+    App, so they are no measure of where GitHub's failed deliveries begin (an operator's
+    walkthrough: the start's sweep began CLOCK_SLACK before the last replay, after the ping)."""
     from bot.server import build_runtime, create_app
     from bot.settings import DEV_WEBHOOK_SECRET
     from tests.browser_kit import serving_in_thread
@@ -1854,7 +1855,7 @@ def test_going_live_runs_again_what_github_sent_a_dry_run_holding_the_app_s_secr
     GITHUB_WEBHOOK_SECRET, so it answers GitHub's deliveries 202 and records would-be
     comments. Going live on its database, GitHub's log shows those deliveries delivered:
     the sweep asked for none, the queue held them as done, and their PRs got no comment
-    until their next event (walkthrough r28b). Going live runs them again from the
+    until their next event. Going live runs them again from the
     database, in their order: an open PR gets its comment; a replay (GitHub never sent
     it: here an example of a real PR, signed with the same secret) does not; a PR the dry
     run saw closed is left alone, as the bot leaves closed PRs."""
@@ -1920,8 +1921,8 @@ def test_going_live_runs_again_what_github_sent_a_dry_run_holding_the_app_s_secr
 def test_going_live_runs_none_of_the_dry_run_s_unfinished_replays(tmp_path, fake_github, app_key):
     """The dry run stopped (Ctrl-C) with deliveries still queued: a stop leaves them
     pending, and the live server ran them, so a replayed example (a real PR of the
-    allow-listed repository, its payload as old as the example) was posted on GitHub
-    (walkthrough r28b). Unfinished deliveries go as finished ones do: those GitHub's
+    allow-listed repository, its payload as old as the example) was posted on GitHub.
+    Unfinished deliveries go as finished ones do: those GitHub's
     log lists run live, the others (replays, the bot's own) never."""
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread

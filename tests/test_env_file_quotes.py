@@ -1,4 +1,4 @@
-"""A value quoted in a docker --env-file (found by review 'r20d', the image run as an
+"""A value quoted in a docker --env-file (found by a review, the image run as an
 operator runs it).
 
 `docker run --env-file .env` keeps a value's quotes: the line `NAME="value"` gives the
@@ -106,7 +106,7 @@ def test_a_public_url_quoted_in_a_docker_env_file_is_not_called_no_url(tmp_path,
 
 def test_a_list_quoted_in_a_docker_env_file_is_read_as_before(tmp_path, monkeypatch):
     # REVIEW_NOTES_REPOS="a/b,c/d" worked (the list's items lose their quotes, JSON's
-    # too): refusing it would stop a working deployment at its upgrade (review r20e).
+    # too): refusing it would stop a working deployment at its upgrade.
     clean_env(monkeypatch)
     monkeypatch.setenv("REVIEW_NOTES_REPOS", '"vllm-project/vllm,acme/fork"')
     monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", "'5,30'")

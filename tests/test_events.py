@@ -493,7 +493,7 @@ def test_a_routed_event_moves_its_prs_state_to_the_repositorys_new_name(tmp_path
         assert row["repo_id"] is None
 
 
-# --- found by review 'r17c' ---
+# --- found by a review ---
 
 OPT_OUT = "no-review-notes"
 
@@ -588,7 +588,7 @@ def test_a_late_event_from_before_converted_to_draft_posts_nothing_on_the_draft(
     assert "Automatic updates are paused" not in sticky_text(fake)
 
 
-# --- found by review 'r17e' ---
+# --- found by a review ---
 
 
 def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live):
@@ -624,7 +624,7 @@ def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live
     assert sum(rt.queue.counts().values()) == 1
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 
 def test_a_put_back_pr_event_costs_no_extra_get_of_the_pr_when_it_runs_again(
@@ -677,7 +677,7 @@ def test_a_re_check_after_another_event_of_its_second_is_a_tie(tmp_path, fake_gi
         assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/7001")) == 2
 
 
-# --- found by review 'r18e' ---
+# --- found by a review ---
 
 
 def test_a_pull_request_updated_at_that_is_not_a_time_does_not_silence_the_pr_for_good(tmp_path):
@@ -739,7 +739,7 @@ def test_a_signed_payload_with_an_impossible_installation_is_refused_naming_it(
     assert (r.status_code, r.json()) == (400, {"error": f"malformed pull_request payload: {said}"})
 
 
-# --- found by mutation run 'r20a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/prstate.py:PRState.files_for a new base keeps the file list listed against the old
@@ -764,7 +764,7 @@ def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live)
     assert MARKER in sticky_text(fake)
 
 
-# --- found by review 'r22e' (mutation run of bot/dispatch.py) ---
+# --- found by mutation testing (bot/dispatch.py) ---
 
 
 # kills: bot/dispatch.py:payload_id id 0 taken as an id

@@ -621,7 +621,7 @@ def test_the_faults_tests_inject_answer_github_errors(fault):
     assert not check(fault.body, {"$ref": ERROR_SCHEMA})
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
@@ -685,7 +685,7 @@ def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_gith
     assert not check(data, {"$ref": "#/components/schemas/validation-error"})
 
 
-# --- found by review 'r29g' ---
+# --- found by a review ---
 
 
 def _mint(fake: FakeGitHub, private_pem: str) -> requests.Response:
@@ -822,7 +822,7 @@ def test_fake_takes_a_comment_of_exactly_the_limit_and_no_empty_one(fake_github)
     assert status(None) == 422
 
 
-# --- GitHub's content-creation limit (r30c) ---
+# --- GitHub's content-creation limit ---
 
 
 def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_moves(fake_github):
@@ -864,7 +864,7 @@ def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_mo
     assert len(fake_github.comments(DEFAULT_REPO, 7)) == 5 and limit.refused == 4
 
 
-# r42h: GitHub answers an installation's token only for the repositories the installation
+# GitHub answers an installation's token only for the repositories the installation
 # holds, asked by id (/repositories/{id}/...) as by name: a private one it does not hold
 # is not found, a public one is read but not written ("not accessible by integration").
 # The bot's writes by id lean on it: a late delivery under a token of the wrong

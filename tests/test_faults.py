@@ -385,7 +385,7 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
         assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
 
 
-# --- found by review 'r17j' ---
+# --- found by a review ---
 
 OTHER_REPO = "acme/other"
 OTHER_INSTALLATION = 2002
@@ -450,7 +450,7 @@ def test_a_delivery_failed_on_a_rate_limit_runs_again_once_the_time_github_gave_
     assert [c.user.login for c in fake.comments(DEFAULT_REPO, n)] == ["review-notes[bot]"]
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 
 def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
@@ -489,7 +489,7 @@ def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
     assert len(put_backs) == 1 and f"(1 of {MAX_DEFERRALS} " in put_backs[0], put_backs
 
 
-# --- found by review 'r17n' ---
+# --- found by a review ---
 
 
 def test_an_outcome_not_stored_is_not_counted():
@@ -525,7 +525,7 @@ def test_an_outcome_not_stored_is_not_counted():
     assert told == []
 
 
-# --- found by reviews 'r27j' and 'r27l' ---
+# --- found by reviews ---
 
 
 def _retry_after_past_dates() -> Fault:
@@ -580,7 +580,7 @@ def test_a_success_whose_reset_is_too_far_off_is_taken(tmp_path, fake_github, ap
         assert len(fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")) == 1
 
 
-# --- found by review 'r28a' ---
+# --- found by a review ---
 
 
 # kills: bot/github_sessions.py:GitHubSessions._new_github its Github made without
@@ -605,7 +605,7 @@ def test_a_comment_answered_with_a_remaining_that_is_no_number_is_posted_once(
         assert len(fake.comments(DEFAULT_REPO, n)) == 1
 
 
-# --- GitHub's content-creation limit (r30c) ---
+# --- GitHub's content-creation limit ---
 
 
 def _settled(rt) -> bool:
@@ -691,7 +691,7 @@ def test_the_hourly_content_creation_limit_is_backed_off_and_waited_out(
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
 
 
-# --- found by review 'r30f' ---
+# --- found by a review ---
 
 
 def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spends_put_backs(
@@ -745,7 +745,7 @@ def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spen
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
 
 
-# --- r31c ---
+# --- found by a review ---
 
 
 # kills: bot/queue.py MAX_DEFERRALS back at 8 (or 13): the delivery GitHub refuses in an

@@ -240,7 +240,7 @@ def test_a_comma_typed_apart_sets_the_reason_off(typed, reason):
     assert (alone.note_id, alone.reason) == (SHOWN[0], reason)
 
 
-# found by review 'r40j': a dash or colon typed apart sets a reason off, and one that starts
+# found by a review: a dash or colon typed apart sets a reason off, and one that starts
 #   with a number and goes on in words is the reason (`2 — 3 tests fail`), as it was before
 #   a list's separator typed apart read as glued: those were asked which note, as `1 - 2` is
 @pytest.mark.parametrize(
@@ -436,7 +436,7 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
         ("/notes wrong 第2条「只是改名」", "「只是改名」"),
         # kills: bot/feedback.py:_ordinal (hand) a numeral alone, or before 号, not read as
         #   its digit: `二` and `二号` were answered "say which note", and with one note shown
-        #   `二` hid note 1 with the reason `二` (review r32f)
+        #   `二` hid note 1 with the reason `二`
         ("/notes wrong 二", ""),
         ("/notes wrong 二号", ""),
         ("/notes wrong 二，只是改名", "只是改名"),
@@ -786,7 +786,7 @@ def test_words_starting_as_a_chinese_count_are_kept_as_typed(reason):
         ("第9条", PickProblem.RANGE, "第9条"),  # quoted as typed in the answer
         ("第 9 条", PickProblem.RANGE, "第 9 条"),
         ("第十条", PickProblem.RANGE, "第十条"),
-        ("五", PickProblem.RANGE, "五"),  # with one note shown, not its reason (review r32f)
+        ("五", PickProblem.RANGE, "五"),  # with one note shown, not its reason
         ("九号", PickProblem.RANGE, "九号"),
         ("第2、3条", PickProblem.WHICH, ""),  # two notes: which is meant is not clear
         ("第2，3条", PickProblem.WHICH, ""),
@@ -877,14 +877,14 @@ def test_a_command_naming_no_shown_note_says_why(args, shown, problem):
 
 def test_with_one_note_shown_an_unknown_word_is_a_reason_and_an_id_shaped_one_a_note():
     # A word the library does not know may be the reviewer's own reason; but one shaped
-    # like the importer's ids names a note, one deleted since the reviewer read it
-    # (review r21c): taking it for the reason would hide the one note left.
+    # like the importer's ids names a note, one deleted since the reviewer read it:
+    # taking it for the reason would hide the one note left.
     pick = pick_note(("flaky-test", "only"), SHOWN[:1], known=set(SHOWN))
     assert pick.note_id == SHOWN[0] and pick.reason == "flaky-test only"
     shape = re.compile(r"vllm-[0-9a-f]{8}")  # Library.id_shape of a vllm library
     pick = pick_note(("vllm-dddd4444",), SHOWN[:1], known=set(SHOWN), id_shape=shape)
     assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
-    # a date or a commit after a word is no note id: the reason (review r21d)
+    # a date or a commit after a word is no note id: the reason
     pick = pick_note(("nightly-20250101", "fixed"), SHOWN[:1], known=set(SHOWN), id_shape=shape)
     assert pick.note_id == SHOWN[0] and pick.reason == "nightly-20250101 fixed"
 
@@ -1118,19 +1118,19 @@ def test_the_terms_of_the_matchers_evidence():
     reasons = (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         "title shares 'partial', 'hit' with this note's title",
-        "title mentions 'partial-hash-hit' (keyword of this note)",  # kept before 'r41a'
+        "title mentions 'partial-hash-hit' (keyword of this note)",  # the older wording
         "title mentions 'partial-hash-hit' (a term this note is about)",
         "title is tagged [Spec Decode] (topic: Speculative decoding)",
         "description mentions 'EAGLE', 'MTP' (topic: Speculative decoding)",
         "labelled speculative-decoding (topic: Speculative decoding)",  # a mark kept before
-        "labeled 'ci/build' (topic: CI)",  # GitHub's spelling (found by review 'r16c')
+        "labeled 'ci/build' (topic: CI)",  # GitHub's spelling
         "refers to PR 52419, the PR this note reviews",
         "reverts PR 53155, which got this note",
-        # found by review 'r16e': the rest of a shared file set gave the term '2'
+        # found by a review: the rest of a shared file set gave the term '2'
         "changes 2 other files (topic: Speculative decoding)",
-        "this note lists this PR to read with its own",  # a mark kept before review 'r40g'
+        "this note lists this PR to read with its own",  # a mark kept in the older wording
         "this note lists this PR as one to read with it",
-        # the rest of a file set, named since review 'r35i': its first path, no comma
+        # the rest of a file set, named by its files now: its first path, no comma
         "changes vllm/spec_decode/a.py, vllm/spec_decode/b.py and 1 more file (topic: X)",
     )
     assert evidence_terms(reasons) == {
@@ -1239,7 +1239,7 @@ def test_the_store_remembers_what_each_comment_numbered(tmp_path):
     db.close()
 
 
-# Found by review 'r15d'. A second reviewer's `wrong` on a note already marked replaced
+# Found by a review. A second reviewer's `wrong` on a note already marked replaced
 # the first reviewer's words, and the curators' report named the first as their author.
 
 
@@ -1279,7 +1279,7 @@ def test_marks_move_with_their_pr_to_its_repositorys_new_name(tmp_path):
 
 
 def test_a_comments_numbers_are_kept_once_and_follow_its_pr(tmp_path):
-    # review r21c: a `wrong` run again after the notes comment changed reads the numbers
+    # a `wrong` run again after the notes comment changed reads the numbers
     # as first read; they move with a renamed repository and go with a dry run's marks
     old, new = "vllm-project/vllm", "vllm-org/vllm"
     db = Database(tmp_path / "f.sqlite3")
@@ -1464,7 +1464,7 @@ def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
     assert seen > 1000
 
 
-# --- found by mutation run 'r23a' (bot/feedback.py, hand mutants) ---
+# --- found by mutation testing (bot/feedback.py, hand mutants) ---
 
 
 # kills: bot/feedback.py:summarise a mark's repository not lower-cased; :summarise a shown PR's
@@ -1512,7 +1512,7 @@ def test_each_line_the_reasons_word_is_read_back_to_its_term():
     assert evidence_terms([r.refers_to_source(52419)]) == {"(refers to the note's PR or issue)"}
     assert evidence_terms([r.refers_to_issue(7)]) == {"(refers to the note's PR or issue)"}
     assert evidence_terms([r.READ_WITH]) == {"(a PR the note lists to read with it)"}
-    # as marks kept before review 'r40g' reworded it
+    # as marks kept in the older wording
     old = "this note lists this PR to read with its own"
     assert evidence_terms([old]) == {"(a PR the note lists to read with it)"}
     assert evidence_terms([r.related_via("reverts", 53155)]) == {"(relates to a PR with it)"}
@@ -1522,7 +1522,7 @@ def test_each_line_the_reasons_word_is_read_back_to_its_term():
     assert evidence_terms([str(r.changes(["a/b.py", "c.py"]))]) == {"a/b.py"}
 
 
-# --- found by review r24d ------------------------------------------------------------
+# --- found by a review ---------------------------------------------------------------
 
 
 def test_a_lines_gloss_gives_no_term_of_its_own():
@@ -1537,7 +1537,7 @@ def test_a_lines_gloss_gives_no_term_of_its_own():
         " this note's title; topic: Kernel warmup and JIT precompilation)"
     )
     assert evidence_terms([line]) == {"'JIT warmup'"}
-    line = (  # as the gloss says it since review 'r41a'
+    line = (  # as the gloss says it now
         "title mentions 'JIT warmup' ('JIT' also in a term this note is about; 'warmup' also"
         " in this note's title; topic: Kernel warmup and JIT precompilation)"
     )
@@ -1547,7 +1547,7 @@ def test_a_lines_gloss_gives_no_term_of_its_own():
     assert evidence_terms([line]) == {"'EC (encoder cache) connector'"}
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 def one_mark_database(tmp_path, reason: str = "") -> str:
@@ -1586,7 +1586,7 @@ def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
     assert '"reason": "只改了文档，不相关"' in out
 
 
-# --- found by review 'r29h' ---
+# --- found by a review ---
 
 
 # kills: bot/feedback.py:pick_note (hand) an emoji after the number read as a letter: `2🙏`
@@ -1689,7 +1689,7 @@ def test_a_reason_starting_with_a_figure_is_still_a_reason():
     assert (pick.note_id, pick.reason) == (SHOWN[1], "3x slower is another PR's claim")
 
 
-# --- found by review 'r29i' ---
+# --- found by a review ---
 
 
 # kills: bot/feedback.py:_as_ascii (hand) only an emoji read as the number's full stop, not
@@ -1764,7 +1764,7 @@ def test_a_note_id_with_a_mark_after_it_names_the_note():
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
 
 
-# --- found by review 'r31g' ---
+# --- found by a review ---
 
 
 # kills: bot/feedback.py:pick_note (hand) a reason quoted right after the number read with it:
@@ -1798,7 +1798,7 @@ def test_only_an_opening_quote_beyond_ascii_after_a_number_starts_its_reason(fir
     assert pick.reason == (first if reason is None else reason)
 
 
-# --- found by review 'r33e' ---
+# --- found by a review ---
 
 
 # kills: bot/feedback.py:_LISTED a figure with a unit (`2.5x`) read as two note numbers

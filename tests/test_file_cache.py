@@ -1,4 +1,4 @@
-"""The changed-file cache on a busy day (review r23c): force-push storms delivered out
+"""The changed-file cache on a busy day: force-push storms delivered out
 of order and a retarget raced by a label, driven through the real app (signed webhooks,
 the SQLite queue, its workers, the real GitHub client) against the loopback fake GitHub.
 A PR's files are cached under the commit GitHub listed them at and the base branch they
@@ -191,7 +191,7 @@ def test_a_cached_list_is_of_its_head_and_of_its_base_when_both_are_known():
     assert unknown.files_for(A, "main") is None and unknown.files_for(A) == ("a.py",)
 
 
-# --- found by review r23d of the fixes above ---------------------------------------
+# --- found by a review of the fixes above ------------------------------------------
 
 PREVIOUS = "696968a"  # the release before the file cache kept its base
 
@@ -319,7 +319,7 @@ def test_a_pr_that_deletes_a_file_is_listed_again_on_every_event(
         )
 
 
-# --- found by review r23e ----------------------------------------------------------
+# --- found by a review -------------------------------------------------------------
 
 FILES = "/repos/*/pulls/*/files"
 

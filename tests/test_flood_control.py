@@ -173,7 +173,7 @@ def test_reply_budget_memory_is_bounded():
     assert not budget.allow("a")
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 
 def test_a_reply_not_posted_is_refunded_up_to_the_burst():
@@ -188,7 +188,7 @@ def test_a_reply_not_posted_is_refunded_up_to_the_burst():
     assert budget.allow("pr1") and not budget.allow("pr1")
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/flood_control.py:UpdateWindows.__init__ `lost_after_s <= 0` -> `lost_after_s < 0`
@@ -221,7 +221,7 @@ def test_the_limiter_keeps_at_most_max_keys_windows():
         assert len(limiter._windows) <= 2
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_replies_across_many_prs_stay_under_githubs_hourly_content_creation_limit():
@@ -264,7 +264,7 @@ def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=False)
     clock.advance(60)
     assert flood.allow_reply("pr3", 7) is None  # pr3's own reply was not spent when refused
-    # one refill is not the spell's end (r18f): not said again
+    # one refill is not the spell's end: not said again
     assert flood.allow_reply("pr4", 7) == Overspent(installation=True, first=False)
     flood.refund_reply("pr3", 7)
     assert flood.allow_reply("pr4", 7) is None
@@ -274,7 +274,7 @@ def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     assert flood.allow_reply("pr7", 7) == Overspent(installation=True, first=True)  # said again
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_a_sustained_flood_is_warned_of_once_not_at_every_refill():
@@ -376,7 +376,7 @@ def test_spells_forget_the_keys_whose_budget_is_full_again():
     assert spells._refusing == {"c"}
 
 
-# --- a re-run's writes, past the budget (reviews 'r19f', 'r19g') ---
+# --- a re-run's writes, past the budget ---
 
 
 def test_a_re_runs_writes_are_taken_past_the_budget_and_paid_back_by_the_refills():
@@ -430,7 +430,7 @@ def test_only_deliveries_admitted_before_count_as_admitted_and_the_oldest_are_fo
     assert flood.admitted("d1") and flood.admitted("d3") and not flood.admitted("d2")
 
 
-# --- found by mutation run 'r23a' (bot/flood_control.py) ---
+# --- found by mutation testing (bot/flood_control.py) ---
 
 
 # kills: bot/flood_control.py:UpdateWindows._prune `now - w.last_run >= self.min_interval_s` -> `>`
@@ -485,7 +485,7 @@ def test_a_prepaid_write_is_claimed_once_and_the_oldest_are_forgotten():
     assert flood.claim_prepaid("d2") is True
 
 
-# kills (hand mutant of r23a): bot/flood_control.py:FloodControl.allow_reply
+# kills (a hand mutant): bot/flood_control.py:FloodControl.allow_reply
 # `self._pr_reply_spells.mend(pr)` dropped
 def test_a_prs_spell_of_refusals_ends_once_its_budget_is_full_again():
     clock = FakeClock()
@@ -497,7 +497,7 @@ def test_a_prs_spell_of_refusals_ends_once_its_budget_is_full_again():
     assert not flood.refusing(7, "pr1")  # spent, but not refused yet: the next is told (😕)
 
 
-# kills (hand mutant of r23a): bot/flood_control.py:FloodControl.admit `self._admitted.pop(delivery,
+# kills (a hand mutant): bot/flood_control.py:FloodControl.admit `self._admitted.pop(delivery,
 # None)` dropped
 def test_admitting_a_delivery_again_forgets_no_other():
     flood = FloodControl(load_command_config(), clock=lambda: 0.0)
@@ -508,7 +508,7 @@ def test_admitting_a_delivery_again_forgets_no_other():
     assert [flood.admitted(d) for d in ("d1", "d2", "d3", "d4")] == [False, True, True, True]
 
 
-# --- mutation review r41h ------------------------------------------------------------------
+# --- mutation testing ----------------------------------------------------------------------
 
 
 # kills: bot/flood_control.py:ReplyBudget.refund its default `n=1` -> 2: a reply not posted
@@ -520,7 +520,7 @@ def test_a_refund_gives_back_one_reply_not_more():
     assert budget.left("pr1") == 2.0
 
 
-# --- mutation review r41q: `refusing` under the installation's spell, held replies ------
+# --- mutation testing: `refusing` under the installation's spell, held replies ----------
 
 
 def test_an_installations_spent_reply_budget_refuses_the_reply_commands_of_all_its_prs():

@@ -142,7 +142,7 @@ def test_fake_paginates_files_like_github_with_the_3000_cap(http, fake_github, a
     assert http.get(url, params={"per_page": 500, "page": 31}, headers=auth).json() == []
 
 
-# r41j: GitHub serves a repository's routes under /repositories/{id}/... too (a rename
+# GitHub serves a repository's routes under /repositories/{id}/... too (a rename
 # keeps the id); the fake answers them as under the repository's current name, records
 # them (and matches faults) by that name, and answers an id it has no repository of 404
 def test_fake_serves_a_repository_by_its_id_under_its_current_name(http, fake_github, app_key):
@@ -178,7 +178,7 @@ def test_fake_links_the_pages_of_a_list_asked_by_id_by_that_id(http, fake_github
     )
 
 
-# r42n: GitHub answers a renamed repository's old name with a redirect to the id route
+# GitHub answers a renamed repository's old name with a redirect to the id route
 # (301 for a GET, 307 for a write; docs/internals.md): the fake does too, and a call by
 # id is served, never redirected (its repository back under a name it had redirects no
 # more). `transfer(..., to="name")`: each old name to the next name, for a chain of moves.
@@ -740,7 +740,7 @@ def test_a_comment_the_list_lacks_is_asked_for_by_its_id_before_it_counts_as_gon
     assert again.outcome is Outcome.CREATED
 
 
-# Review r28f: the comment asked for by its id is edited only when it is on this PR. The
+# the comment asked for by its id is edited only when it is on this PR. The
 # id comes from the PR's state; GitHub serves any comment of the repository by its id
 # (another PR's notes comment too), so a state carrying another PR's id, by whatever
 # path, had the bot write this PR's notes over that PR's comment. No path known writes
@@ -1574,7 +1574,7 @@ def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_gi
 def test_a_write_on_a_locked_conversation_is_refused_once_and_says_so(
     fake_github, make_github_client
 ):
-    # found by review 'r15d': GitHub's 403 "Unable to create comment because issue is
+    # found by a review: GitHub's 403 "Unable to create comment because issue is
     # locked." failed the delivery as any error; it is ConversationLocked, not retried
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
@@ -1874,13 +1874,13 @@ def test_writes_to_a_moved_repository_follow_githubs_redirect(fake_github, make_
     assert [r.content for r in fake_github.reactions(command.id)] == ["eyes"]
     moved = [(r.method, r.status) for r in fake_github.requests if r.status in (301, 307)]
     assert ("GET", 301) in moved and ("POST", 307) in moved  # the comment and the reaction
-    # r42n: GitHub's redirects name the id route, /repositories/{id}/...: PyGithub's own
+    # GitHub's redirects name the id route, /repositories/{id}/...: PyGithub's own
     # 301 and the client's 307 follow it there (PyGithub checks an absolute URL's host)
     posts = [(r.status, r.by_id) for r in fake_github.calls("POST", "/repos/*")]
     assert posts == [(307, False), (201, True), (307, False), (201, True)]
 
 
-# r29d: bot.dispatch asks which repository a name is now when the PR state kept under it
+# bot.dispatch asks which repository a name is now when the PR state kept under it
 # is another repository's: a renamed repository's old name leads to it (301), until
 # another repository takes the name
 def test_the_repository_a_name_is_now_follows_a_rename_until_the_name_is_taken(
@@ -1907,7 +1907,7 @@ def test_a_repository_answer_without_an_integer_id_is_an_error(
         make_github_client().repository_now(PR)
 
 
-# r41j: a ref carrying its repository's id (every webhook payload's `repository.id`) is
+# a ref carrying its repository's id (every webhook payload's `repository.id`) is
 # sent to GitHub by the id: a late delivery of a repository renamed away, whose name
 # another repository has taken, reaches its own PR, never the other one's PR of the number
 def test_a_ref_with_its_repository_id_reaches_that_repository_under_a_name_taken_since(
@@ -1935,9 +1935,10 @@ def test_a_ref_with_its_repository_id_reaches_that_repository_under_a_name_taken
     assert client.repository_now(ref) != renamed.id  # which repository the name is: by name
 
 
-# r41m: writes by /repositories/{id} were never tried on real GitHub; an operator whose
+# writes by /repositories/{id} were never tried on real GitHub; an operator whose
 # GitHub refuses them sets REVIEW_NOTES_ADDRESS_REPOS_BY=name: every call goes by the
-# repository's name, as before r41j, and reaches whichever repository holds it now
+# repository's name, as before repository ids were used, and reaches whichever repository
+# holds it now
 def test_a_client_set_to_address_by_name_sends_every_call_by_the_name(
     fake_github, make_github_client
 ):
@@ -2095,7 +2096,7 @@ def test_a_call_moved_off_a_removed_installation_mints_where_it_went_when_refuse
     assert len(fake_github.calls("POST", "/app/installations/2002/access_tokens")) == 2
 
 
-# r42n: the same for a delivery naming no installation, whose repository's was looked up
+# the same for a delivery naming no installation, whose repository's was looked up
 # and cached before the reinstall (its installation event lost): the new token's mint,
 # 404, forgets the lookup and asks GitHub once more
 def test_an_unnamed_delivery_s_cached_installation_since_removed_gives_way_to_the_current(
@@ -2448,7 +2449,7 @@ def test_where_a_lookup_across_an_installation_event_found_a_repository_is_used_
     assert [r.status for r in files] == [404, 200, 404, 200]
 
 
-# r42h: the repository moved to 2002 and another took its old name in 1001, the
+# the repository moved to 2002 and another took its old name in 1001, the
 # installation the late delivery names (or none named: a hand-made payload): the call
 # under 1001 by id is refused (404; public: its write 403), and the installation was
 # looked up by the old name, GitHub's answer the other repository's, 1001 again: the
@@ -2474,7 +2475,7 @@ def test_a_repository_moved_to_another_installation_under_a_name_taken_since_is_
     assert (lookup.path, lookup.by_id) == (f"/repos/{MOVED}/installation", True)
 
 
-# r42h: where a late delivery found its repository moved (2002) is its repository's, not
+# where a late delivery found its repository moved (2002) is its repository's, not
 # its name's: a delivery of the repository that took the name, naming 1001 too, was
 # sent to 2002 first; public, its write was refused there twice (a new token minted
 # between), 2002 was kept as refused that permission, and its installation asked again.
@@ -2497,7 +2498,7 @@ def test_where_a_repository_was_found_moved_is_not_taken_for_the_one_under_its_o
     assert fake_github.calls("GET", "/repos/*/installation") == []
 
 
-# r42n: a delivery naming no installation (a hand-made payload) goes through the one
+# a delivery naming no installation (a hand-made payload) goes through the one
 # looked up for its repository and cached; its repository transferred since, with no
 # installation event seen, the call under the cached one got a 404 (public: its write a
 # 403 with a new token too) and failed, and every later one did, until an installation
@@ -2523,7 +2524,7 @@ def test_an_unnamed_delivery_s_stale_cached_installation_is_looked_up_again(
     assert len(fake_github.calls("GET", "/repos/*/installation")) == 2  # once more, then kept
 
 
-# r42n: a 404 under a cached lookup that is the answer (a reaction on a comment deleted
+# a 404 under a cached lookup that is the answer (a reaction on a comment deleted
 # since) asks GitHub once, finds the repository where it was, and is raised: no loop,
 # no second try of the call; under a lookup made for this very call, GitHub is not asked
 # again at all
@@ -2563,7 +2564,7 @@ def test_an_installation_answer_without_an_integer_id_is_an_error(
     assert fake_github.calls("POST", TOKENS) == []
 
 
-# r42h: REVIEW_NOTES_ADDRESS_REPOS_BY=name sends every call by the name, the lookup too
+# REVIEW_NOTES_ADDRESS_REPOS_BY=name sends every call by the name, the lookup too
 def test_a_client_set_to_address_by_name_looks_the_installation_up_by_the_name(
     fake_github, make_github_client
 ):
@@ -2585,7 +2586,7 @@ def test_a_permission_asked_after_a_transfer_is_the_new_installation_s_answer(
 ):
     # A maintainer's /notes off waits in the queue while the repository is transferred:
     # the installation the delivery names answers 404 to the permission too, which was
-    # taken for "no such user" (none: the maintainer's command refused) (r28m)
+    # taken for "no such user" (none: the maintainer's command refused)
     _transferred(fake_github)
     fake_github.set_permission(MOVED, "maintainer", "maintain")
     client = make_github_client()
@@ -2761,7 +2762,7 @@ def test_a_refusal_a_new_token_got_too_mints_no_token_again_for_that_permission(
 # kills: bot/github_sessions.py:GitHubSessions._lacking said "a new token too", none minted
 def test_a_refusal_remembered_says_no_token_was_minted_for_it(fake_github, make_github_client):
     # The failure said "a new token too" also when the call minted none (a new token was
-    # refused the permission lately): the operator read a mint the fake never saw (r30c)
+    # refused the permission lately): the operator read a mint the fake never saw
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.set_permissions(
         DEFAULT_INSTALLATION_ID, {"pull_requests": "write", "metadata": "read"}
@@ -2808,7 +2809,7 @@ def test_each_call_refused_names_its_permission_and_mints_for_it_once(
     fake_github, make_github_client, call, needs
 ):
     # an installation granted nothing: each call's 403 names what it needs, and a second
-    # refusal mints no token (r30c)
+    # refusal mints no token
     fake_github.add_pull(DEFAULT_REPO, 7)
     fake_github.set_permissions(DEFAULT_INSTALLATION_ID, {})
     client = make_github_client(bot_login=f"{DEFAULT_APP_SLUG}[bot]")
@@ -2892,7 +2893,7 @@ def test_permission_of_a_login_with_brackets_is_asked_by_its_escaped_name(
 ):
     # An App's bot login ("renovate[bot]") goes into the path percent-encoded (requests
     # escapes the brackets, quoted by us or not), and GitHub decodes it; the fake did
-    # not, and answered such a check "none" (mutation run r20b).
+    # not, and answered such a check "none".
     fake_github.set_permission(DEFAULT_REPO, "renovate[bot]", "write")
     client = make_github_client()
     assert client.permission(PR, "renovate[bot]") == "write"
@@ -2926,7 +2927,7 @@ def test_a_file_list_shorter_than_changed_files_is_not_ready(fake_github, make_g
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py", ("b.py", "old_b.py")])
     client = make_github_client()
     assert client.list_files(PR, expected=2) == ["a.py", "b.py", "old_b.py"]  # a rename: 1 file
-    assert client.list_files(PR).listed == 2  # entries, not paths (found by review 'r15b')
+    assert client.list_files(PR).listed == 2  # entries, not paths
     assert client.list_files(PR) == ["a.py", "b.py", "old_b.py"]
     with pytest.raises(FilesNotReady, match="listed 2 of 3"):
         client.list_files(PR, expected=3)
@@ -3030,7 +3031,7 @@ def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
 
 
-# --- found by review 'r16b' ---
+# --- found by a review ---
 
 
 def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
@@ -3049,7 +3050,7 @@ def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
     assert len(fake_github.calls("PATCH")) == 1
 
 
-# --- found by review 'r17b' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -3085,7 +3086,7 @@ def test_the_app_check_keeps_the_login_and_asks_a_token_nothing(make_github_clie
     assert len(fake_github.requests) == 1
 
 
-# --- found by review 'r17j' ---
+# --- found by a review ---
 
 
 class StepClock:
@@ -3160,7 +3161,7 @@ def test_a_token_that_expires_during_a_rate_limit_wait_is_replaced_before_github
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2
 
 
-# --- found by review 'r17m' ---
+# --- found by a review ---
 
 
 def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, make_github_client):
@@ -3185,7 +3186,7 @@ def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, ma
     assert len(calls) == 1 or min(waits) >= 60, (len(calls), waits)
 
 
-# --- found by review 'r17o' ---
+# --- found by a review ---
 
 
 def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, make_github_client):
@@ -3204,7 +3205,7 @@ def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, m
     assert t.slept and all(s <= 10.0 for s in t.slept)
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_the_apps_delivery_log_is_read_page_by_page_with_its_jwt(fake_github, make_github_client):
@@ -3245,7 +3246,7 @@ def test_a_token_cannot_read_the_apps_delivery_log(fake_github, make_github_clie
     assert fake_github.calls("GET", "/app/hook/deliveries") == []
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_the_fakes_primary_rate_limit_is_counted_per_installation(http, fake_github, app_key):
@@ -3289,7 +3290,7 @@ def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_c
     assert len(waits) == 3 and all(w <= 3.0 for w in waits), waits
 
 
-# --- mutation run r20b ---
+# --- mutation testing ---
 
 
 @contextmanager
@@ -3904,7 +3905,7 @@ def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
 
 
-# found by mutation run r26d (bot/github_sessions.py:390, the Location check dropped): a 307
+# found by mutation testing (bot/github_sessions.py:390, the Location check dropped): a 307
 # without a Location was taken for the answer, a comment "created" with no id, none posted
 def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
     fake_github, make_github_client
@@ -4142,7 +4143,7 @@ def test_a_retry_after_that_names_no_time_waits_like_a_secondary_limit(
 
 def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_client):
     # a stopped server's sweep, its call outlasting the stop, must not call GitHub again
-    # (not even the retry of that call): review r22d
+    # (not even the retry of that call)
     sent = fake_github.send_webhook("pull_request", {"action": "opened"}, guid="g-1")
     client = make_github_client(retry=RetryPolicy(attempts=3, backoff=0.01))
     fake_github.inject("POST", "/app/hook/deliveries/*/attempts", Fault.error(502))
@@ -4164,7 +4165,7 @@ def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_clie
     assert fake_github.requests == []
 
 
-# --- mutation run 'r26d' (bot/github_retry.py) ---
+# --- mutation testing (bot/github_retry.py) ---
 
 
 # kills: bot/github_retry.py:Retrier.call.stop a rate limit asking exactly sleep_max ended the tries
@@ -4198,7 +4199,7 @@ def test_a_rate_limit_asking_exactly_sleep_max_is_waited_out_in_the_call(
     ]
 
 
-# kills (hand mutants of r26d): bot/github_retry.py:Retrier.call.wait jitter dropped (`return
+# kills (hand mutants): bot/github_retry.py:Retrier.call.wait jitter dropped (`return
 #        step`): workers meeting one 5xx retry in step; and jitter reaching down to no wait
 #        (`uniform(0.0, 1.0)`): a retry at once
 @pytest.mark.parametrize(("bound", "share"), [(min, 0.5), (max, 1.0)], ids=["least", "most"])
@@ -4218,7 +4219,7 @@ def test_each_5xx_back_off_is_jittered_between_half_and_all_of_its_step(
     assert [s for s in t.slept if s > 0] == [2.0 * share, 4.0 * share, 8.0 * share]
 
 
-# kills (hand mutant of r26d): bot/github_retry.py:Retrier.__init__ the secondary streak kept on the
+# kills (a hand mutant): bot/github_retry.py:Retrier.__init__ the secondary streak kept on the
 #        Retrier, not per thread: one thread's streak (another identity's) set another's wait
 def test_a_secondary_limits_wait_follows_the_streak_its_own_thread_noted():
     retry = Retrier(RetryPolicy(secondary_wait=60.0, max_wait=3600.0))
@@ -4235,7 +4236,7 @@ def test_a_secondary_limits_wait_follows_the_streak_its_own_thread_noted():
     assert waits == [60.0]  # a thread that noted no streak: the first minute
 
 
-# kills (hand mutant of r26d): bot/github_retry.py:Retrier.call a transport error left out of the
+# kills (a hand mutant): bot/github_retry.py:Retrier.call a transport error left out of the
 #        GitHubError at the end of the tries: the caller got requests' ConnectionError
 def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
     fake_github, make_github_client
@@ -4248,7 +4249,7 @@ def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
     assert len(fake_github.calls("GET", "/repos/*/files")) == 4
 
 
-# --- found by review 'r27l' ---
+# --- found by a review ---
 
 
 def _limited(status: int, reset: str) -> Fault:
@@ -4292,7 +4293,7 @@ def test_a_success_whose_reset_names_no_time_is_taken_without_a_pause(
     assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200]
 
 
-# --- found by review 'r28a' ---
+# --- found by a review ---
 # PyGithub reads x-ratelimit-* with int(float(...)): "ints expected but sometimes floats
 # returned" (PyGithub PR #2697). A remaining of "0.0" is no call left, as "0" is.
 
@@ -4365,7 +4366,7 @@ def test_a_success_whose_rate_header_is_no_number_is_taken_without_a_pause(
 # kills: bot/github_http.py:without_bad_rate_headers a header that is a number taken off too:
 #        the calls left went unsampled
 # kills: bot/github_sessions.py:GitHubSessions._new_github the token's calls kept as an
-#        installation's rate limit (review r29f)
+#        installation's rate limit
 def test_a_rate_header_that_is_a_number_is_kept_beside_one_that_is_not(
     fake_github, make_github_client
 ):
@@ -4435,7 +4436,7 @@ def test_an_answer_with_one_call_remaining_does_not_pause_the_calls(
     assert client.calls.pauses == 0
 
 
-# --- found by review 'r29g' ---
+# --- found by a review ---
 
 
 def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
@@ -4459,7 +4460,7 @@ def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
     assert client.list_files(PR) == ["a.py"]
 
 
-# --- found by review 'r30f' ---
+# --- found by a review ---
 
 
 # kills: bot/github_retry.py:Retrier.call a call a pause held back at its first try said sent,

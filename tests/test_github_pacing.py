@@ -46,7 +46,7 @@ def test_the_call_counter_totals_by_each_part_and_keeps_the_last_rate_headers():
     assert (calls.remaining(), calls.rate_reset) == ({"installation": 41}, 1700000000)
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:CallCounter.paused_for `max(..., 0.0)` dropped
+# kills (a hand mutant): bot/github_pacing.py:CallCounter.paused_for `max(..., 0.0)` dropped
 def test_the_pause_left_counts_down_to_zero_not_below():
     now = [0.0]
     calls = github_pacing.CallCounter(clock=lambda: now[0])
@@ -182,7 +182,7 @@ def test_a_request_waits_a_pause_of_exactly_sleep_max_and_one_longer_is_refused_
     assert (refused.value.transient, refused.value.retry_after) == (True, 10.5)
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:Pacer.met_secondary_limit
+# kills (a hand mutant): bot/github_pacing.py:Pacer.met_secondary_limit
 # `max(self._secondary_streak, 1)` -> `self._secondary_streak` (`Retrier.asked_wait`'s `or 1` hides
 # it today)
 def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
@@ -196,7 +196,7 @@ def test_a_secondary_limit_met_within_a_primary_limits_pause_counts_itself():
 # kills: bot/github_pacing.py:Pacer.answered a read started a write's secondary limit over
 def test_a_writes_secondary_limit_starts_over_on_a_write_or_a_read_an_hour_on():
     # GitHub's content-creation limit refuses writes only: the reads a delivery makes
-    # before its write go through meanwhile, and started the back-off over (r30c)
+    # before its write go through meanwhile, and started the back-off over
     now = [0.0]
     pacer = github_pacing.Pacer(0.0, 0.0, clock=lambda: now[0])
     assert pacer.met_secondary_limit("POST") == 1
@@ -214,7 +214,7 @@ def test_a_writes_secondary_limit_starts_over_on_a_write_or_a_read_an_hour_on():
     assert pacer.met_secondary_limit("GET") == 1
 
 
-# kills (hand mutant of r23a): bot/github_pacing.py:Pacer.before `max(paused, self._clock())`
+# kills (a hand mutant): bot/github_pacing.py:Pacer.before `max(paused, self._clock())`
 # -> `paused`
 def test_a_pause_that_ended_while_a_request_waited_its_turn_does_not_cost_the_turn():
     now, slept = [0.0], []
@@ -231,7 +231,7 @@ def test_a_pause_that_ended_while_a_request_waited_its_turn_does_not_cost_the_tu
     assert (slept, now[0]) == ([0.25], 0.25)
 
 
-# kills (hand mutants of r23a): bot/github_pacing.py:Pacer.after `max(self._next, ...)`,
+# kills (hand mutants): bot/github_pacing.py:Pacer.after `max(self._next, ...)`,
 # `max(self._next_write, ...)` dropped in `after`
 def test_a_request_that_ends_early_does_not_move_back_the_turns_taken_after_it():
     now, slept = [0.0], []

@@ -16,7 +16,7 @@ from bot.github_port import (
     write_asked,
 )
 
-# --- found by mutation run 'r27c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/github_port.py:repository_id a repository id of 0 is taken for an id
@@ -79,6 +79,6 @@ def test_a_count_inside_another_counts_into_both():
 def test_a_payload_the_bot_queues_for_itself_reads_back_as_it_was_made(ref, repo_id):
     payload = own_payload(ref, "recheck", repo_id, {"number": 7, "title": "t"})
     assert ref_from_payload(payload, 7) == ref and repository_id(payload) == repo_id
-    assert ref_from_payload(payload, 7).repo_id == repo_id  # sent to GitHub by it (r41j)
+    assert ref_from_payload(payload, 7).repo_id == repo_id  # sent to GitHub by it
     assert payload["action"] == "recheck" and payload["pull_request"]["title"] == "t"
     assert ("installation" in payload) == (ref.installation_id is not None)

@@ -190,7 +190,7 @@ MALFORMED = [
         ],
         id="missing-title",
     ),
-    # found by review 'r41i': the blank line after a guidance left out, the next title
+    # found by a review: the blank line after a guidance left out, the next title
     # was read as its last line, and only the next guidance was named, "is a title missing?"
     pytest.param(
         "o/r\n\n标题一\n\n值得精读。一。\n标题二\n\n值得精读。二。\n",
@@ -613,7 +613,7 @@ def test_parse_digest_positions():
     ]
 
 
-# --- found by review 'r16c' -----------------------------------------------------------
+# --- found by a review ----------------------------------------------------------------
 
 
 def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
@@ -682,7 +682,7 @@ def test_an_entry_the_digest_retitled_is_found_by_its_guidance_not_made_a_second
     assert sorted(notes.rglob("*.md")) == sorted(before)
 
 
-# --- found by review 'r16m' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize("kind", ["file", "unmakeable"])
@@ -699,7 +699,7 @@ def test_notes_import_bad_notes_dir_names_the_notes_dir_not_the_digest(tmp_path,
     assert "digest.txt:1: file: cannot read" not in r.stderr, r.stderr
 
 
-# --- found by review 'r19e' ---
+# --- found by a review ---
 
 
 def test_force_import_of_another_digest_with_the_same_title_overwrites_an_unrelated_note(
@@ -900,7 +900,7 @@ def test_import_asks_the_curator_for_the_prs_creation_date(tmp_path, capsys):
     assert "the PR's creation date as created" in hint and "source_pr" in hint
 
 
-# --- found by review 'r19g' ---
+# --- found by a review ---
 
 NOTES = ROOT / "seeds" / "notes"
 FIRST = "000_592c10ca5a9ed86e.txt"
@@ -1035,7 +1035,8 @@ def test_an_earlier_digests_entry_of_a_note_that_follows_a_later_one_is_a_notice
 
 
 def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_path, capsys):
-    # the r19e case in docs/curating.md's workflow: the note's own digest is in the run, but the
+    # the case in docs/curating.md's workflow that once lost data: the note's own digest is in
+    # the run, but the
     # later digest's entry (maybe another PR's) would be imported nowhere: exit 1, every
     # run, until the curator retitles the entry or moves the note to it
     raw, notes = _r19g_library(tmp_path)
@@ -1052,7 +1053,7 @@ def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_pa
     assert note.read_bytes() == before
 
 
-# --- mutation run r20b ---
+# --- mutation testing ---
 
 
 # kills: bot/notes.py:note_id the id's name part keeps the repository's case
@@ -1236,7 +1237,7 @@ def test_import_makes_a_notes_dir_whose_parents_do_not_exist_yet(tmp_path):
     assert path.parent == out and path.is_file()
 
 
-# --- found by review r23d ---------------------------------------------------------
+# --- found by a review ------------------------------------------------------------
 
 MARKED = "2027-01-05T09:00:00.000000Z"  # a `/notes wrong`, after the note's last update
 TAKEN = date(2027, 1, 10)  # the day a curator takes the digest's new title (--force)
@@ -1294,7 +1295,7 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
     )
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---------------------------------------
+# --- found by mutation testing of bot/cli.py ------------------------------------------
 
 
 # kills: bot/cli_notes.py:_cmd_notes_import `notes import` without --notes-dir exiting 0 on settings
@@ -1311,7 +1312,7 @@ def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_not
     assert not served.exists()
 
 
-# --- found by review 'r28h' (curator) ---
+# --- found by a review (curator) ---
 
 
 def test_force_gives_a_note_whose_entry_only_moved_its_new_position(tmp_path, capsys):

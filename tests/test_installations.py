@@ -137,7 +137,7 @@ def test_a_rename_is_answered_at_once_with_a_warning(tmp_path, caplog):
         assert r.status_code == 400 and "changes.login.from" in r.json()["error"]
 
 
-# --- found by review 'r16b' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -157,7 +157,7 @@ def test_losing_an_allow_listed_repository_is_a_warning_like_a_suspension(event,
     assert DEFAULT_REPO in warning and "no more events" in warning, f"only at INFO: {what!r}"
 
 
-# --- found by mutation run 'r20a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/installations.py:InstallationChange.adds unsuspend not counted as giving repositories

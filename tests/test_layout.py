@@ -157,7 +157,7 @@ def test_the_checks_see_what_they_look_for():
 )
 def test_every_script_benchmark_and_doc_is_in_its_layout_row(folder, pattern):
     # The Layout's scripts/ row left out check_image.sh, which only Deploy named: a
-    # newcomer reading the map would not know it exists (review r27e). Likewise a file of
+    # newcomer reading the map would not know it exists. Likewise a file of
     # the reference in docs/.
     row = next(line for line in README.splitlines() if line.startswith(f"| `{folder}/` |"))
     named = set(re.findall(r"`([A-Za-z0-9_.]+)`", row.split("|")[2]))

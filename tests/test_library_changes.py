@@ -1,4 +1,4 @@
-"""The notes library changes while the bot runs for months (found by review 'r21c').
+"""The notes library changes while the bot runs for months.
 
 Curators add, delete, rename and merge notes and change topics; the operator restarts
 the server to pick that up. Meanwhile the SQLite database keeps each PR's state (the
@@ -105,7 +105,7 @@ def test_wrong_naming_a_removed_note_does_not_hide_the_one_note_left(tmp_path, a
         assert [m.note_id for m in rt.ctx.feedback.marks()] == []
         assert "nothing was hidden" in replies(fake)[-1].body
         # only this library's id shape (`vllm-` and 8 hex digits) is a note's: a dated
-        # build is the reason, and the one note shown is hidden (review r21e)
+        # build is the reason, and the one note shown is hidden
         wrong = "/notes wrong nightly-20250101 has the fix"
         say(client, rt, fake, wrong, login=AUTHOR, title=title)
         assert [(m.note_id, m.reason) for m in rt.ctx.feedback.marks()] == [
@@ -450,7 +450,7 @@ def test_formerly_may_not_name_a_note_of_the_library_or_the_note_itself(tmp_path
         assert f"{path}:3: formerly: " in err and said in err, err  # line 1 is +++
 
 
-# --- found by review 'r21d' (of the changes above) ---
+# --- found by a review (of the changes above) ---
 
 
 # --- redirects of a renamed note's links, behind a proxy -------------------------------
@@ -592,7 +592,7 @@ def test_a_wrong_edited_once_the_notes_comment_exists_hides_the_note(tmp_path, a
 
 
 def test_check_flags_two_topic_names_that_notes_topic_reads_as_one(tmp_path):
-    # The check added for r21c refuses two topics with one English name "in any case"
+    # The check added for a review refuses two topics with one English name "in any case"
     # (docs/curating.md), because "comments print names, and `/notes topic` takes one". But
     # `/notes topic` reads a name with spaces, `-` and `_` as one gap (`_topic_key`:
     # `cuda graphs`, `cuda_graphs` and `cuda-graphs` are one), and the check compares
@@ -702,7 +702,7 @@ def test_a_revert_of_a_pr_that_got_a_renamed_note_gets_it(tmp_path, app_key, two
 
 
 def test_a_copy_is_one_note_whatever_the_case_of_its_repository(tmp_path):
-    # (review r21d's note: no test had two copies whose repo differs only in case)
+    # (a review's note: no test had two copies whose repo differs only in case)
     from bot.note_files import LibraryError
 
     notes = library_copy(tmp_path)
@@ -758,7 +758,7 @@ def test_the_report_titles_a_mark_on_a_note_renamed_then_retired(tmp_path):
     assert titles["vllm-renamed01"].endswith("(retired)")
 
 
-# --- found by review 'r21e' (of the fixes of r21d) ---
+# --- found by a review (of the fixes above) ---
 
 
 def add_formerly(notes: Path, note_id: str, *former: str) -> None:
@@ -815,7 +815,7 @@ def test_a_renamed_notes_importer_id_is_refused_to_any_other_note(
     # A renamed note is still found by the id the importer gave it: posted links and
     # the marks of PRs it was hidden on name it so. Another note listing that id in
     # `formerly`, or taking it as its id, passed `notes check`, and then old links
-    # opened the other note and hid it where the first had been hidden (review r21e).
+    # opened the other note and hid it where the first had been hidden.
     notes = library_copy(tmp_path)
     for old, new in renames:
         rename_note(notes, old, new)
@@ -921,7 +921,7 @@ def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
     assert [(r["note"], r["shown"], len(r["marks"])) for r in renamed] == [("vllm-renamed01", 2, 2)]
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 # kills: bot/cli_notes.py:_updated_of a retired note's marks made before its last update not flagged

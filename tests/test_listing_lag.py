@@ -1,4 +1,4 @@
-"""The file cache when GitHub's listing lags behind a push (review r23f): the real
+"""The file cache when GitHub's listing lags behind a push: the real
 `refresh_sticky` on real SQLite, through a port that lists a PR's files at a chosen
 commit (as GitHub names it in `contents_url`) and answers the PR's own head as GitHub's
 GET would. A listing at another head than the event's is looked at again when the PR is
@@ -152,7 +152,7 @@ def test_a_command_after_a_push_hides_the_lag_from_the_push_s_own_event(ctx):
         assert NOTE_FILE in shown, "B's synchronize settled on A's listing: " + shown[:300]
 
 
-# --- found by review r23g ----------------------------------------------------------
+# --- found by a review -------------------------------------------------------------
 
 
 def test_a_listing_at_neither_the_events_head_nor_the_prs_is_not_taken_as_the_prs_now(ctx):
@@ -240,7 +240,7 @@ def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a
         pytest.fail(f"a lagging list now fails its event instead of a re-check: {err}")
 
 
-# --- mutation run r24a ---
+# --- mutation testing ---
 
 
 # kills: bot/sticky.py:_with_files `moved_on = False` (GET failed) -> `moved_on = True`

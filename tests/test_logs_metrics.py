@@ -75,7 +75,7 @@ def test_metrics_render_prometheus_text_and_run_collect_hooks():
     Metrics().deliveries.labels("ping", "done").inc()
 
 
-# --- found by review 'r16a' ------------------------------------------------------------
+# --- found by a review -----------------------------------------------------------------
 
 
 def test_a_secret_is_redacted_also_as_a_json_line_escapes_it():
@@ -108,7 +108,7 @@ def test_the_manifest_code_is_redacted_at_a_trailing_slash_and_after_other_field
 
 def test_a_library_logger_with_its_own_handler_writes_nothing_unredacted():
     # PyGithub adds a StreamHandler (stderr) to the "github" logger at import: its records
-    # went out twice, once redacted as JSON and once as they were (review r25c)
+    # went out twice, once redacted as JSON and once as they were
     import github  # noqa: F401 (its import is what adds the handler)
 
     raw = io.StringIO()
@@ -204,7 +204,7 @@ def test_plain_lines_for_a_terminal_are_redacted_too():
     assert stream.getvalue() == "warning: bot.github_retry: GitHub get: [redacted]; [redacted]\n"
 
 
-# --- mutation review r26g ----------------------------------------------------------------
+# --- mutation testing --------------------------------------------------------------------
 
 
 # kills: bot/logs.py:23 `gh[opsur]_` narrowed (to `ghs_`): a personal, OAuth, user or refresh
@@ -231,7 +231,7 @@ def test_auth_headers_signatures_and_the_apps_jwt_are_redacted():
 
 def test_the_old_sha1_webhook_signature_is_redacted_too():
     # GitHub still sends X-Hub-Signature (HMAC-SHA1) beside X-Hub-Signature-256 (noticed
-    # by r26g): a line showing the headers shows both
+    # by mutation testing): a line showing the headers shows both
     sha1 = "sha1=" + "ab12" * 10
     assert Redactor()(f"X-Hub-Signature: {sha1}") == "X-Hub-Signature: [redacted]"
 
@@ -313,7 +313,7 @@ def test_a_non_ascii_secret_with_a_quote_is_redacted_whole_in_a_json_line():
     assert lines[0]["msg"] == "secret was [redacted]"
 
 
-# --- review r29f ----------------------------------------------------------------------------
+# --- found by a review ----------------------------------------------------------------------
 
 
 # kills: bot/metrics.py:Metrics.__init__ the outcomes an alert watches left without a sample

@@ -47,7 +47,7 @@ def test_prose_and_code_follow_the_same_rules():
             assert not re.search(r"#\d", out)
             assert not re.search(r"GH-\d", out, re.I)  # GH-3 links an issue too
         assert not re.search(r"(?<!redirect\.)github\.com/o/r", prose)
-        # GitHub links no URL in code: the span quotes it as typed (r17h)
+        # GitHub links no URL in code: the span quotes it as typed
         assert span.replace(ZWSP, "") == f"`{text}`"
 
 
@@ -65,7 +65,7 @@ def test_pr_link_goes_through_redirect():
     assert pr_link("vllm-project/vllm", 5) == (
         "[vllm-project/vllm PR 5](https://redirect.github.com/vllm-project/vllm/pull/5)"
     )
-    # in the repository the text is posted in (review 'r40g'): its number, the same link
+    # in the repository the text is posted in: its number, the same link
     for here in ("vllm-project/vllm", "vLLM-Project/VLLM"):
         assert pr_link("vllm-project/vllm", 5, here) == (
             "[PR 5](https://redirect.github.com/vllm-project/vllm/pull/5)"
@@ -123,7 +123,7 @@ def test_printable_keeps_an_emoji_sequences_joiners_only():
 
 
 def test_a_gh_reference_right_after_chinese_text_is_broken_up():
-    # found by review 'r16a': `\bGH-` missed "回退GH-1234" (Python counts a Chinese
+    # found by a review: `\bGH-` missed "回退GH-1234" (Python counts a Chinese
     # character as a word character; GitHub's word characters are ASCII, so it links)
     from bot.markdown_safety import safe_text
 
@@ -141,7 +141,7 @@ def test_a_github_url_with_user_info_a_port_or_a_final_dot_is_redirected_whole()
     for url in (
         "https://x@github.com/o/r/pull/8",
         "http://user:pw@www.github.com/o/r/issues/9",
-        # the same host, fully qualified or with its port (review r25c)
+        # the same host, fully qualified or with its port
         "https://github.com./o/r/pull/8",
         "https://github.com:443/o/r/pull/8",
         "http://www.github.com.:80/o/r/issues/9",
@@ -152,7 +152,7 @@ def test_a_github_url_with_user_info_a_port_or_a_final_dot_is_redirected_whole()
 
 
 def test_only_an_emoji_or_its_skin_tone_keeps_a_joiner_after_it():
-    # review 'r16g': a joiner after any modifier symbol (Sk: a backtick, `^`) was kept
+    # a joiner after any modifier symbol (Sk: a backtick, `^`) was kept
     from bot.markdown_safety import printable
 
     assert printable("`\u200d\U0001f4bb ^\u200d\U0001f4bb") == "`\U0001f4bb ^\U0001f4bb"
@@ -160,7 +160,7 @@ def test_only_an_emoji_or_its_skin_tone_keeps_a_joiner_after_it():
     assert printable(toned) == toned
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_a_code_span_of_the_text_keeps_its_url_as_typed():
@@ -174,7 +174,7 @@ def test_a_code_span_of_the_text_keeps_its_url_as_typed():
     assert "<a " not in page and f"<code>{url}</code>" in page
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/markdown_safety.py:joins_emoji 0 < i -> 0 <= i
@@ -242,7 +242,7 @@ def test_a_closing_bracket_is_escaped_so_it_cannot_end_a_link_text():
     assert link_text_of(pr_link("own]er/repo", 5)) == "own\\]er/repo PR 5"
 
 
-# --- found by review 'r30g' (the bot as an attacker's echo) ---
+# --- found by a review (the bot as an attacker's echo) ---
 
 
 @pytest.mark.parametrize(
@@ -316,7 +316,7 @@ def test_a_shortcode_in_code_is_left_as_typed():
     assert code(":rocket:") == "`:rocket:`"
 
 
-# --- review 'r40k': a quoted term as code, read raw in GitHub's notification email ---
+# --- found by a review: a quoted term as code, read raw in GitHub's notification email ---
 
 
 @pytest.mark.parametrize(

@@ -297,7 +297,7 @@ def test_a_batch_file_that_is_not_utf8_is_a_clear_error(setup, tmp_path, capsys)
     prs.write_bytes(b'{"number": 1, "title": "caf\xe9"}\n')
     code, out, err = run(capsys, "--batch", str(prs), *flags)
     assert code == 1 and out == ""
-    assert f"{prs}:1: skipped: not UTF-8 (byte 27)" in err  # a line alone (review r16m)
+    assert f"{prs}:1: skipped: not UTF-8 (byte 27)" in err  # a line alone
 
 
 @pytest.mark.skipif(not EXAMPLES.exists(), reason="webhook examples not installed")
@@ -458,7 +458,7 @@ def test_match_json_lists_the_notes_held_back_and_why(tmp_path, capsys):
     # PR, ...), so a curator tunes the right thing"; docs/matching.md's own preview command is
     # `match --payload event.json --files-from files.txt --json`. The text output listed
     # the elastic-EP note held back on this tests-only PR; --json (and so --batch) printed
-    # only "notes" and "topics": the note and its rule were gone (found by review 'r15e').
+    # only "notes" and "topics": the note and its rule were gone.
     args = ["--title", ELASTIC_TITLE, "--file", ELASTIC_TEST, *SHIPPED]
     code, text, _ = run(capsys, *args)
     assert code == 0 and "vllm-64eca4f8" in text and "changes only tests and CI" in text
@@ -725,7 +725,7 @@ def test_without_library_flags_match_reads_the_servers_library(setup, capsys, mo
     assert code == 2 and "configuration error" in err
 
 
-# --- found by review 'r16a' ------------------------------------------------------------
+# --- found by a review -----------------------------------------------------------------
 
 
 def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, capsys):
@@ -743,7 +743,7 @@ def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, caps
     assert "\x1b" not in out and "\x07" not in out, out
 
 
-# --- found by review 'r16m' ---
+# --- found by a review ---
 
 R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
 
@@ -879,7 +879,7 @@ def test_match_number_out_of_range_is_refused(tmp_path):
     assert r.returncode == 2 and "--number" in r.stderr, r.stdout
 
 
-# --- found by mutation run 'r25d' (bot/cli_match.py) ---
+# --- found by mutation testing (bot/cli_match.py) ---
 
 
 # kills: bot/cli_match.py:_facts_from_payload_file `lb not in facts.labels` -> `lb in facts.labels`
@@ -1072,7 +1072,7 @@ def test_a_batch_of_dash_is_read_from_stdin_and_its_lines_named(setup, tmp_path)
     assert [n["id"] for n in json.loads(r.stdout)["notes"]] == ["vllm-aaaa0001"]
 
 
-# --- found by review 'r28q' (CLI) ---
+# --- found by a review (CLI) ---
 
 
 # kills: bot/given_paths.py:_listed a `git diff --name-status` line taken whole ("M\tvllm/x.py"
@@ -1161,7 +1161,7 @@ def test_a_rename_line_given_with_a_payload_is_one_file_as_the_bot_counts_it(tmp
     assert code == 0 and cli_notes(out) == server_match(server)
 
 
-# --- found by review 'r29c' (CLI: paths as a curator gives them) ---
+# --- found by a review (CLI: paths as a curator gives them) ---
 
 
 def _git(repo: Path, *argv: str) -> str:
@@ -1653,7 +1653,7 @@ def test_version_names_the_installed_release(capsys):
     assert capsys.readouterr().out == f"review-notes {version('review-notes')}\n"
 
 
-# --- found by r36e ---
+# --- found by a review ---
 
 
 # kills: bot/cli.py:server_library (hand) `match`'s repository left vllm-project/vllm when

@@ -136,7 +136,7 @@ def test_a_reason_names_each_file_and_word_once():
     # the whole line's weight; found by review 'diff11'), and named, not "1 other file"
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
-        # the aspect is of the note's topic whose terms hold it (r23e)
+        # the aspect is of the note's topic whose terms hold it
         "title mentions 'piecewise' (what this note is about in CUDA graphs)",
         "title mentions 'prefix caching' (topic: Prefix caching)",
         "changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)",
@@ -1062,8 +1062,7 @@ def test_on_topics_alone_a_note_needs_its_first_topic():
 
 def test_a_notes_path_alone_needs_one_of_its_topics_to_agree():
     # docs/curating.md, `paths`: "A path is strong evidence (it still needs one of the note's topics
-    # to agree)"; with `note_path` at the threshold a path alone linked the note (found by
-    # review 'r15e')
+    # to agree)"; with `note_path` at the threshold a path alone linked the note
     lib = library(note("p", ("cuda-graphs", "rocm"), paths=("vllm/models/x/attention.py",)))
     cfg = CFG.model_copy(update={"weights": TEST_WEIGHTS.model_copy(update={"note_path": 4.0})})
     files = ["vllm/models/x/attention.py"]
@@ -1154,7 +1153,7 @@ def test_an_aspect_needs_the_subsystem_s_files_when_the_files_are_known():
 def test_an_aspect_beside_another_family_member_s_tag_is_that_member_s_word():
     """An aspect is a common word (`MLA`, `metrics`): when it is all the note has of its
     own and the title's tag names a family member the note is not on ("[Nixl][PD] DCP
-    support for MLA models"), the word is that member's, not the note's (r42b)."""
+    support for MLA models"), the word is that member's, not the note's."""
     lib = library(note("n-accept", ("spec-decode", "rocm"), aspects=("metric",)))
     fam = {"family_topics": {"prefix-caching"}}
     cfg = CFG.model_copy(update={**fam, "aspect_beside_family_tag": True})
@@ -1200,7 +1199,7 @@ def test_an_aspect_beside_another_family_member_s_tag_is_that_member_s_word():
 def test_an_aspect_of_its_own_carries_a_note_whose_topics_are_all_broad():
     """The NPU CI note's topics (CI, test plumbing) are both broad: its aspect and a CI
     tag scored 3 + 2.5 x 0.5 (broad) x 0.5 (one topic of two shown), under the
-    threshold that a note on topics of full weight reaches with the same two (r41e)."""
+    threshold that a note on topics of full weight reaches with the same two."""
     ci = Topic(id="ci", name_en="Hardware CI", name_zh="硬件 CI", keywords=("CI",))
     mocks = Topic(id="mocks", name_en="Test mocks", name_zh="测试 mock", keywords=("conftest",))
     lib = Library(
@@ -1332,8 +1331,7 @@ def test_shipped_notes_a_notes_path_alone_without_any_of_its_topics_links_no_not
     # ROCm in it, got that note on "changes ... (a path of this note)" alone: note_path
     # (4.0) times the file's share (1.0) is the threshold. Real false comments of audit 4
     # (natural_traffic_4 #45091 "Fix DeepSeek V4 FlashMLA auto KV cache dtype", #53697
-    # "[Model] Remove unused DeepSeek V4 top-k buffer helper") were this case (found by
-    # review 'r15e').
+    # "[Model] Remove unused DeepSeek V4 top-k buffer helper") were this case.
     lib, cfg = load_library(), load_match_config()
     facts = PRFacts(
         repo=REPO,
@@ -1352,8 +1350,7 @@ def test_shipped_notes_a_notes_path_alone_without_any_of_its_topics_links_no_not
 
 def test_shipped_notes_code_names_in_an_indented_code_block_do_not_link_a_note():
     # The same block as a fenced one links nothing; indented, its two names counted as
-    # `note_body_code` ("the author wrote the name in prose") and linked the DSpark note
-    # (found by review 'r15e').
+    # `note_body_code` ("the author wrote the name in prose") and linked the DSpark note.
     lib, cfg = load_library(), load_match_config()
     body = (
         "This fixes the spec decode loader for Qwen3.\n\nRepro:\n\n"
@@ -1420,7 +1417,7 @@ def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(ti
     # English title (or its keywords) says, in the same words (the reason tells which are
     # the title's and which its keywords')". reasons.shared_detail quoted the whole PR
     # identifier a shared word was read from (word_forms), so a reviewer was told the
-    # note's title or keywords hold names they do not (found by review 'r15e').
+    # note's title or keywords hold names they do not.
     lib, cfg = load_library(), load_match_config()
     note = lib.by_id[note_id]
     side_words = {
@@ -1430,7 +1427,7 @@ def test_shipped_notes_a_similar_titles_reason_quotes_only_what_the_note_says(ti
     facts = PRFacts(repo=REPO, number=0, title=title)
     (match,) = [m for m in match_pr(facts, lib, cfg).candidates if m.note is note]
     claims = [c for r in match.reasons for c in _shared_claims(r)]
-    # and what another line says is "also in" the note's title or keywords (r23b, r23e)
+    # and what another line says is "also in" the note's title or keywords
     for side in ("title", "keywords"):
         also = [r for r in match.reasons if f"also in this note's {side}" in r]
         claims += [(q, side) for r in also for q in also_said_of(r, side)]
@@ -1444,8 +1441,7 @@ def test_shipped_notes_a_private_name_keyword_is_not_shared_as_an_english_word()
     # matches only as written (`_capturing` never hits "capturing")". Title similarity
     # split the eager-region note's `_capturing` into the word "capturing": the reason
     # said "title shares 'region', 'eager' with this note's title and 'capturing' with its
-    # keywords", and that word lifted the note from 3.58 to 5.2, over the threshold
-    # (found by review 'r15e').
+    # keywords", and that word lifted the note from 3.58 to 5.2, over the threshold.
     lib, cfg = load_library(), load_match_config()
     result = match_pr(
         PRFacts(repo=REPO, number=0, title="Fix capturing flag in eager region"), lib, cfg
@@ -1803,7 +1799,7 @@ def test_a_title_sharing_rare_words_with_the_notes_title_is_evidence(tmp_path):
     assert ids(without) == []  # the topic alone, at half coverage, is too little
     result = match_pr(pr(title), lib, _similar_cfg(tmp_path))
     assert ids(result) == ["n-eager"]
-    # `cuda` (1 title in 11) is below the IDF floor of 3; in the title's order (r23b), and
+    # `cuda` (1 title in 11) is below the IDF floor of 3; in the title's order, and
     # `graph` once, on the line that quotes it already
     assert result.matches[0].reasons == (
         "title shares 'eager', 'region' with this note's title",
@@ -1824,14 +1820,14 @@ def test_a_letter_that_lower_cases_to_ascii_is_quoted_as_the_word(tmp_path):
 def test_a_private_name_keyword_is_no_word_a_similar_title_shares(tmp_path):
     # docs/matching.md: "a term with a leading underscore is a private name and matches only as
     # written (`_capturing` never hits "capturing")"; title similarity split it into the
-    # word "capturing" (found by review 'r15e')
+    # word "capturing"
     n = note("n", ("cuda-graphs",), title_en="Eager region", keywords=("_capturing", "ubatch"))
     result = match_pr(
         pr("Fix ubatch capturing in eager region"), library(n), _similar_cfg(tmp_path)
     )
     (m,) = result.candidates
     shares = [r for r in m.reasons if r.startswith("title shares")]
-    # no 'capturing'; `ubatch` is said once, as the keyword it is (r23b)
+    # no 'capturing'; `ubatch` is said once, as the keyword it is
     assert shares == ["title shares 'eager', 'region' with this note's title"]
     assert "title mentions 'ubatch' (a term this note is about)" in m.reasons
     # written as it is, the name is the note's keyword
@@ -1895,7 +1891,7 @@ def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
     lib = library(note("n", ("ec-connector",), source_pr=49585, read_with=(38390, 47941)))
     got = match_pr(pr("[Model Runner v2] E/P/D disaggregation support", number=38390), lib, CFG)
     assert ids(got) == ["n"]
-    # found by review 'r40g': "this note lists this PR to read with its own" left a
+    # found by a review: "this note lists this PR to read with its own" left a
     # reader to guess what "its own" was (the note's PR; a note may have none)
     assert got.matches[0].reasons == ("this note lists this PR as one to read with it",)
     other_repo = replace(pr("E/P/D disaggregation support", number=38390), repo="o/fork")
@@ -2037,11 +2033,11 @@ def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keyw
     eager = next(n for n in lib.notes if "eager_break_during_capture" in n.keywords)
     title = "[Bugfix] Skip generic attention during piecewise CUDA graph capture"
     m = next(m for m in match_pr(pr(title), lib, load_match_config()).candidates if m.note is eager)
-    # the words another line quotes are said there, once (r23b): whose each side is
+    # the words another line quotes are said there, once: whose each side is
     assert m.reasons == (
         "title mentions 'piecewise' (what this note is about in CUDA graphs)",
         "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
-        # no keyword writes 'graph capture': the gloss names the word one does (r23e)
+        # no keyword writes 'graph capture': the gloss names the word one does
         "title mentions 'graph capture' ('capture' also in a term this note is about;"
         " topic: CUDA graphs)",
         "title shares 'attention' with terms this note is about",
@@ -2116,7 +2112,7 @@ def test_code_defaults_are_the_shipped_config():
         assert getattr(default, field) == getattr(shipped, field), field
 
 
-# --- found by review 'r16i': deep paths ------------------------------------------------------
+# --- found by a review: deep paths -----------------------------------------------------------
 
 
 def test_deep_paths_cost_linear_work_and_match_as_before():
@@ -2157,7 +2153,7 @@ def test_deep_paths_cost_linear_work_and_match_as_before():
     assert sum(hashed) <= 2 * small  # only prefixes as deep as a literal entry: not 16x
 
 
-# --- found by review 'r16h' ----------------------------------------------------------
+# --- found by a review ---------------------------------------------------------------
 
 _REPO = "vllm-project/vllm"
 
@@ -2322,7 +2318,7 @@ def test_amd64_is_not_the_rocm_platform():
 
 
 def test_a_file_under_many_topics_is_asked_once_whether_it_is_docs(monkeypatch):
-    # found by review 'r16i': each topic a docs/ file hit asked the aux globs again (a
+    # found by a review: each topic a docs/ file hit asked the aux globs again (a
     # PR of 3,000 such files 2 KB deep: 4-5 s)
     matcher = CompiledMatcher(load_library(), load_match_config())
     asked = []
@@ -2335,7 +2331,7 @@ def test_a_file_under_many_topics_is_asked_once_whether_it_is_docs(monkeypatch):
     assert len(asked) <= 2 * len(files)
 
 
-# --- found by review 'r16g' ---
+# --- found by a review ---
 
 
 def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
@@ -2356,7 +2352,7 @@ def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
         assert index.owners(target) == {"note"}, glob
 
 
-# --- found by review 'r16k' ---
+# --- found by a review ---
 
 
 def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
@@ -2382,7 +2378,7 @@ def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
     assert "lora" in result.topics
 
 
-# --- found by review 'r16n' ---
+# --- found by a review ---
 
 
 def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
@@ -2481,7 +2477,7 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
     # CUDA graph' title fits three notes and names none)". The words this title shared
     # with the eager-region note's title were its topics' keywords again ('CUDA graph',
     # 'graph capture'): a similar-title evidence of 0.37 counted as the note's own and
-    # lifted the ambiguity, linking the ROCm one of the three (found by review 'r16n')
+    # lifted the ambiguity, linking the ROCm one of the three
     matcher = CompiledMatcher(load_library(), load_match_config())
     for title in (
         "[ROCm][Bugfix] Fix sparse MLA CUDA graphs",
@@ -2497,7 +2493,7 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
     assert ids(result)[:1] == ["vllm-0341d216"]
 
 
-# --- found by review 'r17a' ---
+# --- found by a review ---
 
 
 def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
@@ -2591,7 +2587,7 @@ def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it(
     assert any(r.startswith("title mentions 'EP'") for r in reasons), reasons
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
@@ -2612,7 +2608,7 @@ def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
     assert not [r for m in result.matches for r in m.reasons if "prefix. Cache" in r]
 
 
-# --- found by review 'r17e' ---
+# --- found by a review ---
 
 
 def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
@@ -2641,7 +2637,7 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     assert not any("what this note is about in" in r for r in tagged)
 
 
-# --- found by review 'r17k' ---
+# --- found by a review ---
 
 
 def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
@@ -2701,7 +2697,7 @@ def test_a_word_counted_as_the_notes_own_does_not_also_show_its_topic():
     assert any("'conftest'" in r for r in npu.reasons)  # still counted, once
 
 
-# --- found by review 'r17l' ---
+# --- found by a review ---
 
 
 def test_every_file_a_note_path_and_a_topic_share_is_named_once():
@@ -2760,7 +2756,7 @@ def test_the_notes_own_word_in_another_spelling_does_not_show_its_topic_either()
     assert score("tool call") == score("tool calls")
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/reasons.py:reason_lines `why and why not in whys` -> `why`
@@ -2799,7 +2795,7 @@ def test_a_shorter_keyword_already_found_at_a_place_is_counted_once_there():
     assert hits["toolcall"].count == 1 and hits["toolcall"].spans == ((0, 10),)
 
 
-# --- found by review 'r18c' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -2859,7 +2855,7 @@ def test_eval_script_scan_terms_title_only_scans_titles(tmp_path, capsys, eval_s
     assert "title only" in titles and note.id not in titles  # the title links nothing
 
 
-# --- found by mutation run 'r21b' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/reasons.py:changes a rename's two paths counted as two files
@@ -2916,7 +2912,7 @@ def test_a_reason_two_merged_lines_share_is_said_once():
     assert reason_lines(scored) == ("changes a.py (topic: A)", "changes b.py (topic: A)")
 
 
-# --- found by review 'r35i': a line left counting files named none of them ---
+# --- found by a review: a line left counting files named none of them ---
 
 
 def test_a_notes_one_other_file_is_named():
@@ -3060,7 +3056,7 @@ def test_the_file_a_line_named_first_leads_the_rest_its_shared_files_leave():
     assert _named_by("title mentions 'x'", frozenset({"s.py"}), ["s.py"]) == "title mentions 'x'"
 
 
-# --- found by mutation run 'r21a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/matching.py:_files_alone a description word makes a note's topic evidence more than
@@ -3323,7 +3319,7 @@ def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_i
     )
 
 
-# --- found by mutation run 'r22a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/pathindex.py:GlobIndex.__init__ a one-character run never counted as present where a
@@ -3362,7 +3358,7 @@ def test_a_keyword_ending_in_one_capital_letter_has_any_plural():
     assert set(index.find("Vectorize top-Ks in the sampler")) == {"topk"}
 
 
-# --- found by mutation run r22a: a keyword inside a longer one starting with its plural ---
+# --- found by mutation testing: a keyword inside a longer one starting with its plural ----
 
 
 # Found beside the mutants (fixed): a check that an index of many keywords finds each one where an
@@ -3394,7 +3390,7 @@ def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural(
     assert set(connectors) == {"connector", "connectorselastic"}
 
 
-# --- found by mutation run r24b: the reason wording's helpers ---------------------------
+# --- found by mutation testing: the reason wording's helpers ----------------------------
 
 
 # kills: bot/matching.py:CompiledMatcher._code_first `_code_first` sorting a docs file (`aux_files`)
@@ -3559,7 +3555,7 @@ def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
     )
 
 
-# --- found by mutation run 'r24e' (bot/link_rules.py) ---
+# --- found by mutation testing (bot/link_rules.py) ---
 
 
 # kills: bot/link_rules.py:LinkRules.link.rank `m.note.id in source_ids` (the PR's own note ranks
@@ -3758,7 +3754,7 @@ def test_far_below_names_the_best_note_linked_not_the_best_held_back():
     assert result.held_back[-1] == ("c", "far below the best note (b)")
 
 
-# --- found by mutation run 'r25d' (bot/match_config.py) ---
+# --- found by mutation testing (bot/match_config.py) ---
 
 
 # kills: bot/match_config.py:Weights a weight's floor `ge=0` -> `ge=1`

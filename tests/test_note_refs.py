@@ -247,13 +247,13 @@ def test_a_relation_after_a_fenced_html_comment_opener_is_read():
 
 
 def test_a_quote_from_a_description_is_printed_inert():
-    # found by review 'r16a': the quote is the PR author's words, printed to a terminal
+    # found by a review: the quote is the PR author's words, printed to a terminal
     got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to \x1b]8;;x\x07#1")]
     (line,) = [x for x in render_refs(note(), got) if "+=" in x]
     assert "\x1b" not in line and "\\x1b]8;;x\\x07#1" in line
 
 
-# --- found by review 'r16h' ----------------------------------------------------------
+# --- found by a review ---------------------------------------------------------------
 
 
 def test_a_reference_shown_as_code_relates_nothing():
@@ -265,7 +265,7 @@ def test_a_reference_shown_as_code_relates_nothing():
     assert mentioned(body, note(), []) == [52420]
 
 
-# --- found by review 'r16m' ---
+# --- found by a review ---
 
 
 class _HTMLHandler(http.server.BaseHTTPRequestHandler):
@@ -315,7 +315,7 @@ def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path
     assert r.returncode == 1
 
 
-# --- found by mutation run 'r21b' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/note_refs.py:render_refs the numbers named are joined without commas
@@ -343,7 +343,7 @@ def test_numbers_named_are_listed_in_the_order_the_description_names_them():
     assert mentioned("See #900, then #12 and #500.", note(), []) == [900, 12, 500]
 
 
-# --- found by mutation run 'r25d' (bot/relations.py) ---
+# --- found by mutation testing (bot/relations.py) ---
 
 
 # kills: bot/relations.py:31-39 hand: each phrase dropped from `_PHRASES`, `&` dropped from
@@ -415,7 +415,7 @@ def test_not_just_a_relation_is_still_that_relation():
     assert rel("It won’t just fix #9") == []
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 # kills: bot/cli_notes.py:_cmd_notes_refs settings that do not load taken for success (exit 0,

@@ -201,7 +201,7 @@ def test_round_trip_keeps_awkward_text():
     assert parse_note(dump_note(note), "x.md") == note
 
 
-# --- found by mutation run 'r26b' of bot/note_files.py ---
+# --- found by mutation testing of bot/note_files.py ---
 
 
 # kills: bot/note_files.py:split_front_matter `.strip()` dropped (a fence typed with a space
@@ -283,7 +283,7 @@ def test_an_opening_fence_typed_full_width_says_what_to_type():
     )
 
 
-# found by review 'r41i': the guidance typed on the closing fence's line, `+++值得精读。`,
+# found by a review: the guidance typed on the closing fence's line, `+++值得精读。`,
 # was "n.md:1: header: no closing '+++' line": line 1 holds a good fence, and nothing said
 # that line 4 was meant
 @pytest.mark.parametrize("after", ["值得精读：这是采样器中第一个水印方案。", " 值得精读。", "值得"])
@@ -525,7 +525,7 @@ def test_a_long_array_is_written_one_element_a_line_but_one_element_stays_on_its
         ("**/spec_decode/*.py", "vllm/v1/spec_decode/eagle.py", True),
         ("vllm/**/core/*.py", "vllm/v1/core/kv_cache_utils.py", True),
         # a trailing `/` names directories only, as in CODEOWNERS (found by mutation run
-        # r22a: `disaggregated*/` took `disaggregated_serving.py`)
+        # `disaggregated*/` took `disaggregated_serving.py`)
         ("vllm/*/", "vllm/x.py", False),
         ("vllm/*/", "vllm/a/x.py", True),
         ("serving/disaggregated*/", "serving/disaggregated_serving.py", False),
@@ -560,7 +560,7 @@ def test_glob_semantics(pattern, path, matches):
         ("./vllm/x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/../csrc/", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/./x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
-        # found by review 'r16c': an address from the browser, a doubled slash
+        # found by a review: an address from the browser, a doubled slash
         (
             "https://github.com/vllm-project/vllm/blob/main/vllm/x.py",
             "a URL, not a path: write the file's path from the repository's root",
@@ -568,12 +568,12 @@ def test_glob_semantics(pattern, path, matches):
         ("vllm//x.py", "GitHub's paths have no empty parts: write one '/' between names"),
         ("//vllm/", "GitHub's paths have no empty parts: write one '/' between names"),
         ("vllm//", "GitHub's paths have no empty parts: write one '/' between names"),
-        # found by review 'r41i': a tab (legal in a TOML string) passed, and the path
+        # found by a review: a tab (legal in a TOML string) passed, and the path
         # matched no file, silently
         ("vllm/x\t.py", "holds a tab (U+0009), which no file's path holds: delete it"),
         ("vllm/x.py\nvllm/y.py", "holds a line break (U+000A): write one path per string"),
         ("vllm/\x01x.py", "holds U+0001, a control character no file's path holds: delete it"),
-        # found by review 'r41l': a path copied from Windows, its `\b`, `\t`, `\r` escapes
+        # found by a review: a path copied from Windows, its `\b`, `\t`, `\r` escapes
         (
             "benchmarks\backend.py",
             "holds a backspace (U+0008), which is what '\\b' in a \"...\" string is: a path"
@@ -622,7 +622,7 @@ def test_toml_lines_finds_comments_and_not_a_hash_in_a_string():
     assert comments(text) == {0: 0, 1: 20, 2: 6, 7: 4}
 
 
-# --- terms a PR's text can hold (bot.note_terms): found by mutation run 'r22a' ------------
+# --- terms a PR's text can hold (bot.note_terms): found by mutation testing ---------------
 
 
 # kills: bot/note_terms.py:check_term a term of spaces only called padded instead of empty

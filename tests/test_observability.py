@@ -140,8 +140,7 @@ def test_no_rate_limit_sample_until_github_gave_one(tmp_path, fake_github, app_k
     with serving(make_settings(tmp_path / "dry")) as (client, _):
         assert name not in samples(client.get("/metrics").text)
     settings = app_settings(tmp_path / "live", fake_github, app_key)
-    # a client of its own: not the start's, which asks GitHub for the App (found by
-    # review 'r17b')
+    # a client of its own: not the start's, which asks GitHub for the App
     with serving(settings, github=live_github(settings)) as (client, rt):
         assert name not in samples(client.get("/metrics").text)  # no GitHub call yet
         rt.ctx.github.calls.record("GET", "/rate_limit", "200", {"x-ratelimit-remaining": "0"})

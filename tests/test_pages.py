@@ -221,7 +221,7 @@ def test_list_is_newest_first_then_by_id_and_only_the_repo(client):
     "path", ["/notes?repo=acme/widgets", "/topics?repo=acme/widgets", "/notes/n-other-repo"]
 )
 def test_the_site_links_keep_the_repository_chosen(client, path):
-    # noticed by review 'r15c': Notes and Topics went back to the default repository
+    # noticed by a review: Notes and Topics went back to the default repository
     html = client.get(path).text
     assert html.count('href="/notes?repo=acme%2Fwidgets"') >= 2  # the brand and Notes
     assert 'href="/topics?repo=acme%2Fwidgets"' in html
@@ -259,7 +259,7 @@ def test_list_as_json_by_accept_header_and_by_format(client):
 
 @pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
 def test_json_named_beside_a_wildcard_wins_over_html(client, path):
-    # found by review 'r15c': axios's default names JSON and matches HTML by `*/*` only,
+    # found by a review: axios's default names JSON and matches HTML by `*/*` only,
     # at the same q; the more specific range wins (RFC 9110 12.5.1)
     r = client.get(path, headers={"accept": "application/json, text/plain, */*"})
     assert r.headers["content-type"].startswith("application/json")
@@ -307,14 +307,14 @@ def test_filter_form_keeps_the_chosen_values(client):
         ("deadlock 死锁", ["n-graph"]),  # mixed
         # full-width letters and ideographic space; n-twin by its topic's name
         ("ＣＵＤＡ　graph", ["n-graph", "n-twin"]),
-        # a keyword; n-twin by its topic's name, CUDA graphs, written as one word (r29e)
+        # a keyword; n-twin by its topic's name, CUDA graphs, written as one word
         ("cudagraph", ["n-graph", "n-twin"]),
         ("52401", ["n-graph"]),  # the source PR number
         ("order matters", ["n-graph"]),  # summary_en
         ("指引 n-rocm", ["n-rocm-a", "n-rocm-b"]),
         ("deadlock 采样", []),  # all terms must occur
         ("<script>", ["n-hostile"]),
-        # found by review 'r15c': what the note page lists was not searched, and a
+        # found by a review: what the note page lists was not searched, and a
         # separator other than a space stuck to its term ("No notes match")
         ("vllm/compilation", ["n-graph"]),  # a path
         ("49994", ["n-graph"]),  # a PR to read with it
@@ -366,10 +366,10 @@ def test_note_page_shows_everything(client):
     assert '<html lang="en">' in html
     assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
     assert "Worth a deep read: the capture order matters." in page.text
-    # found by review 'r40g': the comment says "title mentions 'capture' (what this note
+    # found by a review: the comment says "title mentions 'capture' (what this note
     # is about in CUDA graphs)", and the page it links called the same words
     # "Aspects", a curators' word a reviewer could not tie to the comment's; its keywords,
-    # "a term this note is about" in the comment, are labelled so too (review 'r41a')
+    # "a term this note is about" in the comment, are labelled so too
     assert "<dt>What it is about in its topics</dt><dd><code>capture</code></dd>" in html
     assert "<dt>Terms it is about</dt><dd><code>cudagraph</code>" in html
     read_with = '<a href="https://redirect.github.com/vllm-project/vllm/pull/49994" rel="noopener">'
@@ -559,7 +559,7 @@ def test_guidance_html(text, html):
     assert guidance_html(text) == html
 
 
-# Found by mutation run 'r27c': a line of spaces after an empty one, or at either end of
+# Found by mutation testing: a line of spaces after an empty one, or at either end of
 # the guidance, was shown as a line of its own (a <br> and the spaces), though a blank
 # line is no text: "段落一\n\n\u3000\n段落二" opened its second paragraph with an empty
 # line, where "段落一\n\u3000\n\n段落二" gave two plain paragraphs.
@@ -766,7 +766,7 @@ def test_summary_code_spans_render_as_code_and_stay_escaped():
     )
 
 
-# --- found by review 'r17d' ---
+# --- found by a review ---
 
 
 def test_search_finds_a_note_by_its_pr_number_written_as_github_writes_it():
@@ -854,7 +854,7 @@ def test_every_page_names_an_icon_the_site_serves(library):
     assert icon.text.startswith("<svg ")
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -875,7 +875,7 @@ def test_favicon_ico_leads_to_the_sites_icon(library, public_url, location):
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
 
 
-# --- found by review 'r22e' (mutation run of bot/page_json.py) ---
+# --- found by mutation testing (bot/page_json.py) ---
 
 
 def asking(accept: str, fmt: str | None = None) -> Request:
@@ -930,7 +930,7 @@ def test_a_404_is_a_page_when_format_or_accept_prefers_html(accept, fmt, html):
     assert prefers_html(asking(accept, fmt)) is html
 
 
-# --- found by mutation run 'r25e' of bot/pages.py ---
+# --- found by mutation testing of bot/pages.py ---
 
 
 def curated(library: Library) -> Library:
@@ -983,7 +983,7 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
 # kills: bot/pages.py:68 (hand) and :NotesSite.stylesheet (hand) the stylesheet and icon not
 #   cacheable: every page load fetched them again
 # kills: bot/pages.py ASSET_HEADERS (hand) no nosniff on the stylesheet, script and icon: the
-#   one kind of answer of the site without it (review r34h; SecurityHeaders sends it now)
+#   one kind of answer of the site without it (SecurityHeaders sends it now)
 @pytest.mark.parametrize("path", ["/assets/notes.css", "/assets/favicon.svg", "/assets/notes.js"])
 def test_the_assets_are_cached_for_an_hour_and_sent_nosniff(client, path):
     r = client.get(path)
@@ -1035,7 +1035,7 @@ def test_a_retired_note_says_which_note_in_the_page_title_and_the_json(library):
 #   topics page answered 200 with `null`
 # kills: bot/page_json.py:error_as_json the 400 of an unreadable ?format= sent as JSON to a browser
 # kills: bot/page_json.py:error_as_json (hand) as a page to a client asking for JSON (the error
-#   answered as a page whatever Accept said: r35c)
+#   answered as a page whatever Accept said)
 @pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics", "/notes/n-graph/source"])
 def test_an_unknown_format_is_a_400_in_the_format_accept_asks(client, path):
     # The format asked is the one the error is about, so Accept alone says which the
@@ -1115,14 +1115,14 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
     assert r.status_code in (308, 404, 410) and r.headers["cache-control"] == "no-cache"
 
 
-# --- found by review 'r28p' (links as readers paste them) ---
+# --- found by a review (links as readers paste them) ---
 
 
 # kills: bot/pages.py:NotesSite.former (hand) a link pasted with the punctuation after it (a chat
 #   autolinker takes the full stop or the closing parenthesis, a Chinese IME's full-width comma
 #   follows the URL with no space) answered a plain 404
 # kills: bot/pages.py:NotesSite.router (hand) no route for the source page's link pasted so:
-#   /notes/<id>/source. was a 404 while /notes/<id>. redirected (review r29e)
+#   /notes/<id>/source. was a 404 while /notes/<id>. redirected
 # kills: bot/pages.py:pasted_off (hand) only punctuation taken off: a Chinese sentence run on
 #   from a link (/notes/<id>，请看), as GitHub's autolinker takes it, was a 404
 # kills: bot/pages.py:NotesSite.former (hand) None for the id a note has now: /notes/<id>/source.
@@ -1138,20 +1138,20 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
         ("/notes/n-graph）。", "/notes/n-graph"),
         ("/notes/n-graph%22/source?format=json", "/notes/n-graph/source?format=json"),
         ("/notes/n-old-graph.", "/notes/n-graph"),  # a former id with it: straight to the note
-        # the source page's link so pasted (review r29e: it was a 404)
+        # the source page's link so pasted (it was a 404)
         ("/notes/n-graph/source.", "/notes/n-graph/source"),
         ("/notes/n-graph/source）。?format=json", "/notes/n-graph/source?format=json"),
         ("/notes/n-old-graph/source)", "/notes/n-graph/source"),
         ("/notes/n-graph./source.", "/notes/n-graph/source"),
         # a Chinese sentence run on from it, no space between: GitHub's autolinker takes
-        # all up to an ASCII space (review r29e: a 404)
+        # all up to an ASCII space (a 404)
         ("/notes/n-graph，请看这条", "/notes/n-graph"),
         ("/notes/n-graph里面说了", "/notes/n-graph"),
         ("/notes/n-graph.\u200b", "/notes/n-graph"),  # a zero-width space copied with it
         ("/notes/n-old-graph/source。谢谢", "/notes/n-graph/source"),
         ("/notes/n-graph/source.请看", "/notes/n-graph/source"),
-        # a '?' sent encoded: the path the request's URL gives writes it %3F (review r29e:
-        # the redirect went to /notes/n-graph%3F/notes/n-graph, the path taken for a prefix)
+        # a '?' sent encoded: the path the request's URL gives writes it %3F
+        # (the redirect went to /notes/n-graph%3F/notes/n-graph, the path taken for a prefix)
         ("/notes/n-graph%3F", "/notes/n-graph"),
         ("/notes/n-old-graph%3F/source", "/notes/n-graph/source"),
     ],
@@ -1236,7 +1236,7 @@ def test_a_search_names_its_query_in_the_page_title(client):
     assert "<title>Notes · review notes</title>" in client.get("/notes").text
 
 
-# --- found by review 'r30d' ---
+# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.note_source (hand) always plain text: a phone laid the page
@@ -1317,7 +1317,7 @@ def test_the_source_page_of_another_repositorys_note_stays_in_it(library):
     assert 'class="brand" href="/notes?repo=acme-org%2Fwidgets"' in r.text
 
 
-# --- found by review r30h ---
+# --- found by a review ---
 
 
 # kills: bot/page_json.py:source_as_page (hand) another ?format= left to Accept: a browser
@@ -1339,7 +1339,7 @@ def test_the_source_answers_another_format_by_naming_its_two(client, fmt, accept
     assert r.json() == {"detail": said} if as_json else said in Page(r.text).text
 
 
-# --- found by review r34h (a note's link as a reader types it) ---
+# --- found by a review (a note's link as a reader types it) ---
 
 
 # kills: bot/pages.py:id_readings (hand) the id as written only: an id in capitals (typed from
@@ -1425,7 +1425,7 @@ def test_every_error_page_offers_the_search_and_a_missing_note_says_why(library,
     assert 'action="/notes" role="search"' in r.text
 
 
-# --- found by r35c ---
+# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.unknown_repo (hand) never: a mistyped ?repo= listed "0 of 0 notes"
@@ -1472,7 +1472,7 @@ def test_a_repository_with_no_notes_anywhere_says_so(library):
     assert empty.get("/notes").status_code == 200  # the default: its list says there are none
 
 
-# --- found by r36c ---
+# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere`: /notes of an install whose
@@ -1505,7 +1505,7 @@ def test_the_default_repository_without_notes_names_those_that_have_them(library
     assert "No notes of" not in said and '<ul class="links">' not in said
 
 
-# --- found by r37d ---
+# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere` in the JSON list: a client

@@ -124,7 +124,7 @@ def test_an_indented_code_block_is_left_out_of_the_description():
     # comments, code blocks, <details>, test results and logs"; bot/markdown_text.py:
     # "Matching leaves a description's code blocks ... out: fenced blocks ..., indented
     # blocks". A four-space block after a blank line (not in a list) is a code block on
-    # GitHub, yet clean_body kept it (found by review 'r15e').
+    # GitHub, yet clean_body kept it.
     cleaned = clean_body(INDENTED_REPRO)
     assert "load_dspark_model" not in cleaned, cleaned
     assert "This fixes the spec decode loader for Qwen3." in cleaned
@@ -194,7 +194,7 @@ def test_crlf_descriptions_close_their_fences():
         ("    x = 1\n", "EAGLE"),  # indented code: cmark-gfm reads the text
         ("- a\n\n      b\n", "EAGLE"),  # code in list items
         (">    ", "EAGLE"),  # 16,384 nested quotes on one line
-        ("| -\n", "EAGLE"),  # table-rule-like lines: 3-5 s (found by review 'r16i')
+        ("| -\n", "EAGLE"),  # table-rule-like lines: 3-5 s
     ],
 )
 def test_hostile_descriptions_of_github_s_maximum_size_are_cleaned(unit, tail):
@@ -303,7 +303,7 @@ def test_referenced_prs():
 
 
 def test_a_link_to_another_host_ending_in_github_com_is_no_reference():
-    # `notgithub.com/vllm-project/vllm/pull/5` was read as PR 5 (review r25g); `www.`,
+    # `notgithub.com/vllm-project/vllm/pull/5` was read as PR 5; `www.`,
     # a scheme or Chinese text before github.com still refer
     repo = "vllm-project/vllm"
     for host in ("https://notgithub.com", "x-github.com", "https://mygithub.com"):
@@ -423,10 +423,10 @@ def test_files_are_complete_only_when_they_number_the_prs_own_count():
     assert not facts(["a.py"], 2).files_complete  # what someone happened to see
     assert not facts(["a.py"], None).files_complete  # count unknown
     assert not facts([], 0).files_complete  # nothing to judge by
-    for not_a_count in ("2", True, -3, 1.5):  # refused, not taken for unknown (review 'r16m')
+    for not_a_count in ("2", True, -3, 1.5):  # refused, not taken for unknown
         with pytest.raises(ValueError, match="changed_files"):
             facts(["a.py"], not_a_count)
-    # GitHub listed 1 of 2 entries, one a rename: two paths, still partial (review 'r15b')
+    # GitHub listed 1 of 2 entries, one a rename: two paths, still partial
     listed = replace(facts(["old.py", "new.py"], 2), listed_files=1)
     assert not listed.files_complete
     assert replace(listed, listed_files=2).files_complete
@@ -566,7 +566,7 @@ def test_an_indented_line_inside_an_html_comment_stays_hidden():
     assert "prefix cache" in facts.clean_body
 
 
-# --- found by review 'r16h' ----------------------------------------------------------
+# --- found by a review ---------------------------------------------------------------
 
 
 def test_img_alt_attribute_is_not_description_text():
@@ -586,7 +586,7 @@ def test_img_alt_attribute_is_not_description_text():
 )
 def test_a_number_shown_as_code_is_no_reference(shown):
     # GitHub links no `#N` written as code, inline as well as in a block: a build
-    # number in backticks is no tie to that PR (found by review 'r16h')
+    # number in backticks is no tie to that PR
     body = f"Broken since nightly wheel {shown} (Buildkite), see #77."
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", body=body)
     assert facts.refs == (77,)
@@ -595,7 +595,7 @@ def test_a_number_shown_as_code_is_no_reference(shown):
 
 
 def test_brackets_in_a_title_code_span_are_not_tags():
-    # a code span is text as written, brackets and all (found by review 'r16h')
+    # a code span is text as written, brackets and all
     title = "[Bugfix] Fix merging `dict[str, KVConnectorStats]` across DP ranks"
     assert title_tags(title) == ("Bugfix",)
     assert title_text(title) == "Fix merging `dict[str, KVConnectorStats]` across DP ranks"
@@ -605,14 +605,14 @@ def test_brackets_in_a_title_code_span_are_not_tags():
 
 
 def test_a_rename_is_one_of_the_prs_files():
-    # GitHub lists a rename once, with both paths (found by review 'r16h')
+    # GitHub lists a rename once, with both paths
     files = ("vllm/a_new.py", "vllm/a_old.py", "vllm/b.py")
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files, listed_files=2)
     assert facts.file_count == 2
     assert PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files).file_count == 3
 
 
-# --- found by review 'r16k' ---
+# --- found by a review ---
 
 
 def test_a_stray_backtick_in_one_bullet_does_not_hide_a_reference_in_the_next():
@@ -666,7 +666,7 @@ def test_code_tags_written_as_inline_code_hide_no_reference():
     )
 
 
-# --- found by mutation run 'r21b' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/markdown_text.py:24 a blank line holding spaces does not end a paragraph
@@ -762,7 +762,7 @@ def test_outside_nested_mode_a_fence_in_a_quote_is_not_blanked_line_by_line():
     assert without_fences("> ```\nx\n> ```") == "> ```\nx\n> ```"
 
 
-# found by mutation run 'r21b' (a strict xfail until fixed)
+# found by mutation testing (a strict xfail until fixed)
 def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
     # The opt-out used to be read on the text without its code, where a quoted fence was
     # left to cmark-gfm, which was skipped when the text had no four spaces or tab: a PR
@@ -776,7 +776,7 @@ def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
         assert opted_out_by_pr(pr, "no-review-notes") is None, body
 
 
-# --- found by mutation run 'r21a' ---
+# --- found by mutation testing ---
 # (of bot/prfacts.py as it was then: its title and description parts are now
 # bot/pr_text.py, its diff part bot/pr_diff.py; the line numbers are of that run)
 
@@ -1048,7 +1048,7 @@ def test_a_record_number_below_0_is_no_pr_number(number):
 
 # kills: bot/pr_text.py:_numeric_line none: a defect seen while studying the survivor that made a
 # line exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
-# found by mutation run 'r21a' (a strict xfail until fixed)
+# found by mutation testing (a strict xfail until fixed)
 def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     # "- H100" is 3 digits of 5 characters: `_numeric_line` takes it for a benchmark row,
     # and the description loses topic keywords (H100 and B200 are the nvidia topic's)
@@ -1058,7 +1058,7 @@ def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     assert clean_body("On:\n- H100\n| 123.4 | 56.78 |\nB200 | 1234.5 | 67.89") == "On:\n- H100"
 
 
-# --- found by mutation run r22a: "cannot" denies as "can't" does ---
+# --- found by mutation testing: "cannot" denies as "can't" does ---
 
 
 # Found beside the mutants (fixed), probing what bot/relations.py's `_DENIED` reads as a denial
@@ -1078,7 +1078,7 @@ def test_cannot_denies_a_relation_as_cant_does():
     assert related_refs("This should fix #5.", repo)[0].number == 5  # a tie still
 
 
-# --- found by mutation testing (r26a) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/pr_text.py:title_text a tag inside a conventional commit's scope cut again, leaving
@@ -1088,7 +1088,7 @@ def test_a_tag_inside_a_conventional_commit_scope_leaves_no_trace_in_the_text():
 
 
 def test_a_tag_written_as_a_conventional_commit_scope_is_one_tag():
-    # noticed by r26a: the scope `[Core]` was read twice, as `[Core]` and as `Core`
+    # noticed by mutation testing: the scope `[Core]` was read twice, as `[Core]` and as `Core`
     assert title_tags("feat([Core]): keep the EAGLE cache") == ("Core",)
     assert title_tags("feat([Core]): [Spec Decode] keep it") == ("Core", "Spec Decode")
 
@@ -1211,7 +1211,7 @@ def test_a_patch_without_a_hunk_header_starts_outside_any_import():
     assert not imports_only("+x = load()")
 
 
-# found by r26a: cmark-gfm gives a fence left open in a block quote (or a list item in
+# found by mutation testing: cmark-gfm gives a fence left open in a block quote (or a list item in
 # one) the line after the quote too, so an opt-out written there was taken for code and
 # the bot kept commenting on a PR whose author had asked it not to
 def test_an_opt_out_after_a_fence_left_open_in_a_quote_is_read():

@@ -89,9 +89,9 @@ def test_when_both_names_hold_a_prs_state_the_one_written_last_is_kept(prs):
     assert repos_of(prs, "pr_state") == [NEW, NEW]
 
 
-# Review r28n: two repositories swap names (a -> tmp, b -> a, tmp -> b). Under its new
+# two repositories swap names (a -> tmp, b -> a, tmp -> b). Under its new
 # name a repository finds the other's state, and its own under its old name: the move
-# kept the one written last, the other repository's, and dropped its own. r29d: the
+# kept the one written last, the other repository's, and dropped its own. Now the
 # other's is set aside, not dropped, and follows it to its new name in turn
 def test_a_repository_that_took_anothers_name_keeps_its_own_state_not_the_others(prs):
     follow(prs, OLD, 1)
@@ -139,7 +139,7 @@ def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_
 
 
 def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs):
-    # found by review 'r15f': a revert under the new name, of a PR whose state is still
+    # found by a review: a revert under the new name, of a PR whose state is still
     # under the old one (it moves at its own next event), got none of its notes
     follow(prs, OLD, 1)
     prs.update(OLD, 1, notes=("vllm-aaaa1111",))
@@ -157,7 +157,7 @@ def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs)
     assert prs.notes_of(NEW, 3, [1]) == {1: ("vllm-aaaa1111",)}
 
 
-# r29d: a name another repository had keeps that one's PRs' state until events move it
+# a name another repository had keeps that one's PRs' state until events move it
 # (set aside): they are not this repository's PRs of those numbers, and its own are
 # found wherever they are kept by its id, set aside included
 def test_the_notes_shown_on_related_prs_are_this_repositorys_not_those_under_its_name(prs):
@@ -211,7 +211,7 @@ def test_order_keys_sort_as_things_were_said():
     assert command_key(None, 0) is None
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: prstate.PRState.resumed: drop `and same_text`
@@ -300,7 +300,7 @@ def test_an_update_run_between_anothers_read_and_write_waits_and_keeps_both(tmp_
         b_db.close()
 
 
-# --- found by review 'r22e' (mutation run of bot/order_keys.py) ---
+# --- found by mutation testing (bot/order_keys.py) ---
 
 
 # kills: bot/order_keys.py:said_before what has a key taken as said before itself
@@ -381,7 +381,7 @@ def test_pruning_file_lists_reads_only_the_prs_still_holding_one(prs):
         assert any("pr_state_listed" in r["detail"] for r in plan), [r["detail"] for r in plan]
 
 
-# --- mutation run r24a ---
+# --- mutation testing ---
 
 
 # kills: bot/prstate.py IDLE_LISTS `updated_at < ?` -> `updated_at <= ?` (by hand: the
@@ -417,7 +417,7 @@ def test_no_other_list_a_rollback_caches_under_the_same_head_keeps_the_base(prs)
     assert kept == [], f"lists {kept} took the base stored with another list"
 
 
-# r29d: a deferred update queued under the old name (bot.command_updates.handle_refresh)
+# a deferred update queued under the old name (bot.command_updates.handle_refresh)
 # asks where the PR's state is kept now, by the repository's id
 def test_where_a_prs_state_is_kept_now_is_found_by_its_repositorys_id(prs):
     assert prs.kept_under(OLD, 1, ID) is None  # not kept at all

@@ -336,7 +336,7 @@ def test_workers_record_failures_and_keep_going(tmp_path):
 
 
 def test_a_failed_deliverys_error_is_stored_without_a_secret(tmp_path):
-    # found by review 'r15a': the error is served by /healthz to anyone reaching the
+    # found by a review: the error is served by /healthz to anyone reaching the
     # webhook's port, and printed by `review-notes retry`; an error quoting the token
     # (requests refusing its header) showed it there while the logs redacted it
     q = queue_at(tmp_path)
@@ -491,7 +491,7 @@ def test_server_lock_keeps_out_a_release_that_locked_the_path_as_named(tmp_path)
 def test_server_lock_is_on_the_database_file_itself(tmp_path):
     # a bind mount of the file (`-v /srv/x.sqlite3:/app/var/x.sqlite3`) reaches it with no
     # symlink and a lock file of its own next to the mount point: the lock on the file
-    # itself, the one thing both names share, keeps the second server out (review r22c)
+    # itself, the one thing both names share, keeps the second server out
     db = Database(tmp_path / "x.sqlite3")
     elsewhere = os.open(tmp_path / "x.sqlite3", os.O_RDONLY)  # the file, another way
     try:
@@ -1138,7 +1138,7 @@ def test_a_symlink_in_a_read_only_directory_still_starts_and_leaks_no_lock(tmp_p
         monkeypatch.undo()
 
 
-# --- found by review 'r16d' ---
+# --- found by a review ---
 
 
 def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path):
@@ -1159,7 +1159,7 @@ def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path
     assert add(q, "d-2") == Enqueued.QUEUED
 
 
-# --- found by review 'r17e' ---
+# --- found by a review ---
 
 
 def _pr_body(did: str, sha: str, number: int = 1) -> Incoming:
@@ -1222,7 +1222,7 @@ def test_an_old_database_gains_the_same_body_column_and_its_index(tmp_path):
     assert "deliveries_same_body" in plan, plan
 
 
-# --- found by review 'r17j' ---
+# --- found by a review ---
 
 
 def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded(tmp_path):
@@ -1263,7 +1263,7 @@ def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded
     assert q.retry(["first"]) == ["first"] and q.get("first").deferrals == 0
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/queue.py:DeliveryQueue.claim `d.not_before <= ?` -> `d.not_before < ?`
@@ -1292,7 +1292,7 @@ def test_a_delivery_is_put_back_fourteen_times_for_rate_limits_then_failed(tmp_p
     assert q.get("d1").state == State.FAILED
 
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 
 def test_held_names_the_deliveries_the_queue_has_in_any_state(tmp_path):
@@ -1369,7 +1369,7 @@ def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_pat
     assert len(failed) == 1 and "`review-notes retry d1` runs it again" in failed[0], failed
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: queue.DeliveryQueue.defer: drop `AND state = 'processing'` from the put-back
@@ -1774,7 +1774,7 @@ def test_where_the_sweeps_left_off_is_kept_in_the_database(tmp_path):
 
 
 def test_an_old_databases_own_rows_are_marked_as_the_bots_when_by_bot_is_added(tmp_path):
-    # review r22d: the first start after the upgrade swept from the old release's own
+    # the first start after the upgrade swept from the old release's own
     # re-check, queued after GitHub failed to reach it
     db = Database(tmp_path / "old.sqlite3")
     db.script(  # the table before by_bot
@@ -1794,7 +1794,7 @@ def test_an_old_databases_own_rows_are_marked_as_the_bots_when_by_bot_is_added(t
 def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
     # closing any descriptor of the database file drops every POSIX lock this process
     # holds on it, SQLite's own among them: the refusal closed the one it opened for its
-    # flock while the connection was open (review r22d)
+    # flock while the connection was open
     path = tmp_path / "x.sqlite3"
     first = Database(path)
     assert first.acquire_server_lock()
@@ -1818,7 +1818,7 @@ def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
         first.close()
 
 
-# --- mutation run 'r26d' (bot/queue.py, hand mutants of its SQL) ---
+# --- mutation testing (bot/queue.py, hand mutants of its SQL) ---
 
 
 # kills: bot/queue.py:DeliveryQueue.recover `WHERE state = 'processing'` dropped from recover's
@@ -1907,7 +1907,7 @@ def test_a_burst_wakes_the_workers_unless_all_of_it_was_seen_before(tmp_path):
     assert q.version == before
 
 
-# kills (hand mutant of r26d): bot/workers.py:Workers.stop `t.join(...)` -> `t.join(0)`: stop
+# kills (a hand mutant): bot/workers.py:Workers.stop `t.join(...)` -> `t.join(0)`: stop
 #        returned with a delivery still in hand, its outcome left to a closing server
 #        (stored or not, it runs again at the next start)
 def test_stopping_waits_for_the_delivery_in_hand_to_be_recorded(tmp_path):
@@ -1944,7 +1944,7 @@ def test_a_failed_deliverys_warning_carries_its_delivery_repo_and_pr(tmp_path, c
 
 # kills: bot/workers.py:Workers.run_one (hand) the failure's warning saying what failed alone: a
 #   GitHub outage failed each delivery of its minutes with '502 (gave up after 4 attempts)' in
-#   the log, nothing of `review-notes retry`, which alone runs them again (r35c)
+#   the log, nothing of `review-notes retry`, which alone runs them again
 def test_a_failed_deliverys_warning_says_how_to_run_it_again(tmp_path, caplog):
     q = queue_at(tmp_path)
     add(q, "bad", 12, repo="o/r")
@@ -1973,7 +1973,7 @@ def test_an_outcome_stored_at_the_first_try_logs_no_retry_of_it(tmp_path, caplog
     assert [r.getMessage() for r in caplog.records if r.name == "bot.workers"] == []
 
 
-# --- going live on a dry run's database (walkthrough r28b) ---
+# --- going live on a dry run's database ---
 
 
 def handled(q: DeliveryQueue, did: str, number: int, action: str = "opened", **kw) -> None:
@@ -2100,7 +2100,7 @@ def test_going_live_sets_aside_what_the_dry_run_left_queued_and_it_runs_only_if_
     assert q.run_again({"running"}) == ["running"]
 
 
-# --- found by review 'r28g': a failing claim or outcome write, told once and reported ---
+# --- found by a review: a failing claim or outcome write, told once and reported --------
 
 
 class Clock:
@@ -3156,7 +3156,7 @@ def test_the_oldest_pending_wait_counts_from_when_a_delivery_is_due(tmp_path):
     assert since is not None and since.year == datetime.now(UTC).year  # due, not queued
 
 
-# --- found by review 'r30f' ---
+# --- found by a review ---
 
 
 def _limited_by(*marks):
@@ -3305,7 +3305,7 @@ def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_pa
         db.close()
 
 
-# --- r31c ---
+# --- found by a review ---
 
 
 # kills: bot/retention.py:Retention._prune_deliveries one try for both: a failure deleting
@@ -3370,7 +3370,7 @@ def test_both_deliveries_prunings_failing_are_said_as_the_deliveries_with_the_fi
     assert str(said.exc_info[1]) == "cannot delete done"
 
 
-# --- r34b: when GitHub first sent a delivery a sweep asked for again ---
+# --- when GitHub first sent a delivery a sweep asked for again ---
 
 
 # kills: bot/queue.py:DeliveryQueue.keep_first_sent the later of two first times kept

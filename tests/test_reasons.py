@@ -1,5 +1,5 @@
 """What the notes comment's "Why this note" lines say on real vLLM PRs, read as a vLLM
-reviewer reads them (bot/reasons.py; defects found by reader review r23b). Each test
+reviewer reads them (bot/reasons.py; defects found by a reader's review). Each test
 builds a real PR's facts (title and changed files as GitHub lists them), matches it
 against the shipped notes and checks a property of the reasons a reader sees; none
 checks which notes are linked or their scores (the PRs below all get a note today; a PR
@@ -241,7 +241,7 @@ def test_the_aspect_gloss_says_why_the_word_counts_in_plain_english():
 
 
 def test_a_notes_terms_and_aspects_are_glossed_in_plain_words():
-    """Found by review 'r40g', reading the comment as a reviewer: "title mentions
+    """Found by a review, reading the comment as a reviewer: "title mentions
     'partial-hash-hit' (keyword of this note)", "'Draft' also in this note's keywords" and
     "(this note's focus within CUDA graphs)" are the curators' words (a note's keywords,
     its aspects), which a reviewer has to decode. The glosses say what they are, the
@@ -303,7 +303,7 @@ def test_a_tie_the_curator_made_is_the_first_reason():
             assert m.reasons[0].startswith(TIES), f"PR {number}: {list(m.reasons)}"
 
 
-# --- found by review r23d of the fixes above ---------------------------------------
+# --- found by a review of the fixes above ------------------------------------------
 
 ALSO_TITLE = "also in this note's title;"  # the title alone (not "title and keywords")
 
@@ -428,7 +428,7 @@ def test_scores_are_unchanged_when_the_similar_lines_weight_moves_to_another_lin
     assert m.score == 3.7, (m.score, m.reasons)  # 696968a: 3.7
 
 
-# --- found by review r23e ----------------------------------------------------------
+# --- found by a review -------------------------------------------------------------
 
 
 def _reasons(title: str, files: tuple[str, ...] = ()) -> list[list[str]]:
@@ -632,7 +632,7 @@ def test_a_name_the_note_writes_at_the_end_of_the_titles_name_does_not_crash_quo
     assert written_form(title, "init", said)  # a quote, not an IndexError
 
 
-# --- found by review r23f ----------------------------------------------------------
+# --- found by a review -------------------------------------------------------------
 
 
 def _lines(title: str, files: tuple[str, ...] = ()) -> dict[str, list[str]]:
@@ -663,7 +663,7 @@ def test_an_aspect_said_in_the_tag_of_the_notes_other_topic_is_not_glossed_with_
         "vllm/v1/attention/backends/mla/sparse_utils.py",
     )
     lines = _lines("[Perf][Sparse MLA] Drop the atomic contention in the index remap", files)
-    # r23f's fix was the gloss's wording: it says what the note is about in its topic,
+    # an earlier fix was the gloss's wording: it says what the note is about in its topic,
     # not that the tag is a part of it (the test passed by any other wording since: it
     # now looks for the line it is about)
     (line,) = [r for r in lines["vllm-d996c45a"] if r.startswith("title is tagged [Sparse MLA]")]
@@ -776,7 +776,7 @@ def test_a_tag_with_brackets_is_not_quoted_as_a_tag_the_title_does_not_have():
         assert not tag.startswith("("), f"a tag the title does not have: {line!r}"
 
 
-# --- found by review r23g ----------------------------------------------------------
+# --- found by a review -------------------------------------------------------------
 
 EC_FILES = ("vllm/distributed/ec_transfer/ec_connector/base.py",)
 
@@ -935,7 +935,7 @@ def test_the_words_a_gloss_names_are_in_the_order_the_name_writes_them():
     assert checked >= 2, "no gloss names two words of a name any more"
 
 
-# --- found by mutation run r24b ----------------------------------------------------
+# --- found by mutation testing -----------------------------------------------------
 
 
 # kills: bot/terms.py:_balanced `lead -= 1` -> `lead -= 2`: the walk back over a run of opening
@@ -982,7 +982,8 @@ def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_
 
 
 def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_writes_it():
-    """Found beside the mutants of r24b. The "title shares" line quotes its words "in
+    """Found beside mutation testing of the reasons' wording. The "title shares" line
+    quotes its words "in
     the title's order" (docs/matching.md), and `similarity.written_form` quotes the piece of a name
     a word is, cut where `title_words` cuts it: 'Cache' of `KVCacheManager`, 'Graph' of
     `CUDAGraphMode`. `reasons._place` took a piece to start only after a non-letter or a
@@ -992,7 +993,7 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
     graded titles are such pieces (`RMSNorm`, `LLMEngine`, `KVConnector`...); none is
     on a "title shares" line of a linked note today. Such a piece is placed where the
     title writes it, but after a place as a word: PR 33714 "SHMConnector: Share Memory
-    based EC Connector" keeps reading 'EC', 'Connector' (r23d's review named
+    based EC Connector" keeps reading 'EC', 'Connector' (a review named
     `SHMConnector` as no place of 'Connector')."""
     from bot.reasons import _place, shared_detail
     from bot.similarity import names_in
@@ -1023,7 +1024,7 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
 def test_a_line_counting_for_two_topics_names_them_after_one_topics():
     # PR 44987 ("[XPU] Enable XPU eplb") read "changes tests/distributed/test_elastic_ep.py
     # (a path of this note; topic: Elastic EP scaling; topic: Expert parallelism and
-    # elastic EP)": the word said twice read as a line repeated. Found by review 'r31e'
+    # elastic EP)": the word said twice read as a line repeated. Found by a review
     files = ("tests/conftest.py", "tests/distributed/test_elastic_ep.py")
     res = match_pr(
         PRFacts("vllm-project/vllm", 44987, "[XPU] Enable XPU eplb", files=files), LIB, CFG

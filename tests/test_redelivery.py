@@ -27,7 +27,7 @@ from bot.redelivery import (
     to_redeliver,
 )
 
-# --- found by review 'r18d' ---
+# --- found by a review ---
 
 NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 SINCE = NOW - timedelta(hours=72)
@@ -122,7 +122,7 @@ def test_a_start_looks_back_to_the_last_delivery_seen_at_most_as_far_as_github_k
     assert since_last_seen(seen, NOW) == datetime(2026, 12, 4, 10, 55, 0, 123456, tzinfo=UTC)
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_a_rate_limit_mid_sweep_stops_it_with_one_warning_naming_the_command(caplog):
@@ -146,7 +146,7 @@ def test_a_sweep_stops_asking_once_the_server_is_stopping():
     assert done.not_asked == 2 and done.stopped == "the server is stopping"
 
 
-# --- found by review 'r19f' ---
+# --- found by a review ---
 
 
 class PagedLog(FakeLog):
@@ -186,7 +186,7 @@ def test_a_sweep_stopped_while_listing_reads_no_queue_and_asks_nothing(caplog):
     assert "while listing" in warning and "review-notes redeliver" in warning
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: redelivery.HookDelivery.succeeded: `status_code < 300` -> `status_code <= 300`
@@ -201,7 +201,7 @@ def test_an_attempt_made_at_since_exactly_is_asked_for():
     assert [d.guid for d in to_redeliver(listing, nothing_held, SINCE)] == ["edge"]
 
 
-# --- a running server's sweeps (found by review r22c: an outage in front of a running
+# --- a running server's sweeps (an outage in front of a running
 # server lost every delivery GitHub failed to make until the next start) ---
 
 
@@ -256,9 +256,9 @@ def test_a_skipped_event_is_neither_asked_for_nor_read_from_the_queue():
 
 
 def test_a_refused_redelivery_keeps_the_next_sweep_looking_back_to_it():
-    # review r22d: a complete sweep moved `since` past an event whose redelivery GitHub
+    # a complete sweep moved `since` past an event whose redelivery GitHub
     # refused (a 502, retries spent): no later sweep listed it again. A 5xx is GitHub's
-    # incident: owed for as long as it lasts, its asks uncounted (review r22f)
+    # incident: owed for as long as it lasts, its asks uncounted
     sweeps = Sweeps(SINCE)
     github = FakeLog([item(1, "a", 0), item(2, "b", 0)], refuse={1})
     for _ in range(MAX_ASKS + 1):
@@ -294,7 +294,7 @@ def test_a_start_sweeps_from_where_the_last_complete_sweep_left_off():
     assert start_since(None, newest, NOW) == since_last_seen(newest, NOW)
 
 
-# --- found by mutation run 'r25e' of bot/cli.py ---
+# --- found by mutation testing of bot/cli.py ---
 
 
 class _ClosedGitHub:
@@ -380,7 +380,7 @@ def redeliver_reporting_status(tmp_path) -> int:
         db.close()
 
 
-# --- found by mutation run 'r26b' of bot/redelivery.py ---
+# --- found by mutation testing of bot/redelivery.py ---
 
 
 # kills: bot/redelivery.py:_ask `400 <= exc.status` -> `400 < exc.status` (a 400 refusal
@@ -622,7 +622,7 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
     assert asked == [[0, 1, 2], [0]]  # MAX_ASKS in the first run, one more in the next
 
 
-# --- found by review r28e (the operator's failures, end to end) ---
+# --- found by a review (the operator's failures, end to end) ---
 
 
 # kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the
@@ -690,7 +690,7 @@ def test_sweeps_at_start_only_the_database_refused_are_not_begun_again(tmp_path,
     assert 'review_notes_redelivery_sweeps_total{outcome="failed"} 1.0' in metrics.render().decode()
 
 
-# --- walkthrough r28b: a dry run with the App's secret, then live on its database ---
+# --- an operator's walkthrough: a dry run with the App's secret, then live on its database ---
 
 
 def test_a_sweep_runs_again_what_a_dry_run_handled_of_its_listing_and_asks_github_for_none(
@@ -784,7 +784,7 @@ def test_the_line_naming_what_runs_again_names_at_most_fifty(caplog):
     assert line.endswith("g049, g050 and 70 more") and "120 deliveries" in line
 
 
-# --- r34b: when GitHub first sent an event asked for again ---
+# --- when GitHub first sent an event asked for again ---
 
 
 class KeepingLog(FakeLog):

@@ -198,7 +198,7 @@ def test_the_lead_says_which_notes_are_on_this_pull_request():
 
 
 def test_the_lead_counts_past_pull_requests_not_notes(tmp_path):
-    # found by review 'r16c': two notes on one past PR (52401), both linked to a follow-up
+    # found by a review: two notes on one past PR (52401), both linked to a follow-up
     # of it, and the comment opened "guidance on 2 past pull requests related to this
     # one" while both notes' source links named the same PR (`_guided` counted notes)
     write(tmp_path, VALID)
@@ -250,7 +250,7 @@ def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
     page = gfm(render(result(n, reasons=("title mentions ':fire:'",)), LIB, opts=OPTS))
     assert emoji_shown(page) == []
     text = html.unescape(re.sub(r"<[^>]+>", "", page)).replace(ZWSP, "")
-    # a quoted term is a code span (review 'r40k'), where GitHub shows no emoji either
+    # a quoted term is a code span, where GitHub shows no emoji either
     for said in (":rocket: decode", "加速 :zap:", "x:tada:y", "title mentions :fire:"):
         assert said in text
 
@@ -273,7 +273,7 @@ def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
 
 
 def test_note_text_cannot_close_or_open_the_why_details_or_hide_the_rest():
-    # review r25c: what a curator or a PR title could put where the comment has its
+    # what a curator or a PR title could put where the comment has its
     # <details> (the reasons are inside it, the title and summary before it)
     tricks = (
         "</details> out",
@@ -324,7 +324,7 @@ def test_no_match_body_is_short_and_keeps_the_marker():
     assert "No review note matches this pull request any more" in body
     assert len(body) < 1000
     assert_inert(body)
-    # no numbered note to name: `wrong N` is not offered (found by review 'r15b')
+    # no numbered note to name: `wrong N` is not offered
     assert "wrong N" not in body and "`/notes why` to see the topics" in body
     assert "`/notes wrong` if this note does not fit" in render(
         MatchResult((Match(note(), 9.0, ()),), ()), LIB, opts=OPTS
@@ -631,7 +631,7 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     assert "topics this pull request touches are not shown" in body  # ... its topics go
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_full_guidance_link_says_the_guidance_is_in_chinese():
@@ -647,7 +647,7 @@ def test_full_guidance_link_says_the_guidance_is_in_chinese():
     assert links and set(links) == {"full guidance (Chinese)"}, body
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/render.py:render `len(body) <= opts.budget` -> `<`
@@ -700,7 +700,7 @@ def test_one_hidden_note_is_shown_again_as_it():
     assert "restore` shows them._" in body
 
 
-# --- found by review 'r31e' (the comment read as a reviewer new to the bot) ---
+# --- found by a review (the comment read as a reviewer new to the bot) --------
 
 
 def test_the_footer_names_only_the_commands_a_reader_of_the_comment_needs():
@@ -939,7 +939,7 @@ def test_the_short_view_shows_twelve_reasons_and_counts_the_rest():
     assert "- title mentions `w13`" in why and "more\n" not in why.split("Why (score")[1]
 
 
-# --- found by review 'r40k' (the comment read as a plain-text notification email) ---
+# --- found by a review (the comment read as a plain-text notification email) --------
 
 
 def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw():
@@ -980,7 +980,7 @@ def test_why_mode_names_the_topics_in_english_alone():
     the English one: "Model runner (V1 / V2) (Model Runner)", "Distributed execution
     (TP/PP/DP, collectives) (分布式执行)", a name said twice for a reader of English
     and two brackets in a row, where each note's "Topics:" line and the notes pages
-    (the Chinese name as a tooltip) give the English alone. (Found by review 'r40g'
+    (the Chinese name as a tooltip) give the English alone. (Found by a review
     before: the Chinese name's own brackets inside the brackets holding it.)"""
     res = matched(1, "[Model Runner V2] Fix input batch", "vllm/v1/worker/gpu_model_runner.py")
     assert [t.topic.id for t in res.topics_without_notes] == ["model-runner"]
@@ -1004,7 +1004,7 @@ def test_a_topics_short_name_holds_no_brackets():
 
 
 def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
-    """Found by review 'r40g': every note on a vllm PR read "source: vllm-project/vllm PR
+    """Found by a review: every note on a vllm PR read "source: vllm-project/vllm PR
     52419", the repository the reviewer is in said again. A note from the PR's repository
     (GitHub's names: case aside) says "source: PR 52419"; one from another repository
     keeps its repository. The link is the same, through redirect.github.com: no
@@ -1022,7 +1022,7 @@ def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
 
 
 def test_a_pr_number_in_a_notes_summary_stays_plain_text():
-    """Review 'r40g' asked whether "PR 50062" in a note's summary should be a link. It
+    """A review asked whether "PR 50062" in a note's summary should be a link. It
     stays text (docs/commands.md, The notes comment in detail): GitHub links no "PR N",
     so it makes no backlink, and a number in a curator's prose may be another
     repository's PR or an issue, which a link would guess. "#N" and a PR's URL are made

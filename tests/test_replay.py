@@ -17,7 +17,7 @@ from tests.webhook_kit import SECRET, free_port, make_settings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pr-52419-opened.json"
 
-# --- found by mutation run 'r26b' of bot/replay.py ---
+# --- found by mutation testing of bot/replay.py ---
 
 
 # kills: bot/replay.py:guess_event `"zen" in payload and` -> `"zen" not in payload and` (a ping
@@ -175,7 +175,7 @@ def test_the_health_of_a_webhook_url_written_otherwise_is_asked_beside_it(health
     assert posts_to_github(health_at(200, b'{"dry_run": false}') + tail) is True
 
 
-# --- found by review 'r28q' (CLI) ---
+# --- found by a review (CLI) ---
 
 
 # kills: bot/cli_server.py:_cmd_replay the server asked before the file is read (a mistyped path
@@ -265,7 +265,7 @@ def test_a_comment_sent_again_is_told_to_change_the_comment_not_its_action(
     assert 'another "id" or "body" in its "comment"' in again.err
 
 
-# r42i: a server's address given to `replay --url` (its banner's, with no path) means its
+# a server's address given to `replay --url` (its banner's, with no path) means its
 # webhook; a URL with a path, a proxy's or the webhook's own, is sent to as written
 @pytest.mark.parametrize(
     ("given", "sent"),

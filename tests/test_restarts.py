@@ -1,4 +1,4 @@
-"""What a start makes of the database it finds (found by review r22c, "the operator's
+"""What a start makes of the database it finds (found by a review, "the operator's
 bad days"): a file it cannot write or another process holds is refused in words; a
 second server reaching the file through a bind mount is refused; the redelivery sweep
 starts from the newest delivery GitHub sent; a delivery given up is logged and counted.
@@ -169,7 +169,7 @@ def _a_file_of_the_release_before(tmp_path: Path) -> Path:
 # kills: bot/queue.py:DeliveryQueue._add_missing_columns a read-only file without the waits column
 #   refused, as the column could not be added (the release before had none)
 def test_retry_lists_a_read_only_file_of_the_release_before_the_waits_column(tmp_path):
-    """An earlier review (r29n) held that `review-notes retry`, listing, opens a file it
+    """An earlier review held that `review-notes retry`, listing, opens a file it
     cannot write from the release before (a backup restored by root, read from the
     host). The waits column added since is added at opening: on that file the ALTER
     TABLE failed, 'attempt to write a readonly database', and nothing was listed."""
@@ -280,7 +280,7 @@ def test_serve_on_a_full_disk_says_the_disk_may_be_full_not_only_disk_io_error(t
     (the platform's restart after /healthz failed, an upgrade): SQLite cannot make its
     shared-memory file (`<file>-shm`, 32 KB) and says "disk I/O error"
     (SQLITE_IOERR_SHMSIZE), which the start printed as such, reading like a failing disk,
-    not naming the fix: make room. Review r28e met it on a full tmpfs."""
+    not naming the fix: make room. A review met it on a full tmpfs."""
     db = _a_database_a_server_wrote(tmp_path)
     r = _refused_start(tmp_path, preexec_fn=_no_room_past(16 * 1024))  # under -shm's 32 KB
     assert str(db) in r.stderr and "disk full?" in r.stderr, r.stderr[-800:]
@@ -329,7 +329,7 @@ def test_a_damaged_database_is_said_damaged_not_another_kind_of_file(tmp_path, c
     configuration error, "not an SQLite database (database disk image is malformed)", and
     by `retry` as "not a review-notes database", or with a traceback: the operator looks
     for a wrong REVIEW_NOTES_DB_PATH, where the file is theirs and needs restoring.
-    Review r28e overwrote a page of one."""
+    A review overwrote a page of one."""
     db = _a_database_a_server_wrote(tmp_path)
     _damage(db, page)
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_WEBHOOK_SECRET=SECRET)
@@ -603,7 +603,7 @@ def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
     assert failed in metrics, [x for x in metrics.splitlines() if "deliveries_total{" in x]
 
 
-# --- found by review 'r28g' ---
+# --- found by a review ---
 
 
 def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_path):
@@ -739,7 +739,7 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
     assert text.count("delivery broken: SQLite cannot read its row") == 1, text[-2000:]
 
 
-# --- r31h ---
+# --- found by a review ---
 
 
 def test_the_documented_deletion_of_an_unreadable_delivery_runs_without_a_sqlite3_command(
@@ -835,7 +835,7 @@ def test_the_documented_backup_of_a_live_database_holds_what_its_wal_holds_and_r
         r = subprocess.run([PY, "-c", program], cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
     db.close()
-    # r42i: the restore as the page shows it (the damaged file moved aside with those it
+    # the restore as the page shows it (the damaged file moved aside with those it
     # has, the copy put in its place), where the page said it in words only
     restore = re.search(
         r"^mkdir .*backup\.sqlite3 var/review-notes\.sqlite3$", doc("operating.md"), re.M

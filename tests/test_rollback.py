@@ -1,5 +1,5 @@
 """Rollback: the release before session 14 (7bd576a, from git) run as a real server on
-this release's database, then this release again (found by review 'r4')."""
+this release's database, then this release again."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
         assert state(rt, n).opted_out
 
 
-# Found by review 'r5': the older release edits the resumed comment itself
+# Found by a review: the older release edits the resumed comment itself
 # 884085a: "A comment other than the one resumed ends the state" -- but an older
 # release (rollback) that EDITS the comment the `on` resumed leaves comment_id as it was
 # and resumed_for untouched (it does not know the column), so `resumed` stays True.
@@ -218,7 +218,7 @@ def test_rollback_editing_the_resumed_comment_then_a_deletion_is_a_go_away(
         assert state(rt, n).opted_out
 
 
-# --- found by review 'r17n' ---
+# --- found by a review ---
 
 OPT_OUT = "no-review-notes"
 
@@ -229,7 +229,7 @@ OPT_OUT = "no-review-notes"
 # re-run (`review-notes retry`) of the first event finds event_by == its own id and is
 # taken for "no tie", so it is matched on its out-of-date payload (no opt-out label)
 # instead of the PR as GitHub has it now (labelled): notes posted on an opted-out PR.
-# A server now forgets event_by at start. (found by review 'r17n')
+# A server now forgets event_by at start.
 def test_a_stale_event_by_after_a_rollback_hides_no_real_tie(
     tmp_path, fake_github, app_key, monkeypatch
 ):
@@ -277,7 +277,7 @@ def test_a_stale_event_by_after_a_rollback_hides_no_real_tie(
         )
 
 
-# --- r31c ---
+# --- found by a review ---
 
 
 # kills: bot/queue.py:DeliveryQueue.defer a rollback's retry's waits left over read as
@@ -323,7 +323,7 @@ def test_a_rollbacks_retry_starts_the_put_backs_held_back_afresh_too(tmp_path, m
     q.db.close()
 
 
-# --- r37f ---
+# --- found by a review ---
 
 
 # kills: bot/deletion_events.py:delete_owed a debt an older release's `on` took back, paid

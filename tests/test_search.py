@@ -83,7 +83,7 @@ def test_a_topic_finds_its_notes_by_id_and_by_name():
 
 
 def test_ranked_finds_a_note_by_its_pr_numbers_and_paths():
-    # found by review 'r16c': the reply names each note by its source PR, yet searching
+    # found by a review: the reply names each note by its source PR, yet searching
     # that number found nothing; its source PR weighs as a title, the PRs to read with
     # it, its issues and its paths count too
     listed = note(
@@ -153,7 +153,7 @@ def test_a_filter_keeps_another_repositorys_pr_link_as_a_term():
     assert query_terms(url, FILTER, frozenset({"vllm-project/vllm"})) == [url]
 
 
-# --- found by review 'r17d' ---
+# --- found by a review ---
 
 
 def test_a_pr_or_issue_number_as_github_writes_it_is_the_number_in_both_modes():
@@ -184,7 +184,7 @@ def test_a_number_is_a_whole_number_in_a_filter_as_in_the_reply():
     assert ids(search_notes(notes, "n-c 52419", FILTER)) == ["n-c"]  # other terms: substrings
 
 
-# --- found by review 'r17e' ---
+# --- found by a review ---
 
 
 def _search_note(**kw) -> Note:
@@ -218,7 +218,7 @@ def test_a_term_of_punctuation_alone_asks_for_nothing():
     assert query_terms("<script> a.py (x)", FILTER) == ["<script>", "a.py", "(x)"]
 
 
-# --- found by review 'r29e' ---
+# --- found by a review ---
 
 COMPOUNDS = (
     note("n-c", "通信", "值得快速阅读。Custom all-reduce on ROCm; the KV cache grows."),
@@ -247,7 +247,7 @@ def test_a_compound_is_found_however_its_parts_are_joined(q, expected):
     assert ids(search_notes(COMPOUNDS, q, FILTER)) == expected
 
 
-# --- found by review 'r29h' ---
+# --- found by a review ---
 
 
 # kills: bot/search.py:_matcher (hand) a reply's word matched as typed: `allreduce` missed the
@@ -309,14 +309,14 @@ def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
     assert ids(search_notes(IDENTIFIERS, q, mode)) == expected
 
 
-# --- found by review 'r29i' ---
+# --- found by a review ---
 
 PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs warm-up."),)
 
 
 # kills: bot/search.py:_joiners_after (hand) a joiner read after any letter: the reply's
 #   `isa` (a CPU's ISA) found "is a", `ina` "in a", `a100` "a 100", and the filter's `isa`
-#   and `ona` the same, in plain English prose; (r38e) `afixin` "a fix in": the first
+#   and `ona` the same, in plain English prose; `afixin` "a fix in": the first
 #   letter's joiner is read on its own, where the word's pattern opens with that letter
 @pytest.mark.parametrize("q", ["isa", "ina", "ona", "a100", "fixi", "afixin"])
 @pytest.mark.parametrize("mode", [RANKED, FILTER])
@@ -353,7 +353,7 @@ def test_a_terms_closing_sentence_mark_is_dropped_in_the_filter_as_in_the_reply(
     assert query_terms("... ？", FILTER) == []
 
 
-# --- found by review 'r30d' ---
+# --- found by a review ---
 
 
 # kills: bot/search.py:query_terms (hand) a filter's term kept the quotes around it:
@@ -483,7 +483,7 @@ def test_a_replys_long_query_is_cut_to_its_first_terms_and_a_filters_is_not():
     assert query_terms(words, FILTER) == words.split()
 
 
-# --- found by session r30a ---
+# --- found by a review ---
 
 HYPHENATED = (
     note("n-i", "通信", "值得快速阅读。Custom allreduce; ranks come up in order."),
@@ -515,7 +515,7 @@ def test_a_hyphenated_word_or_path_is_one_term():
     assert query_terms("--enforce-eager") == ["enforce-eager"]  # a flag's dashes: no word
 
 
-# --- found by review r30h ---
+# --- found by a review ---
 
 SHORTCODED = (
     note("n-one", "修复", "TP=1 的时候 deadlock 不复现", title_en="Fix rank 1 hang"),
@@ -587,7 +587,7 @@ def test_a_letter_alone_is_a_part_when_a_hyphen_or_underscore_joins_it(q, expect
     assert ids(search_notes(SAMPLING, q, mode)) == expected
 
 
-# --- found by r37d ---
+# --- found by a review ---
 
 
 # kills: bot/search.py:_folded (hand) the whole guidance searched: a note of 28 MB of
@@ -605,7 +605,7 @@ def test_a_huge_guidance_is_searched_in_its_first_characters_only(mode):
     assert ids(search_notes([huge], "rocm_kernel", mode)) == ["n-huge"]  # its other fields
 
 
-# --- found by r38e ---
+# --- found by a review ---
 
 # A Latin word's pattern opens with its first letter, the look behind it after (bot.search
 # _not_after): fast where a long guidance lacks the letter. It must find what the pattern

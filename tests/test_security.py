@@ -156,7 +156,7 @@ def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
         assert ignored == 0, f"{name} is not git-ignored"
 
 
-# --- found by review 'r15a': /healthz served a failed delivery's error as it was ------
+# --- found by a review: /healthz served a failed delivery's error as it was -----------
 
 
 def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkeypatch):
@@ -174,7 +174,7 @@ def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkey
     assert failure["error"] == "RuntimeError: refused header 'X-Hub-Signature: [redacted]'"
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: webhook.WebhookEndpoint.triage: `once = not route.same_bodies` -> `route.same_bodies`
@@ -196,7 +196,7 @@ def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):
     assert len(replies(fake)) == 2
 
 
-# --- found by review 'r28k' (security, as an outsider and a careless operator) ---
+# --- found by a review (security, as an outsider and a careless operator) --------
 
 
 def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
@@ -212,7 +212,7 @@ def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
 
 
 def test_the_app_credentials_are_written_readable_by_their_owner_only(tmp_path):
-    # review r42o: the manifest flow's commands (docs/operating.md and the page GitHub
+    # the manifest flow's commands (docs/operating.md and the page GitHub
     # sends the browser to) wrote app.json (the App's key, webhook secret and client
     # secret) and app.pem under the shell's umask, commonly 022: readable by every user of
     # the machine. `umask 077` comes before the first of them.
@@ -250,7 +250,7 @@ def test_a_delivery_signed_with_sha1_only_is_refused_naming_the_header(tmp_path,
     assert sha1 not in caplog.text
 
 
-# --- found by review 'r28n': a captured body sent again once its delivery was pruned ---
+# --- found by a review: a captured body sent again once its delivery was pruned --------
 
 DAY = 86400
 

@@ -768,7 +768,7 @@ def test_a_redelivery_of_a_damaged_row_is_set_aside_and_the_burst_with_it_stored
 
 def test_the_docs_healthz_row_names_every_field_of_the_answer(app):
     # The endpoint table (docs/operating.md, Deploy) gives /healthz's answer as a JSON
-    # object; it left out `dry_run` and `notes`, which a monitor may key on (review r27e).
+    # object; it left out `dry_run` and `notes`, which a monitor may key on.
     client, _ = app
     operating = doc("operating.md")
     row = next(line for line in operating.splitlines() if line.startswith("| `GET /healthz` |"))
@@ -777,7 +777,7 @@ def test_the_docs_healthz_row_names_every_field_of_the_answer(app):
 
 
 def test_the_docs_say_what_each_failing_field_of_healthz_means(app):
-    # review r42o: the /healthz row moved its 503s to "Reading /healthz", one item per
+    # the /healthz row moved its 503s to "Reading /healthz", one item per
     # field that says why, for an operator to look up under pressure: every field of the
     # answer that is empty while all is well has its item there.
     client, _ = app
@@ -880,7 +880,7 @@ def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
     assert [r["comment_id"] for r in everyone] == [11, 22, 33]
 
 
-# found by mutation run 'r25d' (bot/dryrun.py)
+# found by mutation testing (bot/dryrun.py)
 # kills: bot/dryrun.py:DryRunGitHub.comments `sticky` listed as SQLite's 1 and 0, not as true and
 # false
 def test_dry_run_comments_tell_the_notes_comment_from_a_reply_as_true_or_false(app):
@@ -1112,7 +1112,7 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     for accept in ("*/*", "application/json"):
         r = client.get("/notess", headers={"accept": accept})
         assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
-    # ?format= wins, as on the notes pages (review 'r16g')
+    # ?format= wins, as on the notes pages
     asked = client.get("/notess?format=json", headers={"accept": CHROME_ACCEPT})
     assert asked.json() == {"detail": "Not Found"}
     assert "no page at" in client.get("/notess?format=html").text
@@ -1120,7 +1120,7 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
 
 
-# --- found by review 'r28i' (the pages as their readers use them) ---
+# --- found by a review (the pages as their readers use them) ---
 
 
 # kills: bot/server.py:create_app.no_such_page (hand) the JSON 404 without Vary: a cache in
@@ -1134,7 +1134,7 @@ def test_an_unknown_page_says_its_answer_depends_on_accept_in_both_forms(app):
         assert r.status_code == 404 and r.headers["vary"] == "Accept", accept
 
 
-# --- found by mutation run 'r27b' (bot/server.py: the app and its routes) ---
+# --- found by mutation testing (bot/server.py: the app and its routes) ---
 
 
 # kills: bot/server.py:_operator_routes.dry_run_comments a live server's /dry-run/comments answered
@@ -1272,7 +1272,7 @@ def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
     assert b"".join(m.get("body", b"") for m in bodies) == b""
 
 
-# --- found by review 'r16f' ---
+# --- found by a review ---
 
 
 # kills: bot/webhook.py:WebhookEndpoint.answer a delivery SQLite refused not counted as an error
@@ -1299,7 +1299,7 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
         with caplog.at_level(logging.INFO):
             refused = post(client, "pull_request", big, delivery="d-new-1")
         assert refused.status_code == 500 and refused.json()["delivery"] == "d-new-1"
-        # named, with why and what asks GitHub again (review r22c: uvicorn's traceback
+        # named, with why and what asks GitHub again (uvicorn's traceback
         # named neither the delivery nor the way to get it back)
         named = [r for r in caplog.records if "d-new-1" in r.getMessage()]
         assert [r.levelname for r in named] == ["ERROR"] and not named[0].exc_info
@@ -1329,7 +1329,7 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
         assert line in text, line
 
 
-# --- found by review 'r17d' ---
+# --- found by a review ---
 
 
 def stripping_proxy(prefix: str, app):
@@ -1380,7 +1380,7 @@ def test_without_a_public_url_the_slash_redirect_is_root_relative_and_keeps_the_
     assert client.get("/nope/", follow_redirects=False).status_code == 404
 
 
-# --- found by review 'r17b' ---
+# --- found by a review ---
 
 
 def test_only_the_keys_own_fault_is_blamed_on_the_key(tmp_path, app_key):
@@ -1516,7 +1516,7 @@ def test_an_event_without_an_action_is_logged_as_the_event_alone(tmp_path, caplo
 
 def test_a_signed_delivery_refused_as_malformed_is_logged_with_why(tmp_path, caplog):
     # GitHub does not send a delivery answered 400 again: without a line naming it and
-    # why, only the access log and a counter said one was lost (review r26e)
+    # why, only the access log and a counter said one was lost
     caplog.set_level(logging.INFO)
     bad_number = pr_payload()
     bad_number["pull_request"]["number"] = "x"
@@ -1618,7 +1618,7 @@ def test_the_start_asks_for_the_app_once_for_the_login_too(tmp_path, fake_github
     assert len(fake_github.calls("GET", "/app")) == 1
 
 
-# --- found by review 'r17h' ---
+# --- found by a review ---
 
 
 def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
@@ -1632,7 +1632,7 @@ def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/signature.py:verify hmac.compare_digest(...) -> sign(...) == header.strip()
@@ -1657,7 +1657,7 @@ def test_signature_header_with_trailing_whitespace_still_verifies():
     assert verify("k", body, sign("k", body) + " \r\n")
 
 
-# --- found by review 'r18f' ---
+# --- found by a review ---
 
 
 def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
@@ -1738,7 +1738,7 @@ def test_the_refusal_log_spacing_and_the_put_backs_come_from_the_settings(tmp_pa
     assert len(_refusals(caplog)) == 2
 
 
-# --- found by review 'r19f' ---
+# --- found by a review ---
 
 
 def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, app_key):
@@ -1802,7 +1802,7 @@ def test_a_stop_during_the_listing_logs_no_traceback(tmp_path, fake_github, app_
     assert len(stopped) == 1 and "100 attempts listed" in stopped[0], stopped
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: webhook.WebhookEndpoint.check: RecursionError dropped from the parse errors
@@ -2181,7 +2181,7 @@ def _no_such_table(_path, conn):
     ],
 )
 def test_the_starts_first_write_failing_is_said_in_words(tmp_path, make, kind, words):
-    # review r22c: the first write of the start (claim_pr_state) failing was a traceback
+    # the first write of the start (claim_pr_state) failing was a traceback
     from bot.server import _unwritable
 
     exc = _sqlite_error(tmp_path, make)
@@ -2218,7 +2218,7 @@ def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
 
 def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, app_key):
     # the ERROR of a delivery SQLite refused named the App's sweep even with a token or
-    # with the sweeps turned off (review r22d)
+    # with the sweeps turned off
     from bot.webhook import _redelivered_by
     from tests.webhook_kit import app_settings
 
@@ -2229,7 +2229,7 @@ def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, 
     assert _redelivered_by(off) == "run `review-notes redeliver`"
 
 
-# --- found by review 'r26f' ---
+# --- found by a review ---
 
 
 # kills: bot/server.py:Runtime.start a start with pending deliveries but none interrupted said
@@ -2303,7 +2303,7 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
 def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_github_keeps(
     tmp_path, fake_github, app_key
 ):
-    # walkthrough r27k: the dry run's replays are no delivery from the App (the e2e test
+    # the dry run's replays are no delivery from the App (the e2e test
     # test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_before)
     from datetime import UTC, datetime, timedelta
 
@@ -2324,7 +2324,7 @@ def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_gith
         assert rt.queue.sweep_since() == "2030-01-01T00:00:00+00:00"
 
 
-# --- found by review 'r27a' (mutation run of the server's wiring) ---
+# --- found by mutation testing (the server's wiring) ---
 
 
 # kills: bot/server.py:Runtime.__post_init__ redeliver_every_minutes taken for seconds (`* 1.0`, not
@@ -2554,7 +2554,7 @@ def test_a_404_for_the_app_at_an_api_url_set_by_hand_names_github_api_url_too(
 ):
     # A GitHub Enterprise Server's host given without /api/v3 (or the web host): GET /app
     # is answered 404, and the refusal named only GITHUB_APP_ID and the key, which were
-    # right (walkthrough r28b). Never the URL itself: it may carry a password.
+    # right. Never the URL itself: it may carry a password.
     from bot.github_port import GitHubError
     from bot.server import _api_url_hint
 
@@ -2811,7 +2811,7 @@ def test_a_clock_github_refuses_the_apps_token_for_is_named_not_the_credentials(
 
 
 # kills: bot/github_retry.py:Retrier._failure (hand) a JWT refused for its times after the
-#   start recorded as GitHub's words alone, as before r35c
+#   start recorded as GitHub's words alone, as before such a refusal named the clock
 def test_a_clock_that_drifts_after_the_start_is_named_in_each_delivery_it_fails(
     tmp_path, fake_github, app_key, caplog
 ):
@@ -3012,7 +3012,7 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
 ):
     # The App's webhook URL entered without /webhook (or with the path a proxy serves the
     # bot under, passed on): every delivery failed with the router's bare 404 (405 on a
-    # GET route), and the server's log said nothing at INFO (walkthrough r28b).
+    # GET route), and the server's log said nothing at INFO.
     import urllib.error
     import urllib.request
 
@@ -3050,7 +3050,7 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
     assert 'review_notes_deliveries_total{event="unverified",outcome="wrong_path"} 3.0' in metrics
 
 
-# --- found by review 'r28g' ---
+# --- found by a review ---
 
 
 def test_serve_claims_the_database_once_before_its_port_then_only_resumes(tmp_path):
@@ -3077,7 +3077,7 @@ def test_serve_claims_the_database_once_before_its_port_then_only_resumes(tmp_pa
 def test_a_body_still_coming_in_after_github_would_have_given_up_is_answered_408(
     tmp_path, monkeypatch
 ):
-    # review r28k: an outsider's unsigned 25 MB bodies, each held back by its last byte,
+    # an outsider's unsigned 25 MB bodies, each held back by its last byte,
     # kept their memory for as long as the sender liked (8 of them: +200 MB). GitHub
     # waits 10 s for an answer: a body not all in by then is no delivery it awaits.
     import socket
@@ -3115,7 +3115,7 @@ def test_a_body_still_coming_in_after_github_would_have_given_up_is_answered_408
     assert 'review_notes_deliveries_total{event="unverified",outcome="too_slow"} 1.0' in text
 
 
-# --- found by review 'r28p' ---
+# --- found by a review ---
 
 
 # kills: bot/server.py:create_app.no_such_page (hand) a browser's wrong method on a notes page
@@ -3141,7 +3141,7 @@ def test_a_wrong_method_on_a_notes_page_is_a_page_for_a_browser(app):
 def test_an_unhandled_event_header_is_cut_in_its_reason_and_log_line(app, caplog):
     # The signature covers the body only: anyone replaying a signed body chooses the
     # X-GitHub-Event header, and "no handler for {event}" carried all of it (up to the
-    # server's header limit) into the INFO line and the answer (r29k)
+    # server's header limit) into the INFO line and the answer
     caplog.set_level(logging.INFO)
     client, rt = app
     event = "e" * 5000
@@ -3159,7 +3159,7 @@ def test_an_unhandled_event_header_is_cut_in_its_reason_and_log_line(app, caplog
 
 def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
     # queue_depth cannot tell a queue waiting out a rate limit from one stalled: how long
-    # the longest-waiting pending delivery has waited can, beside the pause gauge (r29k)
+    # the longest-waiting pending delivery has waited can, beside the pause gauge
     from datetime import UTC, datetime, timedelta
 
     from prometheus_client.parser import text_string_to_metric_families
@@ -3219,7 +3219,7 @@ def test_an_installation_event_s_delivery_header_is_cut_in_its_log_line(app, cap
         m.getMessage() for m in caplog.records if "new_permissions_accepted" in m.getMessage()
     ]
     assert line.startswith("delivery " + "d" * 99 + " "), line[:300]
-    # a longer one is refused before it is logged whole (r30c: its `delivery` field was)
+    # a longer one is refused before it is logged whole (its `delivery` field was)
     r = post(client, "installation", accepted, delivery="d" * 5000)
     assert r.status_code == 400
 
@@ -3235,7 +3235,6 @@ def test_a_delivery_header_no_github_delivery_has_is_refused_and_logged_cut(
     # `delivery` field carried it whole (5,000 characters; a NEL, a line break to
     # str.splitlines, which the JSON lines leave raw), and a queued one was in every line
     # of its run. GitHub's is a GUID: one over 100 characters or not printable is refused
-    # (r30c)
     caplog.set_level(logging.INFO)
     client, rt = app
     body = json.dumps(next(iter(octokit_examples(event)))).encode()
@@ -3256,7 +3255,7 @@ def test_a_delivery_header_no_github_delivery_has_is_refused_and_logged_cut(
     assert refused.delivery in ("d" * 100 + "...", "a\u00c2\\x85b")
 
 
-# --- r31c ---
+# --- found by a review ---
 
 
 # kills: bot/prstate.py:PRStore.get a PR's damaged state row failing its events with
@@ -3529,7 +3528,7 @@ def test_an_event_of_a_pr_whose_old_name_state_is_on_a_damaged_page_says_so(tmp_
     assert list(rt.ctx.prs.set_aside) == [f"{old}#5"]
 
 
-# --- found by r35c (edges a reader and an operator meet) ---
+# --- found by a review (edges a reader and an operator meet) ---
 
 
 # kills: bot/server.py:_SecuredApp.build_middleware_stack (hand) the app not wrapped: the
@@ -3618,7 +3617,7 @@ def test_a_405_allows_head_where_get_is_answered(app):
     assert allowing_head("POST, GET, HEAD") == "POST, GET, HEAD"
 
 
-# --- found by r36c ---
+# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.error (hand) the request's ?repo= kept whether or not any
@@ -3648,7 +3647,7 @@ def test_an_error_pages_links_keep_a_repository_with_notes_and_drop_one_without(
             assert hidden == ([repo] if kept else []), (repo, r.text)
 
 
-# --- found by r36e ---
+# --- found by a review ---
 
 
 # kills: bot/server.py:create_app (hand) the pages' default repository left vllm-project/vllm

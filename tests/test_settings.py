@@ -68,7 +68,7 @@ def test_unknown_toml_key_is_named(tmp_path):
     toml.write_text("# the bot's defaults\nworkers = 2\ncomment_on_draft = true\n")
     with pytest.raises(SettingsError) as err:
         load_settings(env_file=None, toml_file=toml)
-    # the file and line, and the setting meant (noticed by review 'r15a')
+    # the file and line, and the setting meant
     assert str(err.value) == (
         f"{toml}:3: comment_on_draft: unknown setting; did you mean 'comment_on_drafts'?"
     )
@@ -78,7 +78,7 @@ def test_unknown_toml_key_is_named(tmp_path):
     ("line", "meant"), [("REVIEW_NOTES_WORKERS = 4", "workers"), ('REPO = ["acme/one"]', "repos")]
 )
 def test_an_unknown_toml_key_in_any_case_gets_the_setting_meant(tmp_path, line, meant):
-    # found by review 'r15g': keys are read in any case, and a variable's name copied
+    # found by a review: keys are read in any case, and a variable's name copied
     # from docs/operating.md's table is the likeliest slip; the suggestion compared as written
     toml = tmp_path / "bot.toml"
     toml.write_text(f"# the bot's defaults\n{line}\n", "utf-8")
@@ -100,7 +100,7 @@ def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
 
 
 def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
-    # found by review 'r38g': `workers = "many"` in config/bot.toml, or in .env, was
+    # found by a review: `workers = "many"` in config/bot.toml, or in .env, was
     # named `REVIEW_NOTES_WORKERS: Input should be a valid integer`, a variable set
     # nowhere: the operator looked for it in the environment. An unknown key was named
     # by file and line already; a bad value now is too, where the value read came from.
@@ -128,7 +128,7 @@ def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
 
 
 def test_a_bad_value_set_twice_in_dotenv_is_named_on_the_line_read(tmp_path):
-    # found by review 'r38j': python-dotenv reads the last of a name set twice (in any
+    # found by a review: python-dotenv reads the last of a name set twice (in any
     # case), and the error named the first line, whose value was fine
     env = tmp_path / ".env"
     env.write_text("REVIEW_NOTES_WORKERS=2\nTZ=UTC\n\nreview_notes_workers=99\n", "utf-8")
@@ -693,8 +693,7 @@ def test_a_missing_key_file_is_named(path):
 
 def test_a_key_path_that_is_a_directory_says_how_docker_made_it(tmp_path):
     # `docker run -v "$PWD/app.pem:/run/secrets/app.pem:ro"` with no app.pem on the host
-    # mounts a new empty directory there: "Is a directory" left the operator guessing
-    # (review r20d).
+    # mounts a new empty directory there: "Is a directory" left the operator guessing.
     mounted = tmp_path / "app.pem"
     mounted.mkdir()
     text = errors(github_app_id="1", github_private_key_path=str(mounted))
@@ -713,7 +712,7 @@ def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
 
 
 def test_a_mounted_secret_files_line_end_is_not_part_of_it(monkeypatch):
-    # found by review 'r15a': a token or secret from a file (`--from-file`) ends in a
+    # found by a review: a token or secret from a file (`--from-file`) ends in a
     # newline. The token then failed every call (no HTTP header holds one) after a clean
     # start; the secret failed every signature check, 401, logging nothing
     token = "ghp_" + "Q7" * 18
@@ -739,7 +738,7 @@ def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank)
 
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
-    # found by review 'r27i': `REVIEW_NOTES_PUBLIC_URL=` or `GITHUB_API_URL=` (a
+    # found by a review: `REVIEW_NOTES_PUBLIC_URL=` or `GITHUB_API_URL=` (a
     # template's empty line) stopped even a dry run: "must be an http(s) URL"
     monkeypatch.setenv("REVIEW_NOTES_PUBLIC_URL", blank)
     monkeypatch.setenv("GITHUB_API_URL", blank)
@@ -756,7 +755,7 @@ def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
     "name", ["NOTES_DIR", "TOPICS_FILE", "MATCHING_FILE", "NOTES_GITHUB_BRANCH"]
 )
 def test_an_empty_library_setting_means_the_default(monkeypatch, name, blank):
-    # found by review 'r38g': `REVIEW_NOTES_NOTES_DIR=` (a template's empty line) was the
+    # found by a review: `REVIEW_NOTES_NOTES_DIR=` (a template's empty line) was the
     # working directory, Path(""): the start failed on `.:1: notes: no notes (*.md
     # files) in this directory`, naming no variable (the topics and matching files the
     # same with "Is a directory"), and an empty branch made every `github` note link
@@ -928,7 +927,7 @@ def test_delivery_retention_covers_githubs_redelivery_window():
     assert "REVIEW_NOTES_DELIVERY_RETENTION_DAYS" in errors(delivery_retention_days=2)
 
 
-# --- found by review 'r16m' ---
+# --- found by a review ---
 
 
 def test_a_malformed_env_line_is_an_error_naming_the_file_and_line(tmp_path):
@@ -973,7 +972,7 @@ def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_
     assert "PRIVATE KEY-----" not in said  # the line is named, not shown
 
 
-# --- found by review 'r17b' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -985,7 +984,7 @@ def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_
         ("https://notes.example.org # production", "an inline comment"),
         ("https://notes.example.org:84a3", "the port '84a3' is not a number"),
         ("https://notes.example.org?x=1", "a query"),
-        # found by mutation run 'r21s': a space or a control character inside, no host
+        # found by mutation testing: a space or a control character inside, no host
         ("https://notes example.org", "holds whitespace or a control character"),
         ("https://notes.example.org/\x07", "holds whitespace or a control character"),
         ("https://:443/review-notes", "names no host"),
@@ -1066,7 +1065,7 @@ def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
             client.close()
 
 
-# --- found by mutation run 'r21s' ---
+# --- found by mutation testing ---
 
 # The range each numeric setting takes, as an operator may set it: the lowest and
 # highest values accepted (a value past either is refused, named). 0 where it means
@@ -1105,7 +1104,7 @@ def test_a_numeric_setting_takes_its_whole_range_and_nothing_past_it(field, lowe
         assert errors(**{field: value}).startswith(f"{env_name(field)}: ")
 
 
-# r41m: how the GitHub client names a repository (GitHubClient `address_repos_by`): by
+# how the GitHub client names a repository (GitHubClient `address_repos_by`): by
 # its webhook's `repository.id` unless the operator says "name" (writes by id refused)
 def test_repositories_are_addressed_by_id_unless_set_to_name():
     assert load().address_repos_by == "id"
@@ -1141,7 +1140,7 @@ def test_the_docs_defaults_are_the_settings_defaults():
         as_read = type(default)(in_toml[name]) if name in in_toml else default
         assert as_read == default, name
         checked += 1
-    # r42i: every default the code has, the paths and lists too (REVIEW_NOTES_DB_PATH,
+    # every default the code has, the paths and lists too (REVIEW_NOTES_DB_PATH,
     # _REPOS, _FILES_RECHECK_DELAYS, the library's files), which the check passed over
     assert checked == sum(f.default is not None for f in Settings.model_fields.values())
 
@@ -1263,7 +1262,7 @@ def test_the_allow_list_is_read_without_case():
 def test_a_key_saved_with_a_byte_order_mark_is_the_key(tmp_path, monkeypatch, app_key, by_path):
     # Windows' Notepad saved UTF-8 with a byte order mark by default: app.pem opened and
     # saved there, or given as "$(cat app.pem)", was refused as "not a PEM private key",
-    # though it reads as one (walkthrough r28b).
+    # though it reads as one.
     from bot.server import live_github
 
     live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
@@ -1289,7 +1288,7 @@ def test_a_key_saved_with_a_byte_order_mark_is_the_key(tmp_path, monkeypatch, ap
 def test_the_app_s_webhook_url_given_as_the_public_url_is_refused_naming_the_fix(url):
     # The two addresses the operator has at hand: the App's webhook URL pasted as
     # REVIEW_NOTES_PUBLIC_URL made every note link of every comment
-    # https://notes.example.org/webhook/notes/<id>, a 404 (walkthrough r28b).
+    # https://notes.example.org/webhook/notes/<id>, a 404.
     text = errors(public_url=url)
     assert "REVIEW_NOTES_PUBLIC_URL: ends in /webhook, the App's webhook URL" in text, text
     assert "the same without /webhook" in text
@@ -1305,7 +1304,7 @@ def test_a_private_key_that_is_no_text_is_refused_naming_it():
     )
 
 
-# --- found by review 'r28h' (curator) ---
+# --- found by a review (curator) ---
 
 SHIPPED_TOML = ROOT / "config" / "bot.toml"
 
@@ -1396,7 +1395,7 @@ def test_a_directory_where_bot_toml_goes_is_no_settings_and_no_crash(tmp_path):
 
 
 def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
-    # review r28g: /healthz said ok while the workers could not claim (a full disk)
+    # /healthz said ok while the workers could not claim (a full disk)
     assert load().workers_stuck_seconds == 60.0  # config/bot.toml
     assert load(workers_stuck_seconds=0).workers_stuck_seconds == 0.0
     for bad in (-1, 86401):
@@ -1411,7 +1410,7 @@ def test_how_often_an_idle_worker_looks_at_the_queue_is_a_setting():
         assert "REVIEW_NOTES_WORKERS_POLL_SECONDS" in errors(workers_poll_seconds=bad)
 
 
-# --- found by review 'r28k' (security, a careless operator) ---
+# --- found by a review (security, a careless operator) ---
 
 
 @pytest.mark.parametrize(
@@ -1463,7 +1462,7 @@ def test_a_public_url_with_a_password_is_refused_and_not_shown():
     assert load(github_api_url=url, public_url="https://x.org", **live).github_api_url == url
 
 
-# r28n: REVIEW_NOTES_LOG_LEVEL=debug was refused ("Input should be 'DEBUG', 'INFO', ..."),
+# REVIEW_NOTES_LOG_LEVEL=debug was refused ("Input should be 'DEBUG', 'INFO', ..."),
 # where Python's logging and uvicorn's --log-level take the name in any case
 @pytest.mark.parametrize("given", ["debug", "Warning", "ERROR"])
 def test_the_log_level_is_taken_in_any_case(monkeypatch, given):
@@ -1514,7 +1513,7 @@ def test_a_dsa_key_is_named_as_one():
     )
 
 
-# r42i (an operator's walkthrough): REVIEW_NOTES_HTTP_TIMEOUT=nan was refused as "Input
+# an operator's walkthrough: REVIEW_NOTES_HTTP_TIMEOUT=nan was refused as "Input
 # should be less than or equal to 300", which NaN is not more than either, and `inf` the
 # same: the message sent the operator looking for a value too large. A number that is not
 # finite is named as such, for every float setting (`files_recheck_delays` says its range).
@@ -1534,7 +1533,7 @@ def test_every_float_setting_is_checked_for_a_finite_value():
     assert len(FLOATS) >= 12  # the float settings were found
 
 
-# r42i: REVIEW_NOTES_BOT_LOGIN took any text ("two words", "@review-notes[bot]", a URL):
+# REVIEW_NOTES_BOT_LOGIN took any text ("two words", "@review-notes[bot]", a URL):
 # the bot then knew none of its own comments by it (it edits only comments of this
 # login). A GitHub login is letters, digits and hyphens ('_' in a managed user's), not
 # starting with a hyphen; an App's bot account adds "[bot]". Refused, not shown (a token

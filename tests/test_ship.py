@@ -42,7 +42,7 @@ def test_manifest_subscribes_to_every_handled_event_and_the_command_events():
 
 
 def test_every_action_the_bot_handles_is_one_github_sends():
-    # r42i (an operator's walkthrough, registering the App): the manifest's events are
+    # an operator's walkthrough, registering the App: the manifest's events are
     # the dispatcher's, but an action misspelt there ("ready_for_reviews") is one GitHub
     # never sends, and its PRs would wait for ever. Each action a route takes is one of
     # the event's in GitHub's webhook description (@octokit/webhooks-examples); the bot's
@@ -76,7 +76,7 @@ def test_the_docs_manifest_form_is_app_yml():
 
 
 def test_the_docs_register_the_app_by_hand_as_app_yml_does():
-    # found by review 'r38g': the docs gave the manifest flow only; an App registered on
+    # found by a review: the docs gave the manifest flow only; an App registered on
     # GitHub's form (an organisation's policy, a GitHub Enterprise Server) had to work
     # out its fields from the manifest's JSON. The form's words for app.yml's choices:
     by_hand = re.search(r"^By hand\b(.*?)^## ", OPERATING, re.S | re.M)
@@ -100,7 +100,7 @@ def _paragraph(start: str) -> str:
 
 
 def test_the_docs_say_what_a_proxy_in_front_must_let_through():
-    # found by review 'r38g': "put TLS in front of it" was all the docs said of a proxy,
+    # found by a review: "put TLS in front of it" was all the docs said of a proxy,
     # whose defaults refuse what GitHub sends (nginx takes 1 MB bodies, GitHub's go up
     # to 25 MB: refused 413 by the proxy, the bot never told) or expose what is not for
     # the public (/metrics, /healthz's failures, a dry run's comments).
@@ -116,7 +116,7 @@ def test_the_docs_say_what_a_proxy_in_front_must_let_through():
 
 
 def test_the_docs_name_every_field_of_a_log_line():
-    # found by review 'r38g': the docs said the logs are JSON lines, not which fields
+    # found by a review: the docs said the logs are JSON lines, not which fields
     # they hold, nor how to follow a delivery through them.
     import logging
     import sys
@@ -143,7 +143,7 @@ def test_the_docs_settings_table_is_complete():
 
 
 def test_the_docs_name_every_outcome_an_alert_watches_from_the_start():
-    # found by review 'r38g': /metrics has `unverified` deliveries refused as too_large
+    # found by a review: /metrics has `unverified` deliveries refused as too_large
     # (413) and too_slow (408) at 0 from the start, for an alert to watch, but the docs'
     # /metrics row named only bad_signature and wrong_path: an operator writing alerts
     # from the docs left them out.
@@ -159,7 +159,7 @@ def test_the_docs_name_every_outcome_an_alert_watches_from_the_start():
 
 
 def test_the_docs_name_every_metric_the_server_exports():
-    # review r42o: /metrics' row of the endpoint table moved to "Reading /metrics", a
+    # /metrics' row of the endpoint table moved to "Reading /metrics", a
     # list by metric name; a metric added to bot/metrics.py and not to that list would
     # leave an operator writing alerts from the docs without it.
     from prometheus_client.parser import text_string_to_metric_families
@@ -222,8 +222,8 @@ def test_the_image_installs_the_dependencies_before_it_copies_the_code():
         r"^RUN pip install --require-hashes -r image-requirements\.txt$", text, re.M
     )
     assert install and text.index(install[0]) < text.index("COPY bot ")
-    # Nor an edit of README.md or pyproject.toml (read only by the package's install;
-    # review r20c): the layer is built before they are copied, so not in its cache key.
+    # Nor an edit of README.md or pyproject.toml (read only by the package's install):
+    # the layer is built before they are copied, so not in its cache key.
     copied = re.findall(r"^COPY (.+?) \S+$", text[: install.start()], re.M)
     files = [f for line in copied for f in line.split()]
     assert files == ["image-requirements.txt"], f"the layer depends on {files}"
@@ -254,7 +254,7 @@ def _docker_ignores(path: Path) -> bool:
 
 
 def test_the_build_context_leaves_out_the_apps_secrets():
-    # found by review 'r38g': the manifest flow (docs/operating.md) writes app.json (the
+    # found by a review: the manifest flow (docs/operating.md) writes app.json (the
     # App's key, webhook secret and client secret) and app.pem in the checkout, the
     # directory `docker build .` sends whole to the builder (a remote one, a CI cache);
     # .dockerignore left out .env but not them. No COPY line takes them in today.
@@ -389,7 +389,7 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
         )
         assert ran.returncode == 0
         # a proxy the operator's environment names is not asked (it cannot reach the
-        # container's 127.0.0.1): found by review r22d
+        # container's 127.0.0.1): found by a review
         proxy = f"http://127.0.0.1:{free_port()}"  # nothing listens: asking it fails
         proxied = {"HTTP_PROXY": proxy, "http_proxy": proxy, "NO_PROXY": "", "no_proxy": ""}
         ran = subprocess.run(

@@ -63,7 +63,7 @@ def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says
     assert written_form("Add ec_both role", "ec", frozenset()) == "ec"
     assert written_form("Add ec_both role EC connector", "ec", frozenset()) == "EC"
     # the same name in another case is the same name, quoted as the title writes it
-    # (r23b: 'Deep', 'Gemm' of the title's `DeepGemm` for a note writing `DeepGEMM`)
+    # ('Deep', 'Gemm' of the title's `DeepGemm` for a note writing `DeepGEMM`)
     assert written_form("Fix DeepSeek", "seek", names_in("Deepseek")) == "DeepSeek"
     assert written_form("Fix DeepGemm", "deep", names_in("DeepGEMM")) == "DeepGemm"
     # a name the note writes inside the title's is quoted whole, never a syllable of it
@@ -80,7 +80,7 @@ def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says
 def test_a_similar_titles_reason_quotes_only_what_the_note_says():
     # reasons.shared_detail quoted the whole PR identifier a shared word was read from
     # ("title shares 'get_kv_connector_stats' with this note's title" for a note whose
-    # title says "KV connector stats"); found by review 'r15e'
+    # title says "KV connector stats"); found by a review
     facts = PRFacts(repo="o/r", number=1, title="[NIXL] Fix connector_worker in get_kv_stats")
     title = "Aggregate KV connector stats"
     keywords = "get_kv_stats connector worker"
@@ -169,7 +169,7 @@ def test_shipped_vocabulary_loads_and_knows_common_words():
     assert vocab.idf("fix") < 2 < 5 < vocab.idf("watermarking")
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/similarity.py:title_words `len(word) > 3` -> `len(word) > 2`
@@ -204,7 +204,7 @@ def test_a_word_exactly_as_rare_as_the_floor_counts():
     ]
 
 
-# --- found by mutation run 'r21b' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/reasons.py:shared_detail words shared with the note's title quoted as its keywords
@@ -230,7 +230,7 @@ def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes
     assert detail == "title shares 'get_kv_stats' with this note's title"
 
 
-# --- found by mutation run 'r22a' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/similarity.py:written_form the glue to the left of a name's first piece wrapping round

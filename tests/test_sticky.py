@@ -302,7 +302,7 @@ def test_what_opts_a_pr_out(labels, body, label, cause):
     ("body", "cause"),
     [
         # a fence opened on a list item's line ends with the item: the comment after it
-        # is hidden, as GitHub shows it (review r26a; read as code to the end before)
+        # is hidden, as GitHub shows it (read as code to the end before)
         ("Fixes it.\n\n- ```\n  boom\n<!-- no-review-notes -->", PauseCause.DESCRIPTION),
         # an HTML block holds what looks like a fence: raw HTML, the comment hidden
         ("<details>\n~~~\n<!-- no-review-notes -->\n</details>", PauseCause.DESCRIPTION),
@@ -731,7 +731,7 @@ def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
     assert "deleted" in r.reason and ctx.prs.get(REF.repo, REF.number).opted_out
 
 
-# --- found by review 'r18b' (mutation run) ---
+# --- found by mutation testing ---
 
 
 # kills: bot/sticky.py:refresh_sticky `if not force and event_at` -> `if event_at`
@@ -885,7 +885,7 @@ def test_a_second_event_of_the_same_second_makes_every_run_of_it_a_tie(ctx):
     assert ctx.prs.get(REF.repo, REF.number).event_by is None
 
 
-# --- found by review 'r18e' ---
+# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -914,7 +914,7 @@ def test_an_event_time_stored_before_times_were_checked_does_not_outrank_real_on
     assert ctx.prs.get(ref.repo, ref.number).event_at == "2026-09-02T10:00:00Z"
 
 
-# --- found by review 'r19b' (mutation run of the shell) ---
+# --- found by mutation testing (the shell) ---
 
 
 # kills: sticky._with_files: drop "no head in the payload: use the last files seen"
@@ -940,7 +940,7 @@ def test_a_payload_time_without_a_zone_is_utc_whatever_the_servers_zone(monkeypa
         time.tzset()
 
 
-# --- found by review 'r19b' (a surviving mutant showed it) ---
+# --- found by a review (a surviving mutant showed it) ---
 
 
 def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files(ctx):
@@ -964,7 +964,7 @@ def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files
     assert asked.notes == ()
 
 
-# --- mutation run r24a ---
+# --- mutation testing ---
 
 
 # kills: bot/sticky.py:_with_files `base = base or (state.files_base or "")` -> `base and ...`
@@ -1057,7 +1057,7 @@ def test_a_cached_list_takes_no_rename_its_paths_do_not_hold(ctx, monkeypatch):
     assert f"changes `{old}` (" in bodies(ctx)[-1]
 
 
-# --- found by mutation run 'r25d' (bot/dryrun.py) ---
+# --- found by mutation testing (bot/dryrun.py) ---
 
 
 # kills: bot/dryrun.py:DryRunGitHub.upsert_sticky `row is not None or create` -> `row is None or
@@ -1103,7 +1103,7 @@ def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
 
 
 def test_the_comment_names_a_source_pr_of_the_prs_own_repository_by_its_number(ctx):
-    # found by review 'r40g': "source: vllm-project/vllm PR 52419" on a vllm PR
+    # found by a review: "source: vllm-project/vllm PR 52419" on a vllm PR
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
     (body,) = bodies(ctx)
     assert " · source: [PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)" in body

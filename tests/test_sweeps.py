@@ -1,5 +1,5 @@
-"""The sweeps of GitHub's webhook delivery log with real parts (found by reviews r22d
-and r22f): where a start's sweep looks back to (past an old release's own rows, past
+"""The sweeps of GitHub's webhook delivery log with real parts (found by
+reviews): where a start's sweep looks back to (past an old release's own rows, past
 redeliveries a killed sweep left stored, past a secret rotated server first, past an
 upgrade killed mid-migration), a running server's sweep asking again for a redelivery
 GitHub refused, the waiting after an ask in a quiet repository or a write outage, a
@@ -332,7 +332,7 @@ def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_sa
     assert held, "the delivery refused while GitHub still had the old secret is lost"
 
 
-# --- found by review r22f ---
+# --- found by a review ---
 
 N2 = 5151
 

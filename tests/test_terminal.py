@@ -6,7 +6,7 @@ import pytest
 
 from bot.terminal import inert, shown
 
-# --- found by mutation run 'r27c' ---
+# --- found by mutation testing ---
 
 
 # kills: bot/terminal.py:inert hand: "Cf" (a bidi override) left out of what is escaped
