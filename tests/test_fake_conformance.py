@@ -633,12 +633,12 @@ def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
     The fake counted calls in its x-ratelimit-* headers but still answered 200 once the
     count was spent, so a client that ignored `remaining: 0` and went on calling would
     pass every test that does not inject a fault by hand: kinder than GitHub."""
-    fake_github.add_pat("ghp_r18d", "someone")
+    fake_github.add_pat("ghp_a_pat", "someone")
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.rate_limit = 3
     url = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/pulls/7"
     answers = [
-        requests.get(url, headers={"Authorization": "token ghp_r18d"}, timeout=5) for _ in range(4)
+        requests.get(url, headers={"Authorization": "token ghp_a_pat"}, timeout=5) for _ in range(4)
     ]
     assert [a.headers["x-ratelimit-remaining"] for a in answers[:3]] == ["2", "1", "0"]
     over = answers[3]
@@ -651,7 +651,7 @@ def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
     assert over.json()["message"].startswith("API rate limit exceeded")
     assert not check(over.json(), {"$ref": ERROR_SCHEMA})
     fake_github.reset_rate_limit()  # a new hour: answered again
-    assert requests.get(url, headers={"Authorization": "token ghp_r18d"}, timeout=5).ok
+    assert requests.get(url, headers={"Authorization": "token ghp_a_pat"}, timeout=5).ok
 
 
 def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_github):
@@ -663,12 +663,12 @@ def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_gith
     reason where GitHub puts "Validation Failed", and no `errors`. A client (or a log
     line, or a test) that read the top-level message as the cause saw the reason with
     the fake and only "Validation Failed" on GitHub."""
-    fake_github.add_pat("ghp_r18d", "someone")
+    fake_github.add_pat("ghp_a_pat", "someone")
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     answer = requests.post(
         f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments",
         json={"body": "x" * 70_000},
-        headers={"Authorization": "token ghp_r18d"},
+        headers={"Authorization": "token ghp_a_pat"},
         timeout=5,
     )
     assert answer.status_code == 422
@@ -834,9 +834,9 @@ def test_fake_refuses_writes_past_the_content_creation_limit_until_the_window_mo
     limit = fake_github.limit_content_creation(
         per_minute=2, per_hour=3, status=429, retry_after=True, clock=lambda: now[0]
     )
-    fake_github.add_pat("ghp_r30c", "someone")
+    fake_github.add_pat("ghp_a_pat", "someone")
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
-    auth = {"Authorization": "token ghp_r30c"}
+    auth = {"Authorization": "token ghp_a_pat"}
     comments = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
 
     def write() -> requests.Response:

@@ -240,7 +240,7 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
             changes={"base": {"ref": {"from": "master"}, "sha": {"from": "0" * 40}}},
             updated_at="2026-09-01T10:00:10Z", base_ref="parent-feature",
         )  # fmt: skip
-        assert send_signed(server.base, "pull_request", retarget, "r23d-retarget") == 202
+        assert send_signed(server.base, "pull_request", retarget, "retarget-the-base") == 202
         wait_until(lambda: "any more" in (_sticky(fake, n) or ""), what="the old update")
         wait_until(
             lambda: server.health()["pending"] == server.health()["processing"] == 0,

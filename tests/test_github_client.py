@@ -3081,8 +3081,8 @@ def test_the_app_check_keeps_the_login_and_asks_a_token_nothing(make_github_clie
     app = make_github_client()
     app.check_app()
     assert app.bot_login() == f"{DEFAULT_APP_SLUG}[bot]"
-    fake_github.add_pat("ghp_r17b", "someone")
-    make_github_client(token="ghp_r17b").check_app()
+    fake_github.add_pat("ghp_a_pat", "someone")
+    make_github_client(token="ghp_a_pat").check_app()
     assert len(fake_github.requests) == 1
 
 

@@ -907,7 +907,7 @@ FIRST = "000_592c10ca5a9ed86e.txt"
 EAGLE_TITLE = "修复 EAGLE 分支在部分哈希命中路径上丢失缓存注册"  # 000_592c10ca5a9ed86e.txt#2
 
 
-def _r19g_library(tmp_path: Path) -> tuple[Path, Path]:
+def _curators_library(tmp_path: Path) -> tuple[Path, Path]:
     """A copy of the shipped digests and notes, as a curator has them."""
     raw, notes = tmp_path / "raw", tmp_path / "notes"
     shutil.copytree(RAW, raw)
@@ -915,7 +915,7 @@ def _r19g_library(tmp_path: Path) -> tuple[Path, Path]:
     return raw, notes
 
 
-def _r19g_blocks(path: Path) -> list[str]:
+def _digest_blocks(path: Path) -> list[str]:
     return path.read_text("utf-8").rstrip("\n").split("\n\n")
 
 
@@ -926,7 +926,7 @@ def _eagle_note(notes: Path) -> Path:
 
 def _follow_up_digest(raw: Path) -> Path:
     """A later digest holding the same PR's entry (same title), its guidance extended."""
-    blocks = _r19g_blocks(raw / FIRST)
+    blocks = _digest_blocks(raw / FIRST)
     assert blocks[3] == EAGLE_TITLE
     later = raw / "005_followup.txt"
     later.write_text(
@@ -935,9 +935,7 @@ def _follow_up_digest(raw: Path) -> Path:
     return later
 
 
-def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_digests(
-    tmp_path, capsys
-):
+def test_the_collision_way_out_breaks_the_ordinary_force_import_of_all_digests(tmp_path, capsys):
     """Defect (medium): two digests holding one PR's entry (a later digest repeats it with
     more guidance). The import reports the collision and says what to do: "if it is this
     note's guidance, moved to this digest, set `source = "005_followup.txt#1"` here and
@@ -950,7 +948,7 @@ def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_dige
     raw digest (dropping the entry) or giving it a new title, which creates a duplicate
     note of the same PR. Before 4c38ee7 the same run exited 0 (refreshing the
     note from each digest in turn, the later digest last)."""
-    raw, notes = _r19g_library(tmp_path)
+    raw, notes = _curators_library(tmp_path)
     later = _follow_up_digest(raw)
     note = _eagle_note(notes)
     assert main(["notes", "import", str(later), "--notes-dir", str(notes)]) == 1
@@ -964,7 +962,7 @@ def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_dige
 
     # the old digest gets another entry's guidance edited, as digests are
     first = raw / FIRST
-    blocks = _r19g_blocks(first)
+    blocks = _digest_blocks(first)
     blocks[6] += "（修订）"
     first.write_text("\n\n".join(blocks) + "\n", "utf-8")
 
@@ -978,7 +976,7 @@ def test_r19g_the_collision_way_out_breaks_the_ordinary_force_import_of_all_dige
     )
 
 
-def test_r19g_one_collision_under_force_withholds_every_other_entry_of_the_digest(tmp_path):
+def test_one_collision_under_force_withholds_every_other_entry_of_the_digest(tmp_path):
     """Defect (low-medium): with --force, a collision (a note from another digest with an
     entry's title) is a problem of the whole plan, so nothing of the digest is written:
     not the other notes whose guidance changed, and not the digest's new entries. Without
@@ -987,7 +985,7 @@ def test_r19g_one_collision_under_force_withholds_every_other_entry_of_the_diges
     repeats one title of an old one gets none of its new notes (docs/curating.md: "importing
     creates" the digest's notes; the collision "is never refreshed" — that note, not the
     rest)."""
-    raw, notes = _r19g_library(tmp_path)
+    raw, notes = _curators_library(tmp_path)
     other = raw / "006_next.txt"
     other.write_text(
         "vllm-project/vllm\n\n"
@@ -1015,7 +1013,7 @@ def test_an_earlier_digests_entry_of_a_note_that_follows_a_later_one_is_a_notice
     # the way out taken (the note's `source` set to the later digest's entry): importing
     # the earlier digest alone says the entry was not imported, and why, and exits 0;
     # the note is left as it is
-    raw, notes = _r19g_library(tmp_path)
+    raw, notes = _curators_library(tmp_path)
     later = _follow_up_digest(raw)
     note = _eagle_note(notes)
     note.write_text(
@@ -1039,7 +1037,7 @@ def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_pa
     # the run, but the
     # later digest's entry (maybe another PR's) would be imported nowhere: exit 1, every
     # run, until the curator retitles the entry or moves the note to it
-    raw, notes = _r19g_library(tmp_path)
+    raw, notes = _curators_library(tmp_path)
     (raw / "006_next.txt").write_text(
         f"vllm-project/vllm\n\n{EAGLE_TITLE}\n\n值得快速阅读。另一个 PR 碰巧用了同一个标题。\n",
         "utf-8",

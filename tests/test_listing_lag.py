@@ -59,7 +59,7 @@ class ListingPort(DryRunGitHub):
 @pytest.fixture
 def ctx(tmp_path, monkeypatch):
     clean_env(monkeypatch)
-    db = Database(tmp_path / "r23f.sqlite3")
+    db = Database(tmp_path / "listing-lag.sqlite3")
     settings = make_settings(tmp_path)
     lib = load_library()
     matcher = CompiledMatcher(lib, load_match_config())
