@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
@@ -148,9 +148,7 @@ def _url_problem(url: str) -> str | None:
         return "must be an http(s) URL"
     if "#" in url:  # docker's --env-file keeps `VALUE # comment` whole
         return "holds '#': an inline comment (an env file keeps it in the value) or a fragment"
-    if any(c.isspace() or not c.isprintable() for c in url):
-        if url.rstrip() != url:
-            return "ends in whitespace (a mounted file's line end?), which no URL has"
+    if any(c.isspace() or not c.isprintable() for c in url):  # (blanks around: `_stripped`)
         return "holds whitespace or a control character, which no URL has"
     if "?" in url:
         return "holds a query ('?'): links are built by adding a path to it"
@@ -307,6 +305,21 @@ class Settings(BaseSettings):
             ).sharing(emptied),
             _TomlSource(settings_cls),
         )
+
+    # Defined first, so it runs after the other "before" validators (pydantic runs them
+    # last-defined first): `_split_list`'s items are stripped too.
+    @field_validator("*", mode="before")
+    @classmethod
+    def _stripped(cls, v: object, info: ValidationInfo) -> object:
+        # Blanks around a value are a template's, a quoted value's or a mounted file's line
+        # end, never meant: " skip " matched no label, " x.db " named another file,
+        # "acme/one\n" no repository. A secret's blanks are left to its own check.
+        name = info.field_name
+        if name is None or SecretStr in get_args(cls.model_fields[name].annotation):
+            return v
+        if isinstance(v, list | tuple):
+            return [item.strip() if isinstance(item, str) else item for item in v]
+        return v.strip() if isinstance(v, str) else v
 
     @field_validator("files_recheck_delays")
     @classmethod
@@ -499,13 +512,6 @@ class Settings(BaseSettings):
         if not isinstance(text, str):
             return v
         return _unescaped(text.removeprefix(_BOM))  # `$(cat app.pem)` of a file saved with one
-
-    @field_validator("github_app_id", "bot_login", "host")
-    @classmethod
-    def _stripped(cls, v: str | None) -> str | None:
-        # blanks around it are a template's or a quoted value's: the server binds the host
-        # as it is, and " 0.0.0.0 " is no address (blank is the default: `_blank_is_default`)
-        return v.strip() if v is not None else None
 
     @field_validator("github_app_id", mode="after")
     @classmethod
