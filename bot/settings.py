@@ -422,11 +422,20 @@ class Settings(BaseSettings):
     @classmethod
     def _secret_line_end_is_the_files(cls, v: SecretStr | None) -> SecretStr | None:
         # GitHub's webhook secret is one line (a single-line form field; hex from the
-        # manifest flow): a line end after it is a mounted file's. Spaces stay: the
-        # secret may hold them.
+        # manifest flow): a line end after it is a mounted file's. A blank around it
+        # is likelier a template's than the secret's, and kept it failed every delivery's
+        # signature (401) after a clean start; dropped, it would fail a secret holding it.
         if v is None:
             return v
-        return SecretStr(v.get_secret_value().rstrip("\r\n"))
+        secret = v.get_secret_value().rstrip("\r\n")
+        if secret.strip() not in ("", secret):  # (blank: empty, `has_webhook_secret`)
+            raise ValueError(
+                "starts or ends with a space or a tab (a template's or a quoted value's?),"
+                " which the secret set on GitHub would have to hold too: write it without"
+                " them; if GitHub's holds them, set a new secret without, in both places"
+                " (the value is not shown)"
+            )
+        return SecretStr(secret)
 
     @field_validator("db_path", mode="before")
     @classmethod
