@@ -479,10 +479,7 @@ class Settings(BaseSettings):
         # with nothing to sign in with, or a key at Path(".")); an emptied
         # GITHUB_PREVIOUS_WEBHOOK_SECRET (a rotation over) keeps none.
         name = info.field_name  # a field validator's is always set
-        if name is None or name in _EMPTY_KEPT:
-            return v
-        text = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if isinstance(text, str) and not text.strip():
+        if name is not None and _blank_unset(name, v):
             return cls.model_fields[name].default
         return v
 
@@ -737,8 +734,8 @@ def github_keys_refused(config: ConfigFile) -> list[Problem]:
 
 def _blank_unset(name: str, value: object) -> bool:
     """Whether `value`, given for the setting `name` (its field or its variable, in any
-    case) before config/bot.toml, is empty and so unset: bot.toml's value is read instead,
-    else the default, as shipped (`_EMPTY_KEPT`: but where empty says something)."""
+    case), is empty and so unset: given before config/bot.toml, bot.toml's value is read
+    instead, else the default, as shipped (`_EMPTY_KEPT`: but where empty says something)."""
     text = value.get_secret_value() if isinstance(value, SecretStr) else value
     if not isinstance(text, str) or text.strip():
         return False
