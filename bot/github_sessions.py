@@ -57,10 +57,10 @@ from bot.installations import InstallationChange
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-K = TypeVar("K", int, tuple[str, int | None])  # an installation id, or a RepoKey
 
 # a repository as the installation caches know it: its name, and its id when calls go by id
 RepoKey = tuple[str, int | None]
+K = TypeVar("K", int, RepoKey)  # an installation id, or a repository
 # How long a permission a new token was refused is not minted for again (no installation
 # event since): the first refusal after it mints a new token, as any first refusal does
 REFUSAL_KEPT = timedelta(minutes=15)
