@@ -50,7 +50,7 @@ from bot.toml_errors import (
     unquoted,
     year_first_date,
 )
-from bot.toml_lines import Layout, layout
+from bot.toml_lines import BARE_KEY, Layout, layout
 
 
 @dataclass(frozen=True, order=True)
@@ -549,7 +549,6 @@ def _array(s: str) -> re.Pattern[str]:
 _PLAIN_STR, _ESCAPED_STR = re.compile(_PLAIN), re.compile(_ESCAPED)
 _PLAIN_ARRAY, _ESCAPED_ARRAY = _array(_PLAIN), _array(_ESCAPED)
 _NOT_PLAIN = re.compile(r'["\\\x00-\x1f\x7f]')
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _BLANK_OR_COMMENT = re.compile(r"[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?")
 _INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
 _INT_ARRAY = _array(_INT.pattern)  # read_with = [38390, 49994]
@@ -597,7 +596,7 @@ def fast_toml(text: str) -> dict[str, Any] | None:
             i += 1
             key, eq, raw = line.partition("=")
             key = key.strip(" \t")
-            if not eq or not _BARE_KEY.fullmatch(key):
+            if not eq or not BARE_KEY.fullmatch(key):
                 if _BLANK_OR_COMMENT.fullmatch(line):
                     continue
                 return None

@@ -17,7 +17,7 @@ from datetime import date
 
 from bot.note_dump import toml_string
 from bot.note_terms import ascii_typed_as, describe_character
-from bot.toml_lines import scan
+from bot.toml_lines import BARE_KEY, scan
 
 # year, month and day, between `-` as TOML writes them, or `/`, `.` or 年月日 as other
 # locales do (a Chinese one: 2026/11/20, 2026年11月20日)
@@ -317,7 +317,6 @@ _KEY_OF = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=")
 _INVALID_VALUE = re.compile(r"Invalid value \(at line (\d+), column (\d+)\)")
 # a comment after a value, as TOML reads it once the value is quoted
 _COMMENT_AFTER = re.compile(r"[ \t]+#")
-_NAME_WORD = re.compile(r"[A-Za-z0-9_-]+")  # what a bare key is made of
 
 
 def unquoted(
@@ -443,6 +442,6 @@ def _no_equals(line: str, column: int, ch: str) -> str | None:
     # `source pr = 1` (a name in Chinese is told to be English); an '=' after words no
     # name is made of (`title zh "a = b"`, `verdict deep  # x=1`) is a value's or a comment's
     words = f"{key} {re.split('[=＝]', rest)[0]}".split()
-    if ch.isalnum() and all(_NAME_WORD.fullmatch(word) for word in words):
+    if ch.isalnum() and all(BARE_KEY.fullmatch(word) for word in words):
         return f"a field's name has no spaces: write {'_'.join(words)!r}"
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")  # what a key is made of unquoted
 _SPACE = " \t"
 # A string's characters by its quote and whether it is multi-line, matched at once (a
 # header's strings are most of it): to its closing quote (a one-line string's line end
@@ -89,7 +89,7 @@ class _Scanner:
             self.skip_space()
             if self.peek() in ('"', "'"):
                 parts.append(self.string())
-            elif m := _BARE.match(self.text, self.i):
+            elif m := BARE_KEY.match(self.text, self.i):
                 parts.append(m[0])
                 self.i = m.end()
             else:
