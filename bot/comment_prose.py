@@ -524,7 +524,8 @@ def _mail_block(text: str, start: int, end: int) -> bool:
     header block: among the header fields around it, lines of their own next to it (Outlook
     puts `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
     date or GitHub's subject (`_MAIL_FIELD`)."""
-    above = text[: start - 1].split("\n")[-_MOST_FIELDS:] if start else []  # `- 1`: its `\n`
+    # `- 1`: its `\n`; split from the end, as `below` from the start: only the lines looked at
+    above = text[: start - 1].rsplit("\n", _MOST_FIELDS)[-_MOST_FIELDS:] if start else []
     below = text[end + 1 :].split("\n", _MOST_FIELDS)[:_MOST_FIELDS]
     fields = [*_fields(reversed(above)), *_fields(below)]
     return any(_MAIL_FIELD.search(line) for line in fields)
