@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from bot.match_result import Evidence, EvidenceKind, Said, Saying
 from bot.prfacts import PRFacts
 from bot.reasons import KEYWORD, mentions, tagged
-from bot.term_spans import Held, apart, holder, within
+from bot.term_spans import Cover, apart, holder, within
 from bot.terms import TermHit
 
 
@@ -132,9 +132,9 @@ def wider_mentions(evidence: list[Evidence], scan: Scan, facts: PRFacts) -> dict
                 continue
             spans = [sp for i, hs in hits.items() if i != id(e) for h in hs for sp in h.spans]
             wider: dict[str, str] = {}
-            held = Held(spans)
+            longer = Cover(spans).holds_longer
             for h in hits[id(e)]:
-                first = holder(h.spans[0], spans) if all(map(held.any, h.spans)) else None
+                first = holder(h.spans[0], spans) if all(map(longer, h.spans)) else None
                 if first is not None:
                     start, end = first
                     wider[h.text] = text[start:end]

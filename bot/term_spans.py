@@ -39,9 +39,10 @@ def quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> dic
 def apart(
     hit: TermHit, cover: list[tuple[int, int]], text: str, keep: Collection = ()
 ) -> TermHit | None:
-    """The hit's mentions that lie outside `cover` (sorted spans; those in `keep` stay
+    """The hit's mentions that lie outside `cover` (spans; those in `keep` stay
     whatever), quoted at the first of them; None when none does."""
-    spans = [sp for sp in hit.spans if sp in keep or not cover or not within([sp], cover)]
+    held = Cover(cover).holds  # sorted once: a description says a term thousands of times
+    spans = [sp for sp in hit.spans if sp in keep or not held(sp)]
     if len(spans) == len(hit.spans):
         return hit
     if not spans:
@@ -66,14 +67,8 @@ def inside(hits: list[TermHit], kept: list[TermHit]) -> list[TermHit]:
 
 
 def within(spans: Iterable[tuple[int, int]], cover: list[tuple[int, int]]) -> bool:
-    """Every span lies inside one of `cover` (sorted by start)."""
-    starts = [start for start, _ in cover]
-    reach = list(accumulate((end for _, end in cover), max))  # furthest end so far
-    for start, end in spans:
-        j = bisect_right(starts, start) - 1
-        if j < 0 or reach[j] < end:
-            return False
-    return True
+    """Every span lies inside one of `cover`."""
+    return all(map(Cover(cover).holds, spans))
 
 
 def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -96,20 +91,26 @@ def holder(span: tuple[int, int], spans: list[tuple[int, int]]) -> tuple[int, in
     return min(held, key=lambda ab: (ab[0] - ab[1], ab[0]), default=None)
 
 
-class Held:
-    """Whether one of `spans` holds a span and is longer (`holder` finds one), asked of
-    many spans at O(log n) each: a description saying a term thousands of times held
-    every mention against every other, one by one (seconds at GitHub's 64 KB)."""
+class Cover:
+    """Spans sorted once, then asked of many spans whether one of them holds each, at
+    O(log n) a span: a description saying a term thousands of times held each mention
+    against every other, one by one (seconds of CPU at GitHub's 64 KB)."""
 
     def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
         ordered = sorted(spans)
         self._starts = [start for start, _ in ordered]
-        self._reach = [-1, *accumulate((end for _, end in ordered), max)]  # by prefix
+        # the furthest end of the first i spans by start (-1: none)
+        self._reach = [-1, *accumulate((end for _, end in ordered), max)]
 
-    def any(self, span: tuple[int, int]) -> bool:
-        """A longer span holding it starts before it, reaching its end, or where it
-        starts, reaching past its end."""
+    def holds(self, span: tuple[int, int]) -> bool:
+        """One of the spans holds this one: it starts where this one does or before, and
+        reaches its end."""
+        start, end = span
+        return self._reach[bisect_right(self._starts, start)] >= end
+
+    def holds_longer(self, span: tuple[int, int]) -> bool:
+        """One of the spans holds this one and is longer (`holder` finds which): it starts
+        before this one and reaches its end, or starts where it does and reaches past it."""
         start, end = span
         before = self._reach[bisect_left(self._starts, start)]
-        from_start = self._reach[bisect_right(self._starts, start)]
-        return before >= end or from_start > end
+        return before >= end or self._reach[bisect_right(self._starts, start)] > end
