@@ -6,7 +6,9 @@
 - a generated library of 10,000 notes over 1,000 topics: build (compile) time and
   time per PR;
 - how the time per PR grows with the description (1 KB .. 1 MB) and with the number
-  of changed files (1 .. 3,000).
+  of changed files (1 .. 3,000);
+- descriptions built to be slow: 64 KB of what a parser walks again and again, and
+  1 KB .. 1 MB saying one term over and over inside a longer one (the seed notes').
 Times are medians over repeated runs, in milliseconds per PR; each ratio is against a
 run of this process (the same PRs without title similarity, without diff names, the
 size before, 64 KB of prose), so it holds on a slower or busier machine.
@@ -245,7 +247,34 @@ def main(argv: list[str] | None = None) -> int:
         facts = replace(prose, body=body)
         t = median_ms(lambda f=facts: matcher.match(replace(f)), max(3, rep // 4))
         print(f"    {name:>18}: {t:8.2f} ms  x{t / base_t:.1f} prose")
+
+    repeated_terms(seeded, rep)
     return 0
+
+
+# A title naming a seed note, and a description saying its words over and over, each
+# mention inside a longer one: looked up against every other mention, this was quadratic
+# (2 to 18 s of CPU at 64 KB, over an hour at 1 MB).
+REPEATED = {
+    "elastic EP ": "[ROCm] Fix elastic EP scaling deadlock",  # a topic's `EP` in another's
+    "PTX global PTX ": "[Build] global PTX gencode",  # a note's `PTX` in its `global PTX`
+    "JIT compile ": "[Kernel] JIT compile warmup provider",  # a topic's `JIT` in a note's
+}
+
+
+def repeated_terms(matcher: CompiledMatcher, rep: int) -> None:
+    """How the time per PR grows with a description repeating one term (`REPEATED`)."""
+    print("  seed library, a description repeating a term (no files):")
+    for unit, title in REPEATED.items():
+        prev = None
+        for kb in (1, 10, 100, 1000):
+            body = (unit * (kb * 1024 // len(unit) + 1))[: kb * 1024]
+            facts = PRFacts(repo=REPO, number=1, title=title, body=body, files=())
+            # a new PRFacts each run: its cleaned description is cached per object
+            t = median_ms(lambda f=facts: matcher.match(replace(f)), max(3, rep // (1 + kb // 100)))
+            ratio = f"  x{t / prev:.1f} for x10 text" if prev else ""
+            print(f"    {unit!r:>18} {kb:>5} KB: {t:8.2f} ms{ratio}")
+            prev = t
 
 
 HOSTILE_BODIES = {
