@@ -114,6 +114,8 @@ class GitHubClient:
       can lag behind the write) before it is posted again.
     - A comment list can lag behind a write: the notes comment last posted, when the list
       lacks it, is asked for by its id before it counts as gone (a maintainer deleted it).
+      A 404 to a call on one comment counts so only while GitHub shows its repository
+      and not it (`_gone_when_called`).
     - Only comments written by the bot's own login are ever edited or deleted; deleted are
       only its second notes comments (the oldest is kept and edited), as Prow does, and
       a reply's later copies (`delete_reply_copies`).
@@ -264,12 +266,13 @@ class GitHubClient:
 
         def op(gh: Github) -> StickyResult:
             login = self.bot_login()
-            issue = self._repo_of(gh, ref).get_issue(ref.number)
+            repo = self._repo_of(gh, ref)
+            issue = repo.get_issue(ref.number)
             pages = issue.get_comments()  # resumable on retry, like the files
             comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if self._is_ours(c, login) and sticky_of_ours(c)]
             if not ours and known_id is not None:
-                ours = self._listed_late(ref, issue, known_id, login, sticky_of_ours)
+                ours = self._listed_late(ref, repo, known_id, login, sticky_of_ours)
             while ours:
                 sticky, *copies = ours  # the oldest: where readers saw it first
                 # showing `body` where we last wrote another text: the list lags that edit
@@ -277,7 +280,7 @@ class GitHubClient:
                 if _same_text(sticky.body, body) and not lags:
                     result = StickyResult(Outcome.UNCHANGED, sticky.id)
                     break
-                if self._edit(ref, sticky, body):
+                if self._edit(ref, repo, sticky, body):
                     result = StickyResult(Outcome.UPDATED, sticky.id)
                     break
                 ours = copies  # deleted since the list: as if the list had come later
@@ -290,21 +293,21 @@ class GitHubClient:
             # comment list lagged behind it); only the oldest is ever edited, so another
             # would show stale notes for good. Prow removes them so too.
             for copy in copies:  # after the edit: the comment kept is current even if one fails
-                self._delete_copy(ref, copy, f"notes comment {sticky.id}")
+                self._delete_copy(ref, repo, copy, f"notes comment {sticky.id}")
             return result
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
-    def _edit(self, ref: PRRef, comment: IssueComment, body: str) -> bool:
-        """Edit our comment; False when it is gone: 404, deleted (by a maintainer) after
-        the comment list. The caller goes on as if the list had not shown it, which is
-        no failure of the delivery."""
+    def _edit(self, ref: PRRef, repo: Repository, comment: IssueComment, body: str) -> bool:
+        """Edit our comment; False when it is gone: deleted (by a maintainer) after the
+        comment list (`_gone_when_called`). The caller goes on as if the list had not
+        shown it, which is no failure of the delivery."""
         what = f"edit comment {comment.id} on {_pr(ref)}"
 
         def edit() -> None:
             _written(lambda: comment.edit(body))
 
-        if self._gone_when_called(what, edit):
+        if self._gone_when_called(ref, repo, comment.id, what, edit):
             log.info("comment %s on %s was deleted before our edit", comment.id, _pr(ref))
             return False
         return True
@@ -312,7 +315,7 @@ class GitHubClient:
     def _listed_late(
         self,
         ref: PRRef,
-        issue: Any,
+        repo: Repository,
         comment_id: int,
         login: str,
         sticky_of_ours: Callable[[IssueComment], bool],
@@ -323,7 +326,7 @@ class GitHubClient:
         GitHub serves any comment of the repository by its id: one on another issue is
         not this PR's to edit, whatever the state says. By the number alone: under a
         repository's old name GitHub answers with the comment at its new one."""
-        comment = self._our_sticky(ref, issue, comment_id, login, sticky_of_ours)
+        comment = self._our_sticky(ref, repo, comment_id, login, sticky_of_ours)
         if comment is None:
             return []
         log.info("comment %s on %s was missing from the comment list", comment_id, _pr(ref))
@@ -332,24 +335,25 @@ class GitHubClient:
     def _our_sticky(
         self,
         ref: PRRef,
-        issue: Any,
+        repo: Repository,
         comment_id: int,
         login: str,
         sticky_of_ours: Callable[[IssueComment], bool],
     ) -> IssueComment | None:
         """Comment `comment_id`, asked for by its id (one GET), when it is our notes
         comment on this PR; None when it is gone, on another issue, or not ours."""
-        comment = self._on_this_pr(ref, issue, comment_id)
+        comment = self._on_this_pr(ref, repo, comment_id)
         if comment is None or not (self._is_ours(comment, login) and sticky_of_ours(comment)):
             return None  # not ours, or no longer our notes comment (its marker edited away)
         return comment
 
-    def _on_this_pr(self, ref: PRRef, issue: Any, comment_id: int) -> IssueComment | None:
-        """Comment `comment_id`, asked for by its id (one GET); None when it is gone or
-        on another issue."""
-        comment = issue.get_comment(comment_id)  # lazy: the request is the raw_data
+    def _on_this_pr(self, ref: PRRef, repo: Repository, comment_id: int) -> IssueComment | None:
+        """Comment `comment_id`, asked for by its id (one GET); None when it is gone
+        (`_gone_when_called`) or on another issue."""
+        comment = repo.get_issue(ref.number).get_comment(comment_id)  # lazy: no request yet
+        what = f"get comment {comment_id} on {_pr(ref)}"
         if self._gone_when_called(
-            f"get comment {comment_id} on {_pr(ref)}", lambda: comment.raw_data
+            ref, repo, comment_id, what, lambda: comment.raw_data, looked=True
         ):
             return None
         on = str(comment.raw_data.get("issue_url") or "")
@@ -365,9 +369,9 @@ class GitHubClient:
 
     def delete_sticky(self, ref: PRRef, comment_id: int, marker: str) -> bool:
         def op(gh: Github) -> bool:
-            issue = self._repo_of(gh, ref).get_issue(ref.number)
+            repo = self._repo_of(gh, ref)
             comment = self._our_sticky(
-                ref, issue, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
+                ref, repo, comment_id, self.bot_login(), lambda c: opens_with(c.body, marker)
             )
             if comment is None:
                 return False
@@ -375,8 +379,8 @@ class GitHubClient:
             def delete() -> None:
                 _written(comment.delete)
 
-            gone = self._gone_when_called(f"delete comment {comment_id} on {_pr(ref)}", delete)
-            return not gone
+            what = f"delete comment {comment_id} on {_pr(ref)}"
+            return not self._gone_when_called(ref, repo, comment_id, what, delete)
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
@@ -417,9 +421,9 @@ class GitHubClient:
             return over is not None and c.body == over and not _later(c.updated_at, history.over_at)
 
         def op(gh: Github) -> RestoreResult:
-            issue = self._repo_of(gh, ref).get_issue(ref.number)
+            repo = self._repo_of(gh, ref)
             login = self.bot_login()
-            comment = self._on_this_pr(ref, issue, comment_id)
+            comment = self._on_this_pr(ref, repo, comment_id)
             if comment is None:
                 return RestoreResult(RestoreOutcome.GONE)
             if not (self._is_ours(comment, login) and written_over(comment)):
@@ -432,22 +436,67 @@ class GitHubClient:
                 found = RestoreOutcome.WRITTEN if sent[0] else RestoreOutcome.LANDED
                 return RestoreResult(found, _as_github_time(comment.updated_at))
             sent[0] = True
-            if not self._edit(ref, comment, text):
+            if not self._edit(ref, repo, comment, text):
                 return RestoreResult(RestoreOutcome.GONE)
             return RestoreResult(RestoreOutcome.WRITTEN, _as_github_time(comment.updated_at))
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
-    def _delete_copy(self, ref: PRRef, copy: IssueComment, of: str) -> None:
+    def _delete_copy(self, ref: PRRef, repo: Repository, copy: IssueComment, of: str) -> None:
         """Delete a later copy of a comment of ours (`of`: the one kept, as the log names
-        it). Already gone (404, e.g. a retry after a lost answer): done."""
-        self._gone_when_called(f"delete comment {copy.id} on {_pr(ref)}", copy.delete)
+        it). Already gone (e.g. a retry after a lost answer): done."""
+        what = f"delete comment {copy.id} on {_pr(ref)}"
+        self._gone_when_called(ref, repo, copy.id, what, copy.delete)
         log.info("deleted comment %s on %s: a copy of %s of ours", copy.id, _pr(ref), of)
 
-    def _gone_when_called(self, what: str, fn: Callable[[], object]) -> bool:
-        """Run a call on one comment (retried as any); True when GitHub answers 404: the
-        comment is not there (deleted since it was listed), which the callers take as
-        an answer, not a failure."""
+    def _gone_when_called(
+        self,
+        ref: PRRef,
+        repo: Repository,
+        comment_id: int,
+        what: str,
+        fn: Callable[[], object],
+        *,
+        looked: bool = False,
+    ) -> bool:
+        """Run a call on comment `comment_id` of `repo` (retried as any: its GET, edit or
+        delete); True when the comment is gone (deleted since it was listed), which the
+        callers take as an answer, not a failure: a PR's notes comment gone is a
+        maintainer's deletion, which turns its updates off (bot.sticky).
+
+        GitHub's 404 says so only when it still shows the repository and not the
+        comment: a repository the token no longer sees (taken off the App, deleted) is
+        answered 404 too, and a 404 to an edit of a comment that is there is none of a
+        deletion. Only then, a GET of the comment (unless `fn` was it: `looked`) and of
+        the repository tell; any other 404 is raised, out of `op` to `as_installation`,
+        which finds where the repository is now (bot.github_sessions), else it fails
+        the delivery, for a retry. (The session's NotInstalled comes from around `op`,
+        never from a call in it.)"""
+        try:
+            self._retry.call(what, fn)
+        except GitHubError as err:
+            if err.status != 404:
+                raise
+            self._confirm_gone(ref, repo, comment_id, err, looked=looked)
+            return True
+        return False
+
+    def _confirm_gone(
+        self, ref: PRRef, repo: Repository, comment_id: int, err: GitHubError, *, looked: bool
+    ) -> None:
+        """Raise `err`, said why, unless GitHub shows `repo` and not comment `comment_id`
+        (`looked`: the 404 was the comment's own GET)."""
+        if not looked:
+            comment = repo.get_issue(ref.number).get_comment(comment_id)  # lazy: no request yet
+            what = f"get comment {comment_id} on {_pr(ref)}"
+            if not self._not_found(what, lambda: comment.raw_data):
+                raise _no_deletion(err, "the comment is still there") from err
+        if self._not_found(f"get {ref.repo}", lambda: repo.raw_data):
+            why = f"GitHub answers 404 for {ref.repo} too: the App may no longer see it"
+            raise _no_deletion(err, why) from err
+
+    def _not_found(self, what: str, fn: Callable[[], object]) -> bool:
+        """Run a call (retried as any); True when GitHub answers 404."""
         try:
             self._retry.call(what, fn)
         except GitHubError as err:
@@ -477,22 +526,22 @@ class GitHubClient:
 
         def op(gh: Github) -> tuple[int | None, list[int]]:
             login = self.bot_login()
-            pages = self._repo_of(gh, ref).get_issue(ref.number).get_comments()
+            repo = self._repo_of(gh, ref)
+            pages = repo.get_issue(ref.number).get_comments()
             comments = self._retry.call(f"list comments of {_pr(ref)}", lambda: list(pages))
             ours = [c for c in comments if copy_of_ours(c, login)]
             if not ours:
                 return None, []
             kept, *copies = ours  # the oldest: the one readers saw first
             for copy in copies:
-                self._delete_copy(ref, copy, f"reply {kept.id}")
+                self._delete_copy(ref, repo, copy, f"reply {kept.id}")
             return kept.id, [c.id for c in copies]
 
         return self._sessions.as_installation(ref, op, WRITE_COMMENTS)
 
     def comment_text(self, ref: PRRef, comment_id: int) -> str | None:
         def op(gh: Github) -> str | None:
-            issue = self._repo_of(gh, ref).get_issue(ref.number)
-            comment = self._on_this_pr(ref, issue, comment_id)
+            comment = self._on_this_pr(ref, self._repo_of(gh, ref), comment_id)
             return None if comment is None else comment.body
 
         return self._sessions.as_installation(ref, op, READ_COMMENTS)
@@ -847,6 +896,12 @@ def _repo_path(ref: PRRef, by_id: bool) -> str:
     if by_id and ref.repo_id is not None:
         return f"/repositories/{ref.repo_id}"
     return f"/repos/{ref.repo}"
+
+
+def _no_deletion(err: GitHubError, why: str) -> GitHubError:
+    """`err`, a 404 to a call on a comment, said not to be the comment's deletion; a 404
+    still, for `as_installation` to look for where the repository is now."""
+    return GitHubError(f"{err} ({why}: not taken for its deletion)", status=404, sent=err.sent)
 
 
 def _pr(ref: PRRef) -> str:

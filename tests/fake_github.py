@@ -837,6 +837,13 @@ class FakeGitHub:
         with self._lock:
             self._installations[installation_id].suspended_at = None
 
+    def take_off(self, full_name: str, installation_id: int = DEFAULT_INSTALLATION_ID) -> None:
+        """An owner takes the repository off the App's installation ("only select
+        repositories"): its tokens no longer see a private one (404), nor write to a
+        public one (403), and finding its installation answers 404."""
+        with self._lock:
+            self._installations[installation_id].repos.discard(full_name)
+
     def delete_repo(self, full_name: str) -> None:
         """An owner deletes the repository: every call on it, and finding its
         installation, is answered 404 (the installation stays)."""
@@ -855,6 +862,13 @@ class FakeGitHub:
     def comment(self, comment_id: int) -> FakeComment | None:
         with self._lock:
             return self._comments.get(comment_id)
+
+    def delete_comment(self, comment_id: int) -> None:
+        """A person deletes a comment, with no request of ours: gone from the list and
+        by its id (404)."""
+        with self._lock:
+            del self._comments[comment_id]
+            self._reactions.pop(comment_id, None)
 
     def set_body(self, comment_id: int, body: str) -> None:
         """A comment's text changed with no request of ours (a person's edit, GitHub's

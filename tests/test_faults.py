@@ -385,6 +385,41 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
         assert rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
 
 
+@pytest.mark.parametrize("why", ["a 404 of GitHub's own", "the repository taken off the App"])
+def test_a_404_to_the_edit_that_was_no_deletion_fails_the_delivery_and_changes_nothing(
+    tmp_path, fake_github, app_key, why
+):
+    # the edit's 404 was taken for a maintainer's deletion whatever answered it: the PR's
+    # updates turned off for good, its comment (still there) forgotten. Only a comment
+    # GitHub no longer shows, in a repository it still shows, was deleted; any other 404
+    # fails the delivery, and `review-notes retry` edits the comment once GitHub sees it
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
+        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        (comment,) = ours(fake)
+        first_body = comment.body
+        if why == "a 404 of GitHub's own":
+            fake.inject(*EDIT, Fault.not_found())
+        else:
+            fake.inject(*EDIT, Fault.landed_after(lambda: fake.take_off(DEFAULT_REPO)))
+        d = deliver(client, rt, **labeled_one_more_note(updated_at=at(5)))
+        state = rt.ctx.prs.get(DEFAULT_REPO, N)
+        assert (state.opted_out, state.comment_id) == (False, comment.id)
+        assert [c.body for c in ours(fake)] == [first_body]
+        failed = rt.queue.get(d)
+        assert failed.state == "failed" and "404" in (failed.last_error or "")
+
+        if why != "a 404 of GitHub's own":
+            assert "not installed" in (failed.last_error or "")
+            return  # (a retry waits for the App installed on it again: test_e2e.py)
+        assert rt.queue.retry() == [d]
+        drain(rt)
+        assert rt.queue.get(d).state == "done"
+        (edited,) = ours(fake)
+        assert edited.id == comment.id and edited.body != first_body
+
+
 # --- found by a review ---
 
 OTHER_REPO = "acme/other"

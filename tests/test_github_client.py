@@ -813,6 +813,90 @@ def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
     assert len(fake_github.calls("PATCH")) == 1  # a 404 is not retried
 
 
+# A 404 to the edit of our notes comment was taken for its deletion, a maintainer's "go
+# away" (the PR's updates turned off; with `create`, a new comment posted beside it),
+# whatever answered it. GitHub answers 404 too when the token no longer sees the
+# repository (taken off the App, deleted): only a comment GitHub no longer shows, in a
+# repository it still shows, was deleted.
+# kills: bot/github_client.py:GitHubClient._gone_when_called any 404 to a PATCH or DELETE
+#        taken for the comment deleted, a copy posted beside the one still there
+@pytest.mark.parametrize("create", [False, True])
+def test_a_404_to_the_edit_of_a_comment_still_there_is_no_deletion(
+    fake_github, make_github_client, create
+):
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+    fake_github.inject("PATCH", f"/repos/*/issues/comments/{made}", Fault.not_found())
+    fake_github.clear_requests()
+    with pytest.raises(GitHubError) as raised:
+        client.upsert_sticky(PR, _sticky("v2"), MARKER, create=create, known_id=made)
+    assert raised.value.status == 404 and "the comment is still there" in str(raised.value)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v1")]
+    looks = [r.path for r in fake_github.requests if r.method == "GET"]
+    assert f"/repos/{DEFAULT_REPO}/issues/comments/{made}" in looks
+    assert fake_github.calls("POST", "/repos/*/issues/*/comments") == []
+
+
+# kills: bot/github_client.py:GitHubClient._gone_when_called a 404 of a repository taken off
+#        the App, or deleted, between the comment list and the edit taken for a deletion
+@pytest.mark.parametrize("create", [False, True])
+@pytest.mark.parametrize("how", ["taken off the App", "deleted"])
+def test_a_404_to_the_edit_from_a_repository_no_longer_seen_is_no_deletion(
+    fake_github, make_github_client, how, create
+):
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+
+    def gone() -> None:  # after the comment list, before our PATCH
+        if how == "deleted":
+            fake_github.delete_repo(DEFAULT_REPO)
+        else:
+            fake_github.take_off(DEFAULT_REPO)
+
+    fake_github.inject("PATCH", f"/repos/*/issues/comments/{made}", Fault.landed_after(gone))
+    fake_github.clear_requests()
+    with pytest.raises(NotInstalled):
+        client.upsert_sticky(PR, _sticky("v2"), MARKER, create=create, known_id=made)
+    assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == [_sticky("v1")]
+    assert fake_github.calls("POST", "/repos/*/issues/*/comments") == []
+
+
+# kills: bot/github_client.py:GitHubClient._on_this_pr a 404 to the GET of a comment by its id
+#        taken for the comment gone while the repository is no longer seen (a command's words
+#        read back as deleted, a write-back's comment as gone)
+def test_a_404_to_a_comment_s_look_from_a_repository_taken_off_the_app_is_no_deletion(
+    fake_github, make_github_client
+):
+    fake_github.add_pull(DEFAULT_REPO, 7)
+    said = fake_github.add_comment(DEFAULT_REPO, 7, "/notes wrong 2")
+    client = make_github_client()
+    taken_off = Fault.landed_after(lambda: fake_github.take_off(DEFAULT_REPO))
+    fake_github.inject("GET", f"/repos/*/issues/comments/{said.id}", taken_off)
+    with pytest.raises(NotInstalled):
+        client.comment_text(PR, said.id)
+
+
+# kills: bot/github_client.py:GitHubClient._gone_when_called a deletion's look costing more
+#        than its two GETs (the comment, the repository), or asking before any 404
+def test_a_deletion_is_confirmed_with_two_gets_and_only_after_a_404(
+    fake_github, make_github_client
+):
+    client, made = _notes_comment_posted(fake_github, make_github_client)
+    fake_github.clear_requests()
+    edited = client.upsert_sticky(PR, _sticky("v2"), MARKER, create=False, known_id=made)
+    assert edited == StickyResult(Outcome.UPDATED, made)
+    assert [r.method for r in fake_github.requests] == ["GET", "PATCH"]  # the list, the edit
+    deleted = Fault.landed_after(lambda: fake_github.delete_comment(made))  # a maintainer's
+    fake_github.inject("PATCH", f"/repos/*/issues/comments/{made}", deleted)
+    fake_github.clear_requests()
+    gone = client.upsert_sticky(PR, _sticky("v3"), MARKER, create=False, known_id=made)
+    assert gone == StickyResult(Outcome.SKIPPED)
+    asked = [(r.method, r.path, r.status) for r in fake_github.requests]
+    assert asked[1:] == [
+        ("PATCH", f"/repos/{DEFAULT_REPO}/issues/comments/{made}", 404),
+        ("GET", f"/repos/{DEFAULT_REPO}/issues/comments/{made}", 404),
+        ("GET", f"/repos/{DEFAULT_REPO}", 200),
+    ]
+
+
 def test_the_sticky_is_found_on_a_later_page_of_comments(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     for i in range(120):
@@ -3595,12 +3679,13 @@ def test_only_the_later_copies_of_a_reply_of_ours_are_deleted(fake_github, make_
     quoting = client.create_comment(PR, f"{REPLY_MARKER}\n`{key}`\n{reply_key('d-2', 0)}")
     notes = client.upsert_sticky(PR, f"{MARKER}\n{key}", MARKER, create=True).comment_id
     copies = [client.create_comment(PR, reply) for _ in range(2)]
-    fake_github.inject("DELETE", f"/repos/*/issues/comments/{copies[1]}", Fault.not_found())
+    gone = Fault.landed_after(lambda: fake_github.delete_comment(copies[1]))  # a person's
+    fake_github.inject("DELETE", f"/repos/*/issues/comments/{copies[1]}", gone)
     fake_github.clear_requests()
     assert client.delete_reply_copies(PR, key) == (first, copies)
     left = [c.id for c in fake_github.comments(DEFAULT_REPO, 7)]
-    assert left == [first, pasted.id, quoting, notes, copies[1]]  # (the 404's: the fake's)
-    assert len(fake_github.calls("DELETE")) == 2
+    assert left == [first, pasted.id, quoting, notes]
+    assert [r.status for r in fake_github.calls("DELETE")] == [204, 404]
     assert client.delete_reply_copies(PR, reply_key("d-3", 0)) == (None, [])
 
 
@@ -4639,7 +4724,8 @@ def test_a_write_back_whose_answer_a_401_lost_is_still_told_as_written(
 
 # kills: bot/github_client.py:GitHubClient.restore_text a comment gone (deleted before the
 #        look or before the write, or on another PR) told as a person's text shown, or their
-#        text told as the comment gone; a call beyond its one look and one write
+#        text told as the comment gone; a call beyond its one look and one write (and a
+#        404's confirming GETs)
 def test_a_write_back_tells_the_comment_gone_from_a_persons_text_shown(
     fake_github, make_github_client
 ):
@@ -4661,10 +4747,12 @@ def test_a_write_back_tells_the_comment_gone_from_a_persons_text_shown(
     assert asked(ours) == (RestoreResult(RestoreOutcome.THEIRS), ["GET"])
     fake_github.set_body(ours, _sticky("v1"))  # our late edit, applied after theirs
     path = f"/repos/*/issues/comments/{ours}"
-    fake_github.inject("PATCH", path, Fault.not_found())  # deleted after the look
-    assert asked(ours) == (gone, ["GET", "PATCH"])
-    fake_github.inject("GET", path, Fault.not_found())  # deleted before it
-    assert asked(ours) == (gone, ["GET"])
+    fake_github.inject("GET", path, Fault.not_found())  # deleted before the look
+    assert asked(ours) == (gone, ["GET", "GET"])  # (the second: is the repository seen?)
     assert fake_github.comment(ours).body == _sticky("v1")  # (faults: nothing written)
     done, calls = asked(ours)
     assert done.outcome is RestoreOutcome.WRITTEN and calls == ["GET", "PATCH"]
+    fake_github.set_body(ours, _sticky("v1"))  # our late edit again
+    deleted = Fault.landed_after(lambda: fake_github.delete_comment(ours))
+    fake_github.inject("PATCH", path, deleted)  # deleted after the look
+    assert asked(ours) == (gone, ["GET", "PATCH", "GET", "GET"])  # (the deletion confirmed)
