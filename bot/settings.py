@@ -122,6 +122,8 @@ def _repo_problem(entry: str) -> str | None:
 
 # settings given as comma-separated lists (or JSON) in the environment
 _LISTS = ("repos", "files_recheck_delays")
+# what surrounds an entry of such a list: blanks, JSON's quotes and brackets
+_LIST_ITEM_EDGES = " \t\n\r\f\v\"'[]"
 
 
 # settings whose empty value is not unset (config/bot.toml's, else the default): no
@@ -332,7 +334,9 @@ class Settings(BaseSettings):
     @classmethod
     def _split_list(cls, v: Any) -> Any:
         if isinstance(v, str):  # env: "a/b,c/d" or "5,30" (or JSON, which also splits cleanly)
-            v = [r.strip(" \"'[]") for r in v.split(",")]
+            # every blank, not spaces alone: a tab's or a line end's entry is none (`a/b,`
+            # ending a mounted file), and JSON written over lines is read as on one
+            v = [r.strip(_LIST_ITEM_EDGES) for r in v.split(",")]
             v = [r for r in v if r]
         return v
 

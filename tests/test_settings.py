@@ -1270,6 +1270,24 @@ def test_a_line_end_after_a_repository_or_the_command_word_is_no_part_of_it():
     assert s.allows("acme/one") and s.command == "/rn"
 
 
+@pytest.mark.parametrize("blank", ["\t", "\n", "\r\n"])
+def test_a_list_entry_of_blanks_is_none_whatever_the_blank(monkeypatch, blank):
+    # found by review: a list's entries were cut at spaces alone, so an entry of a tab or
+    # a line end (`acme/one,` and a mounted file's line end) was refused as a repository
+    # named "" (": not owner/name"), and a blank list of delays was "Input should be a
+    # valid number" where "  " meant none; JSON written over lines kept its quotes
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", f"acme/one,{blank}")
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", f"5,{blank},30")
+    s = load()
+    assert (s.repos, s.files_recheck_delays) == (("acme/one",), (5.0, 30.0))
+    monkeypatch.setenv("REVIEW_NOTES_FILES_RECHECK_DELAYS", blank)
+    assert load().files_recheck_delays == ()  # empty: never look again
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", f'[{blank}"acme/one",{blank}"acme/two"{blank}]')
+    assert load().repos == ("acme/one", "acme/two")
+    monkeypatch.setenv("REVIEW_NOTES_REPOS", blank)
+    assert "REVIEW_NOTES_REPOS: the allow-list is empty" in errors()
+
+
 _WEBHOOK_SECRETS = ["GITHUB_WEBHOOK_SECRET", "GITHUB_PREVIOUS_WEBHOOK_SECRET"]
 
 
