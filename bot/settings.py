@@ -1102,10 +1102,21 @@ def _describe(
     lines = []
     toml_keys = _toml_key_lines(toml_file)
     env_keys = _env_key_lines(env_file)
+    set_last = _env_key_lines(env_file, last=True)
+
+    def read_at(name: str, field: str) -> str:
+        # a bad value: where the one read was set (an argument's: the variable)
+        if field in given and field not in emptied:
+            return name
+        return _set_at(name, field, toml_keys, toml_file, set_last, env_file, field in emptied)
+
     for err in exc.errors():
         msg = err["msg"].removeprefix("Value error, ")
-        if not err.get("loc"):  # the cross-field check: lines already name their variable
-            lines += msg.split("\n")
+        if not err.get("loc"):  # the cross-field check: each line starts with its variable
+            for line in msg.split("\n"):
+                name, colon, rest = line.partition(": ")
+                field = _field_named(name) if colon else ""
+                lines.append(f"{read_at(name, field)}: {rest}" if field else line)
             continue
         field = str(err["loc"][0])
         name = env_name(field) if field in Settings.model_fields else field
@@ -1120,9 +1131,8 @@ def _describe(
             elif field in env_keys:  # a name in .env, as written there (never its value)
                 msg += _did_you_mean(field)
                 name = f"{env_file}:{env_keys[field]}: {field}"
-        elif field not in given or field in emptied:  # a bad value: where the one read was set
-            set_last = _env_key_lines(env_file, last=True)
-            name = _set_at(name, field, toml_keys, toml_file, set_last, env_file, field in emptied)
+        else:
+            name = read_at(name, field)
         lines.append(f"{name}: {msg}")
     return "\n".join(lines)
 

@@ -838,6 +838,31 @@ def test_an_empty_value_is_not_a_later_sources_value(tmp_path, monkeypatch):
     assert str(exc.value) == f"{toml}:1: workers: Input should be less than or equal to 32"
 
 
+def test_a_value_a_cross_check_refuses_is_named_where_it_was_set(tmp_path, monkeypatch):
+    # found by review: the checks of several settings together named the variable alone,
+    # a value read from .env or bot.toml too (`GITHUB_PRIVATE_KEY: not a PEM private
+    # key` of .env's line 3), where every other bad value is named by its file and line
+    toml, env = tmp_path / "bot.toml", tmp_path / ".env"
+    toml.write_text('note_links = "github"\nnotes_github_repo = "acme"\n', "utf-8")
+    env.write_text("TZ=UTC\nGITHUB_APP_ID=1\nGITHUB_PRIVATE_KEY=not-a-key\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=toml, dry_run=True)
+    assert str(exc.value).split("\n") == [
+        f"{env}:3: GITHUB_PRIVATE_KEY: not a PEM private key (-----BEGIN ... KEY-----)",
+        f"{toml}:2: notes_github_repo: acme: not owner/name (with REVIEW_NOTES_NOTE_LINKS=github)",
+    ]
+    # set in the environment, or not set at all: the variable, as before
+    monkeypatch.setenv("REVIEW_NOTES_NOTES_GITHUB_REPO", "acme")
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", "")  # passes over .env's: none is set
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=toml, dry_run=True)
+    assert str(exc.value).split("\n") == [
+        "GITHUB_PRIVATE_KEY: GITHUB_APP_ID is set but no private key is",
+        "REVIEW_NOTES_NOTES_GITHUB_REPO: acme: not owner/name (with"
+        " REVIEW_NOTES_NOTE_LINKS=github)",
+    ]
+
+
 def test_an_empty_setting_whose_emptiness_says_something_keeps_it(monkeypatch):
     # no label opts out; the files are never looked at again; the note files are at the
     # repository's root; a database path or an allow-list is never guessed
