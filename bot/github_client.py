@@ -444,7 +444,8 @@ class GitHubClient:
 
     def _delete_copy(self, ref: PRRef, repo: Repository, copy: IssueComment, of: str) -> None:
         """Delete a later copy of a comment of ours (`of`: the one kept, as the log names
-        it). Already gone (e.g. a retry after a lost answer): done."""
+        it). Already gone (e.g. a retry after a lost answer): done. Not through `_written`:
+        no write asked (`WritesAsked`)."""
         what = f"delete comment {copy.id} on {_pr(ref)}"
         self._gone_when_called(ref, repo, copy.id, what, copy.delete)
         log.info("deleted comment %s on %s: a copy of %s of ours", copy.id, _pr(ref), of)

@@ -399,7 +399,9 @@ class WritesAsked:
     whether one was asked for, also when the run raised (a rate limit on a read before
     it: none; a write a pause held back or whose connection was never made: none).
     `landed`: of those, the ones GitHub carried out or may have (taken, or its answer
-    lost), not refused: a create's POSTs, more than one landed, may show as copies."""
+    lost), not refused: a create's POSTs, more than one landed, may show as copies.
+    Not counted: the DELETE of a later copy (bot.github_client's `_delete_copy`), a
+    clean-up no caller paid for, which would read as its own write sent and landed."""
 
     count: int = 0
     landed: int = 0
