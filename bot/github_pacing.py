@@ -151,6 +151,9 @@ PAUSE_NEWS = 1.0
 class Paused(GitHubError):
     """A request not sent: its identity is rate limited for longer than `sleep_max`."""
 
+    def __init__(self, message: str, *, retry_after: float):
+        super().__init__(message, transient=True, retry_after=retry_after, sent=False)
+
 
 class Pacer:
     """When the requests made with one identity (an installation, the token, or the App's
@@ -235,7 +238,6 @@ class Pacer:
                     raise Paused(
                         f"{self._name} rate limited for another {paused - now:.0f}s (GitHub's"
                         " answer to another call); not sent, try again then",
-                        transient=True,
                         retry_after=paused - now,
                     )
                 start = max(now, paused, self._next, self._next_write if write else 0.0)

@@ -67,7 +67,7 @@ def went_out(exc: BaseException) -> bool:
     connection was never made (`never_connected`), nor one another server than GitHub's
     API answered (`NotTheAPI`: GitHub never saw it). The call's `sent`, and each write
     try a port counts (`bot.github_port.write_asked`)."""
-    if isinstance(exc, Paused | NotTheAPI):
+    if isinstance(exc, NotTheAPI):
         return False
     if isinstance(exc, GitHubError):
         return exc.sent

@@ -4559,7 +4559,7 @@ def test_a_call_held_back_by_a_pause_says_whether_a_try_of_it_went_out(answers, 
         tries.append(1)
         if len(tries) <= answers:
             raise GithubException(502, {"message": "Bad Gateway"}, {})
-        raise github_pacing.Paused("paused", transient=True, retry_after=60.0)
+        raise github_pacing.Paused("paused", retry_after=60.0)
 
     with pytest.raises(GitHubError) as failed:
         retry.call("react to comment 1", call)
