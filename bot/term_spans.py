@@ -21,7 +21,7 @@ def one_per_mention(keys: Iterable[str], hits: Mapping[str, TermHit]) -> list[st
     for key in sorted(found, key=lambda k: -max(e - s for s, e in hits[k].spans)):
         if not cover or not within(hits[key].spans, cover):
             kept.append(key)
-            cover = sorted(cover + list(hits[key].spans))
+            cover += hits[key].spans
     return [k for k in found if k in kept]
 
 
@@ -31,7 +31,7 @@ def quoted_apart(keys: list[str], hits: Mapping[str, TermHit], text: str) -> dic
     it, not inside the `get_kv_connector_stats` it also hits."""
     out: dict[str, TermHit] = {}
     for key in keys:
-        cover = sorted(span for k in keys if k != key for span in hits[k].spans)
+        cover = [span for k in keys if k != key for span in hits[k].spans]
         out[key] = apart(hits[key], cover, text) or hits[key]
     return out
 
@@ -62,7 +62,7 @@ def distinct(hits: list[TermHit]) -> list[TermHit]:
 def inside(hits: list[TermHit], kept: list[TermHit]) -> list[TermHit]:
     """The hits every mention of which lies inside the kept ones' (those included): what
     the kept evidence rests on, so that a note's own keyword on it counts once."""
-    cover = sorted(span for h in kept for span in h.spans)
+    cover = [span for h in kept for span in h.spans]
     return [h for h in hits if cover and within(h.spans, cover)]
 
 
