@@ -892,8 +892,7 @@ def test_the_comment_a_plain_notes_posts_is_not_taken_for_the_one_an_ons_update_
     client, rt, fake = served
     a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake)
     assert state(rt).replaced_id == a.id
-    with fake._lock:  # (its word comes later: told of, it is no longer the one kept)
-        fake._comments.pop(c.id)
+    fake.delete_comment(c.id)  # (its word comes later: told of, it is no longer the one kept)
     say(client, rt, fake, "/notes")
     d = sticky(fake)
     assert d is not None and d.id not in (a.id, c.id) and state(rt).comment_id == d.id
@@ -958,8 +957,7 @@ def test_a_deletion_run_again_after_the_ons_comment_went_ends_the_same(served, c
     client, rt, fake = served
     caplog.set_level("INFO", logger="review_notes")
     a, attempt, c = on_run_before_a_missed_deletion(client, rt, fake)
-    with fake._lock:  # the first run's deletion of C
-        fake._comments.pop(c.id)
+    fake.delete_comment(c.id)  # the first run's deletion of C
     fake.clear_requests()
     swept(rt, fake, attempt)
     assert fake.calls("DELETE") == [] and state(rt).opted_out and state(rt).comment_id is None

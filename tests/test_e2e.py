@@ -322,8 +322,7 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_after_the_repository
     with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
         deliver_pr(client, rt, title=MATCHING_TITLE, updated_at=at(0))
         (first,) = ours(fake)
-        with fake._lock:  # a maintainer deletes it in the web UI
-            del fake._comments[first.id]
+        fake.delete_comment(first.id)  # a maintainer deletes it in the web UI
         deliver_pr(client, rt, **labeled_one_more_note(updated_at=at(1)))  # noticed: off
         assert ours(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).opted_out
 
@@ -634,7 +633,7 @@ def test_a_late_delivery_moved_to_another_installation_under_a_name_taken_since_
         (first,) = ours(fake)
         shown = first.body
         _name_taken(fake, elsewhere, updated_at=at(1))
-        fake._installations[DEFAULT_INSTALLATION_ID].repos.discard(elsewhere)
+        fake.take_off(elsewhere)
         fake.add_installation(2002, [elsewhere])
         fake.clear_requests()
         late = pr_payload(**labeled_one_more_note(updated_at=at(2)), sender="late-retry")
@@ -814,8 +813,7 @@ def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, 
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
     (first,) = ours(fake)
-    with fake._lock:  # a maintainer deletes it in the web UI
-        del fake._comments[first.id]
+    fake.delete_comment(first.id)  # a maintainer deletes it in the web UI
     # Mergify labels the PR a few seconds later; the matches change
     with caplog.at_level("INFO", logger="bot.sticky"):
         deliver_pr(client, rt, **labeled_one_more_note(updated_at="2026-09-01T10:00:05Z"))
@@ -1260,7 +1258,7 @@ def test_a_delivery_for_a_repository_taken_off_the_app_says_so_and_posts_nothing
     fake.add_repo(DEFAULT_REPO).public = public
     rt.workers.stop()  # queued, not yet handled
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
-    fake._installations[1001].repos.discard(DEFAULT_REPO)
+    fake.take_off(DEFAULT_REPO, 1001)
     rt.workers.start()
     drain(rt)
     failed = rt.queue.get("queued")
@@ -1298,7 +1296,7 @@ def test_a_delivery_for_a_repository_transferred_to_another_installation_gets_it
     rt.workers.stop()
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
     fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
-    fake._installations[1001].repos.discard("vllm-org/vllm")
+    fake.take_off("vllm-org/vllm", 1001)
     fake.add_installation(2002, ["vllm-org/vllm"])
     rt.workers.start()
     drain(rt)
@@ -1325,7 +1323,7 @@ def test_a_delivery_for_a_public_repository_transferred_to_another_installation_
     rt.workers.stop()
     post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery="queued")
     fake.transfer(DEFAULT_REPO, "vllm-org/vllm")
-    fake._installations[1001].repos.discard("vllm-org/vllm")
+    fake.take_off("vllm-org/vllm", 1001)
     fake.add_installation(2002, ["vllm-org/vllm"])
     rt.workers.start()
     drain(rt)
