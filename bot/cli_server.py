@@ -143,7 +143,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # stop while starting (from now: before the server's modules import) is kept, and
     # ends the run once the server is up.
     early = StopSignals().install()
-    from bot.settings import SettingsError, unknown_variables
+    from bot.settings import SettingsError, credentials_emptied, unknown_variables
 
     settings = command_settings(host=args.host, port=args.port)
     if settings is None:  # a misspelt name may be why: say so with the errors
@@ -157,6 +157,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     unknown = unknown_variables(os.environ)
     setup_logging(settings.log_level, secrets=settings.secret_values())
+    if not settings.has_credentials:
+        unknown += credentials_emptied(os.environ, ".env")
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     try:

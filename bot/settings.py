@@ -990,6 +990,23 @@ def unknown_variables(environ: Mapping[str, str], *, github: bool = False) -> li
     return warnings
 
 
+_CREDENTIALS = ("GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_TOKEN")
+
+
+def credentials_emptied(environ: Mapping[str, str], env_file: str | Path) -> list[str]:
+    """A warning for each credential empty in `environ` while `env_file` sets it: empty is
+    unset, so .env's value is not read and the server runs dry, which its start alone
+    would not explain to an operator whose .env holds the credentials."""
+    path = Path(env_file)
+    written = dotenv_values(path) if path.is_file() else {}
+    return [
+        f"{name}: empty in the environment, so .env's value is not read (a dry run):"
+        " unset it there to use .env's"
+        for name in _CREDENTIALS
+        if name in environ and not environ[name].strip() and (written.get(name) or "").strip()
+    ]
+
+
 def _unknown(environ: Mapping[str, str], prefix: str, *, unmatched: bool) -> list[str]:
     """The warnings of `unknown_variables` for the names with `prefix`; `unmatched`: also
     the names close to no setting."""

@@ -1847,3 +1847,16 @@ def test_the_operators_commands_help_says_what_the_docs_say(command, said, capsy
         assert words in text, text
     operating = " ".join(doc("operating.md").split())
     assert "Change the port with `REVIEW_NOTES_PORT`, not `serve --port`" in operating
+
+
+def test_a_dry_run_says_which_empty_variable_hid_a_credential_of_dot_env(tmp_path):
+    # `GITHUB_TOKEN=` in the environment (compose's `${GITHUB_TOKEN}` of an unset
+    # variable) is unset, and .env's token is not read: the start said DRY RUN and
+    # nothing of why, to an operator whose .env holds a token.
+    (tmp_path / ".env").write_text("GITHUB_TOKEN=ghp_intheenvfile\n")
+    serve = server(tmp_path, base_env(tmp_path, GITHUB_TOKEN=""))
+    with serve.run():
+        log = serve.logs[0].read_text()
+    assert "DRY RUN" in log, log
+    assert "GITHUB_TOKEN: empty in the environment, so .env's value is not read" in log, log
+    assert "ghp_intheenvfile" not in log
