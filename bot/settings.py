@@ -167,6 +167,16 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
+# A live webhook secret's fewest characters: a shorter one is guessed by trying them all,
+# and a delivery (or a notes comment's signature) forged with the guess verifies
+MIN_WEBHOOK_SECRET = 16
+# How to make one, for the operator whose secret is too short
+_NEW_SECRET = (
+    "set a new long random one, `openssl rand -hex 32` or"
+    ' python3 -c "import secrets; print(secrets.token_hex(32))", in the App\'s webhook'
+    " settings (with GITHUB_TOKEN: the repository webhook's) and here"
+)
+
 # What GITHUB_WEBHOOK_SECRET must be, for the operator who has none at hand yet
 _SECRET_IS = (
     "the same as the App's webhook secret (with GITHUB_TOKEN: the repository webhook's); a new"
@@ -587,11 +597,24 @@ class Settings(BaseSettings):
                 " dry run's banner print (anyone can sign a delivery with it); required when"
                 " posting to GitHub: use the App's or the hook's own secret"
             )
-        if live and self._previous_secret() == DEV_WEBHOOK_SECRET:
+        elif live and len(self.webhook_secret()) < MIN_WEBHOOK_SECRET:
+            problems.append(
+                f"GITHUB_WEBHOOK_SECRET: is shorter than {MIN_WEBHOOK_SECRET} characters"
+                f" (a guess of it signs any delivery): {_NEW_SECRET}"
+            )
+        previous = self._previous_secret()
+        if live and previous == DEV_WEBHOOK_SECRET:
             problems.append(
                 "GITHUB_PREVIOUS_WEBHOOK_SECRET: is the development secret, which anyone can"
                 " sign a notes comment with; leave it unset (a dry run's comments were never"
                 " posted)"
+            )
+        elif live and previous is not None and len(previous) < MIN_WEBHOOK_SECRET:
+            problems.append(
+                f"GITHUB_PREVIOUS_WEBHOOK_SECRET: is shorter than {MIN_WEBHOOK_SECRET}"
+                " characters (a guess of it signs a notes comment): leave it unset; a"
+                " comment signed with it then verifies no more, and its next update signs it"
+                " with the new secret"
             )
         if live and self.note_links == "pages" and self.public_url is None:
             problems.append(

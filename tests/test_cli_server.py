@@ -121,7 +121,7 @@ def test_serve_names_a_key_under_a_passphrase_as_such(tmp_path, app_key):
         tmp_path,
         GITHUB_APP_ID="42",
         GITHUB_PRIVATE_KEY_PATH=str(tmp_path / "app.pem"),
-        GITHUB_WEBHOOK_SECRET="s",
+        GITHUB_WEBHOOK_SECRET="s3cret-of-the-hook",
         REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
     )
     r = serve_refused(env=env, cwd=ROOT)
@@ -1097,7 +1097,7 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
         tmp_path,
         "redeliver",
         GITHUB_TOKEN="ghp_example",
-        GITHUB_WEBHOOK_SECRET="s3cret",
+        GITHUB_WEBHOOK_SECRET="s3cret-of-the-hook",
         REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
     )
     clear_error(r, "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "not a token")
@@ -1448,7 +1448,7 @@ def test_redeliver_exits_2_on_broken_settings_and_on_no_database(
     monkeypatch.delenv("REVIEW_NOTES_PORT")
     monkeypatch.setenv("GITHUB_APP_ID", "1")
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem)
-    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s3cret")
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "s3cret-of-the-hook")
     monkeypatch.setenv("REVIEW_NOTES_PUBLIC_URL", "https://notes.example.org")
     missing = tmp_path / "typo.sqlite3"
     assert main(["redeliver", "--db", str(missing)]) == 2

@@ -738,12 +738,12 @@ def test_a_notes_comment_signed_before_the_webhook_secret_was_rotated_reads_back
         tmp_path,
         fake,
         app_key,
-        github_webhook_secret="rotated-secret",
+        github_webhook_secret="rotated-webhook-secret",
         github_previous_webhook_secret=previous,
     )
     with serving(rotated) as (client, rt):
         tune(rt)
-        _asked_to_mark_note_2(client, rt, fake, secret="rotated-secret")
+        _asked_to_mark_note_2(client, rt, fake, secret="rotated-webhook-secret")
         if previous is not None:
             assert replies(fake) == [] and rt.ctx.prs.get(DEFAULT_REPO, N).dismissed == shown[1:]
             return

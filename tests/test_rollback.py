@@ -760,6 +760,8 @@ _REFUSED_SINCE_DEPLOYED = [
     ("REVIEW_NOTES_NOTES_GITHUB_BRANCH", "notes..old"),
     ("REVIEW_NOTES_NOTES_GITHUB_DIR", "seeds/./notes"),
     ("REVIEW_NOTES_NOTES_GITHUB_DIR", "seeds//notes"),
+    ("GITHUB_WEBHOOK_SECRET", "s3cret"),  # shorter than 16 characters: guessed
+    ("GITHUB_PREVIOUS_WEBHOOK_SECRET", "s3cret"),
 ]
 _LOADS = (
     "from bot.settings import load_settings\n"
@@ -778,7 +780,8 @@ def test_a_setting_the_deployed_release_took_and_this_one_refuses_is_in_upgradin
     from tests.webhook_kit import PY, base_env
 
     env = base_env(tmp_path, REVIEW_NOTES_PUBLIC_URL="https://notes.example.org")
-    env.update(GITHUB_TOKEN="t", GITHUB_WEBHOOK_SECRET="s", **{name: value})
+    env.update(GITHUB_TOKEN="t", GITHUB_WEBHOOK_SECRET="s3cret-of-the-hook")
+    env[name] = value
     for where, refused in [(old_release(tmp_path, DEPLOYED), False), (ROOT, True)]:
         loaded = subprocess.run(
             [PY, "-c", _LOADS],

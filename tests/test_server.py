@@ -1393,7 +1393,7 @@ def test_only_the_keys_own_fault_is_blamed_on_the_key(tmp_path, app_key):
 
     live = dict(
         github_app_id="4242",
-        github_webhook_secret="s3cret",
+        github_webhook_secret="s3cret-of-the-hook",
         public_url="https://notes.example.org",
         db_path=tmp_path / "bot.sqlite3",
     )
@@ -1423,7 +1423,7 @@ def test_a_malformed_api_url_is_named_as_github_api_url(tmp_path, app_key, mode)
         settings = load_settings(
             env_file=None,
             github_api_url="https://ghe.example.com:84a3/api/v3",
-            github_webhook_secret="s3cret",
+            github_webhook_secret="s3cret-of-the-hook",
             public_url="https://notes.example.org",
             db_path=tmp_path / "bot.sqlite3",
             **creds,

@@ -25,6 +25,7 @@ from tests.docs_kit import doc
 from tests.webhook_kit import ROOT, clear_error, run_cli
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n"
+HOOK = "hook-secret-of-the-tests"  # a live webhook secret (16 characters or more)
 
 
 @pytest.fixture(autouse=True)
@@ -257,7 +258,7 @@ def test_app_credentials_make_a_live_configuration(tmp_path):
     s = load(
         github_app_id="4242",
         github_private_key_path=key,
-        github_webhook_secret="s3cret",
+        github_webhook_secret=HOOK,
         public_url="https://notes.example.org/",
     )
     assert not s.is_dry_run and s.private_key_pem() == PEM
@@ -275,7 +276,7 @@ def test_app_credentials_make_a_live_configuration(tmp_path):
         ),
         ({"github_token": "t", "github_app_id": "1", "github_private_key": PEM}, ["GITHUB_TOKEN"]),
         ({"github_token": "t", "public_url": "https://x.org"}, ["GITHUB_WEBHOOK_SECRET"]),
-        ({"github_token": "t", "github_webhook_secret": "s"}, ["REVIEW_NOTES_PUBLIC_URL"]),
+        ({"github_token": "t", "github_webhook_secret": HOOK}, ["REVIEW_NOTES_PUBLIC_URL"]),
         (
             {"github_app_id": "1", "github_private_key": "not a key"},
             ["GITHUB_PRIVATE_KEY: not a PEM"],
@@ -386,6 +387,28 @@ def test_a_missing_webhook_secret_or_public_url_says_what_value_to_give():
     assert "the App's webhook URL without /webhook" in url, url
 
 
+@pytest.mark.parametrize("name", ["GITHUB_WEBHOOK_SECRET", "GITHUB_PREVIOUS_WEBHOOK_SECRET"])
+@pytest.mark.parametrize("short", ["x7", "q9z", "p4ssw0rd-123456"])
+def test_a_short_webhook_secret_is_refused_when_posting_to_github(monkeypatch, name, short):
+    # A secret of a few characters is guessed by trying them all: a delivery (or a notes
+    # comment's signature) forged with the guess passes, and the logs never hid it.
+    live = {"github_token": "ghp_" + "x" * 36, "public_url": "https://notes.example.org"}
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", HOOK)
+    monkeypatch.setenv(name, short)
+    lines = errors(**live).splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{name}: is shorter than 16 characters")
+    if name == "GITHUB_WEBHOOK_SECRET":  # how to make one, set in both places
+        assert "openssl rand -hex 32" in lines[0] and "secrets.token_hex(32)" in lines[0]
+        assert "in the App's webhook settings" in lines[0]
+    else:  # a secret from before a rotation: none to make
+        assert "leave it unset" in lines[0]
+    assert short not in lines[0].removeprefix(name)  # the value is never shown
+    monkeypatch.setenv(name, "p4ssw0rd-1234567")  # 16: enough
+    assert not load(**live).is_dry_run
+    monkeypatch.setenv(name, short)
+    assert load().is_dry_run  # a dry run writes nothing to GitHub: any secret will do
+
+
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_webhook_secret_in_dry_run_means_the_dev_secret(monkeypatch, blank):
     monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", blank)
@@ -399,7 +422,7 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     # with literal "\n" escapes, which was refused as "not a usable RSA PEM key".
     from bot.server import live_github
 
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\n"))
     s = load(**live)
     assert s.private_key_pem() == app_key.private_pem
@@ -419,7 +442,7 @@ def test_a_key_on_one_line_with_escaped_crlf_line_ends_is_the_key(monkeypatch, a
     # read), copied into .env as it shows
     from bot.server import live_github
 
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\r\\n"))
     s = load(**live)
     assert s.private_key_pem() == app_key.private_pem
@@ -436,7 +459,7 @@ def test_a_key_file_holding_the_key_on_one_line_with_escapes_is_the_key(
     # was "not a usable RSA PEM key"
     from bot.server import live_github
 
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     one_line = app_key.private_pem.replace("\n", escape) + "\n"
     (tmp_path / "app.pem").write_text(one_line, encoding)
     s = load(github_private_key_path=str(tmp_path / "app.pem"), **live)
@@ -568,7 +591,7 @@ def test_a_key_that_cannot_sign_says_what_is_wrong_with_it(monkeypatch, pem, exp
     # when they had protected GitHub's download with a passphrase or picked another file.
     from bot.server import live_github
 
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", pem)
     with pytest.raises(SettingsError) as caught:
         live_github(load(**live))
@@ -588,7 +611,7 @@ def test_a_key_file_saved_as_utf16_is_the_key(tmp_path, encoding):
     if encoding == "utf-16-be":  # (Python's utf-16 writes the mark; the -be codec does not)
         data = b"\xfe\xff" + data
     (tmp_path / "app.pem").write_bytes(data)
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     settings = load(github_private_key_path=str(tmp_path / "app.pem"), **live)
     assert settings.private_key_pem() == pem
     live_github(settings)  # a usable RSA key
@@ -602,7 +625,7 @@ def test_a_key_given_base64_encoded_says_to_decode_it(tmp_path, where):
     # stringData), or `base64 app.pem` (lines of 76): "not a PEM private key", of a key
     # that is one, once decoded
     pem = _pem(_RSA, serialization.PrivateFormat.TraditionalOpenSSL).encode()
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     if where == "value":
         said = errors(github_private_key=base64.b64encode(pem).decode(), **live)
     else:
@@ -633,7 +656,7 @@ _PUBLIC = {
 def test_a_public_key_given_as_the_app_s_key_is_named_as_such(tmp_path, where, kind):
     # The public half at hand (`openssl rsa -pubout`, an SSH .pub) was "not a PEM private
     # key", as for any other text: nothing said which file to give instead
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     if where == "value":
         said = errors(github_private_key=_PUBLIC[kind].decode(), **live)
     else:
@@ -650,7 +673,7 @@ def test_a_key_file_s_path_given_as_the_key_says_to_set_the_path_setting(path):
     # GITHUB_PRIVATE_KEY=/run/secrets/app.pem (the key's file, as a secret store mounts
     # it) was "not a PEM private key (-----BEGIN ... KEY-----)": the operator read it as
     # the file's fault, which was fine
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     said = errors(github_private_key=path, **live)
     assert said.startswith("GITHUB_PRIVATE_KEY: holds a path (not shown), not the key: set"), said
     assert "GITHUB_PRIVATE_KEY_PATH to the key file's path" in said
@@ -748,7 +771,7 @@ def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
     assert s.public_url is None and s.github_api_url == "https://api.github.com"
     assert s.is_dry_run
     # live, an empty public URL is one not given: the pages links still need it
-    live = {"github_token": "ghp_abc", "github_webhook_secret": "s"}
+    live = {"github_token": "ghp_abc", "github_webhook_secret": HOOK}
     assert "REVIEW_NOTES_PUBLIC_URL" in errors(**live)
 
 
@@ -821,7 +844,7 @@ def test_an_empty_value_is_not_a_later_sources_value(tmp_path, monkeypatch):
     # `serve --host ""` bound the .env's address (both meant the default before)
     toml, env = tmp_path / "bot.toml", tmp_path / ".env"
     toml.write_text("workers = 4\n", "utf-8")
-    live = "GITHUB_WEBHOOK_SECRET=s\nREVIEW_NOTES_PUBLIC_URL=https://x.org\n"
+    live = f"GITHUB_WEBHOOK_SECRET={HOOK}\nREVIEW_NOTES_PUBLIC_URL=https://x.org\n"
     env.write_text(f"GITHUB_TOKEN=ghp_abc\nREVIEW_NOTES_WORKERS=3\nREVIEW_NOTES_HOST=::\n{live}")
     monkeypatch.setenv("GITHUB_TOKEN", "")
     monkeypatch.setenv("REVIEW_NOTES_WORKERS", " ")
@@ -930,11 +953,11 @@ def test_env_errors_name_the_env_variable(monkeypatch):
 def test_secrets_never_print():
     s = load(
         github_token="ghp_supersecret",
-        github_webhook_secret="hook-secret",
+        github_webhook_secret=HOOK,
         public_url="https://x.org",
     )
     text = repr(s) + str(s) + str(s.model_dump())
-    assert "ghp_supersecret" not in text and "hook-secret" not in text
+    assert "ghp_supersecret" not in text and HOOK not in text
 
 
 def test_file_recheck_delays_from_toml_and_env(tmp_path, monkeypatch):
@@ -1075,7 +1098,7 @@ def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
     assert load(retry_backoff_max=7).retry_backoff_max == 7.0
     for bad in (-1, 3601):
         assert "REVIEW_NOTES_RETRY_BACKOFF_MAX" in errors(retry_backoff_max=bad)
-    live = {"github_token": "ghp_" + "a" * 36, "github_webhook_secret": "s"}
+    live = {"github_token": "ghp_" + "a" * 36, "github_webhook_secret": HOOK}
     live["public_url"] = "https://x.org"
     for given, backoff_max in (
         ({}, 30.0),
@@ -1339,26 +1362,27 @@ def test_blanks_around_a_webhook_secret_are_refused_not_shown(
 
 
 def test_secret_values_are_every_secret_the_logs_must_hide():
-    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_webhook_secret": HOOK, "public_url": "https://x.org"}
     assert load().secret_values() == ["review-notes-dev-secret"]
-    assert load(github_token="ghp_abc", **live).secret_values() == ["s", "ghp_abc"]
+    assert load(github_token="ghp_abc", **live).secret_values() == [HOOK, "ghp_abc"]
     key = load(github_app_id="1", github_private_key=PEM, **live)
-    assert key.secret_values() == ["s", PEM]
+    assert key.secret_values() == [HOOK, PEM]
 
 
 # the webhook secret before a rotation, kept so the notes comments signed with it verify
 def test_the_previous_webhook_secret_is_read_as_meant_and_never_shown(monkeypatch):
-    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": "s"}
+    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": HOOK}
     live["public_url"] = "https://x.org"
-    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", "old secret\r\n")  # a file's end
+    # (a file's line end after it)
+    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", "old secret of the hook\r\n")
     s = load(**live)
-    assert s.previous_webhook_secrets() == ("old secret",)
-    assert s.secret_values() == ["s", "old secret", "ghp_" + "x" * 36]
+    assert s.previous_webhook_secrets() == ("old secret of the hook",)
+    assert s.secret_values() == [HOOK, "old secret of the hook", "ghp_" + "x" * 36]
     assert "old secret" not in repr(s)
     for blank in ("", "  "):  # emptied once the rotation is over: none kept
         monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", blank)
         assert load(**live).previous_webhook_secrets() == ()
-    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", "s")  # the secret now: nothing more
+    monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", HOOK)  # the secret now: nothing more
     assert load(**live).previous_webhook_secrets() == ()
     monkeypatch.setenv("GITHUB_PREVIOUS_WEBHOOK_SECRET", DEV_WEBHOOK_SECRET)
     text = errors(**live)
@@ -1372,7 +1396,7 @@ def test_a_token_beside_an_app_id_alone_is_named_as_a_conflict():
 
 
 def test_blank_and_padded_values_are_read_as_meant():
-    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_webhook_secret": HOOK, "public_url": "https://x.org"}
     assert "REVIEW_NOTES_DB_PATH: is empty" in errors(db_path="   ")
     app = load(github_app_id=" 123 ", github_private_key=PEM, **live)
     assert app.github_app_id == "123"
@@ -1387,7 +1411,7 @@ def test_a_value_wrapped_in_quotes_is_refused_even_empty_or_padded(value):
 
 
 def test_a_private_key_is_told_from_other_pem_text_and_may_be_padded():
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     cert = PEM.replace("RSA PRIVATE KEY", "CERTIFICATE")
     assert "GITHUB_PRIVATE_KEY: not a PEM private key" in errors(github_private_key=cert, **live)
     assert load(github_private_key=f"  \n{PEM}", **live).private_key_pem() == f"  \n{PEM}"
@@ -1405,7 +1429,7 @@ def test_a_key_saved_with_a_byte_order_mark_is_the_key(tmp_path, monkeypatch, ap
     # though it reads as one.
     from bot.server import live_github
 
-    live = {"github_app_id": "1", "github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_app_id": "1", "github_webhook_secret": HOOK, "public_url": "https://x.org"}
     marked = "\ufeff" + app_key.private_pem
     if by_path:
         (tmp_path / "app.pem").write_text(marked, "utf-8")
@@ -1572,7 +1596,7 @@ def test_a_credential_put_in_github_app_id_is_refused_and_not_shown(pasted):
 
 @pytest.mark.parametrize("app_id", ["123456", "Iv1.8a61f9b3a7aba766", "Iv23liAbCdEf0123456789"])
 def test_an_app_id_or_a_client_id_is_taken(app_id):
-    live = {"github_webhook_secret": "s", "public_url": "https://x.org"}
+    live = {"github_webhook_secret": HOOK, "public_url": "https://x.org"}
     assert load(github_app_id=app_id, github_private_key=PEM, **live).github_app_id == app_id
 
 
@@ -1591,7 +1615,7 @@ def test_the_development_secret_is_refused_when_posting_to_github(creds):
 def test_a_public_url_with_a_password_is_refused_and_not_shown():
     # every note link of every comment is built on it: a proxy's basic auth written into
     # it was published on GitHub with each comment
-    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": "s"}
+    live = {"github_token": "ghp_" + "x" * 36, "github_webhook_secret": HOOK}
     text = errors(public_url="https://reviewer:hunter2pw@notes.example.org/", **live)
     assert "REVIEW_NOTES_PUBLIC_URL: holds a user or password" in text
     assert "hunter2pw" not in text
