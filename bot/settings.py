@@ -348,6 +348,8 @@ class Settings(BaseSettings):
             # ending a mounted file), and JSON written over lines is read as on one
             v = [r.strip(_LIST_ITEM_EDGES) for r in v.split(",")]
             v = [r for r in v if r]
+        elif isinstance(v, list | tuple):  # bot.toml's: a blank entry is none there too
+            v = [r for r in v if not (isinstance(r, str) and not r.strip())]
         return v
 
     @field_validator("repos")

@@ -1336,6 +1336,26 @@ def test_a_list_entry_of_blanks_is_none_whatever_the_blank(monkeypatch, blank):
     assert "REVIEW_NOTES_REPOS: the allow-list is empty" in errors()
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\t", "\n"])
+def test_a_blank_entry_of_a_bot_toml_list_is_none_as_in_the_environment(tmp_path, blank):
+    # found by review: `repos = ["acme/one", " "]` was refused as a repository named ""
+    # (": not owner/name") and `files_recheck_delays = ["\t"]` as "a valid number", where
+    # the same blank entries from the environment are none (`_split_list`)
+    toml = tmp_path / "bot.toml"
+    entry = json.dumps(blank)
+    toml.write_text(f'repos = ["acme/one", {entry}]\nfiles_recheck_delays = [5, {entry}]\n')
+    s = load_settings(env_file=None, toml_file=toml)
+    assert (s.repos, s.files_recheck_delays) == (("acme/one",), (5.0,))
+    toml.write_text(f"files_recheck_delays = [{entry}]\n")
+    assert load_settings(env_file=None, toml_file=toml).files_recheck_delays == ()  # never
+    toml.write_text(f"repos = [{entry}]\n")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=None, toml_file=toml)
+    assert (
+        str(exc.value) == f"{toml}:1: repos: the allow-list is empty: the bot would never comment"
+    )
+
+
 _WEBHOOK_SECRETS = ["GITHUB_WEBHOOK_SECRET", "GITHUB_PREVIOUS_WEBHOOK_SECRET"]
 
 
