@@ -51,6 +51,12 @@ def picked(typed: str, shown: tuple[str, ...] = SHOWN, **kw) -> Pick:
     return pick_note(command.args, shown, **kw)
 
 
+def assert_hides_2(typed: str, reason: str) -> None:
+    """`/notes wrong {typed}` hides note 2 for the reason `reason`."""
+    pick = picked(typed)
+    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+
+
 def assert_lists_2_and_3(typed: str) -> None:
     """`/notes wrong {typed}` names notes 2 and 3: no one note is hidden, and its key is
     the list's, as `2,3` (an edit between the two ways of typing it runs nothing)."""
@@ -211,8 +217,7 @@ def test_with_one_note_shown_a_spaced_list_hides_nothing(spaced, asked):
     ],
 )
 def test_a_separator_before_words_keeps_them_the_reason(typed, reason):
-    pick = picked(typed)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(typed, reason)
 
 
 # a comma typed apart from the number sets the reason off as one glued to it does
@@ -1850,8 +1855,7 @@ def test_a_list_of_chinese_numerals_names_no_note(first, one):
     ],
 )
 def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason):
-    pick = picked(first)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(first, reason)
 
 
 # kills: bot/feedback.py:_LISTED `2-3` (notes 2 to 3) the one shown note's reason
@@ -1945,8 +1949,7 @@ def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
     ],
 )
 def test_a_count_in_digits_after_a_note_number_is_the_reason_as_in_numerals(first, reason):
-    pick = picked(first)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(first, reason)
     numerals = first.replace("30", "三十").replace("3个", "三个")
     assert picked(numerals).note_id == SHOWN[1]
 
@@ -1989,8 +1992,7 @@ def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_
     first, reason
 ):
     # docs/commands.md: a figure with a unit glued on is a quantity, not two numbers
-    pick = picked(first)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(first, reason)
     # with no unit it stays a number: which note is meant is not clear (`2，1.5`), and a
     # decimal after a point is the note number's own (`2.1.5倍`: 2.1)
     for unclear in ("2，1.5", "2.1.5倍"):
@@ -2408,8 +2410,7 @@ def test_notes_before_a_number_names_it_as_note_does(typed, rank, key):
     ],
 )
 def test_an_ordinal_adjective_after_and_stays_the_reason(typed, reason):
-    pick = picked(typed)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(typed, reason)
 
 
 @pytest.mark.parametrize(
@@ -2427,8 +2428,7 @@ def test_an_ordinal_adjective_after_and_stays_the_reason(typed, reason):
     ],
 )
 def test_a_count_after_and_stays_the_reason(typed, reason):
-    pick = picked(typed)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(typed, reason)
 
 
 # a note's number and those after it are several notes, which a `wrong` does not take:
@@ -2554,8 +2554,7 @@ def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
     assert_lists_2_and_3(typed)
     # a word a numeral starts stays the reason's (`十分`, "very"; `一般`; `三方`, "third-party")
     for reason in ("十分不相关", "一般不用看", "三方库的改动", "三个文件只是改名"):
-        pick = picked(f"2，{reason}")
-        assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+        assert_hides_2(f"2，{reason}", reason)
 
 
 # kills: bot/feedback.py:_ENUMERATED (hand) `第` before the number after `和` (`2和第3条`,
@@ -2584,8 +2583,7 @@ def test_a_number_after_and_counted_with_di_joins_the_list(typed):
     ],
 )
 def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
-    pick = picked(typed)
-    assert (pick.note_id, pick.reason) == (SHOWN[1], reason)
+    assert_hides_2(typed, reason)
 
 
 # kills: bot/feedback.py:_UNITS (hand) a count whose measure word was not listed read as a
