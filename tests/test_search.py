@@ -8,7 +8,15 @@ import pytest
 
 from bot.library import Library
 from bot.notes import Note, Topic, Verdict
-from bot.search import FILTER, RANKED, _marks_folded, filter_words, query_terms, search_notes
+from bot.search import (
+    FILTER,
+    RANKED,
+    SearchMode,
+    _marks_folded,
+    filter_words,
+    query_terms,
+    search_notes,
+)
 
 
 def note(nid: str, title_zh: str, guidance: str, **kw) -> Note:
@@ -857,6 +865,12 @@ _NO_FORMS = [
 ]
 
 
+def _found_by(typed: str, written: str, mode: SearchMode) -> list[str]:
+    """The ids `typed` finds in `mode` among one note whose summary says `written`."""
+    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
+    return ids(search_notes(notes, typed, mode))
+
+
 def _unfound_cases(pairs, inside=lambda typed: typed):
     """Each (typed, written, mode) that must find nothing: the reply reads a quoted phrase
     as its words, each with its forms, and the filter finds a term inside a longer word
@@ -877,8 +891,7 @@ def _singular(typed: str) -> str:
 
 @pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NO_FORMS)))
 def test_what_is_no_form_of_the_word_is_not_found(typed, written, mode):
-    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
-    assert search_notes(notes, typed, mode) == []
+    assert _found_by(typed, written, mode) == []
 
 
 # kills: bot/search.py:_spellings (hand) a word as typed taking a silent `e` as though it
@@ -895,8 +908,7 @@ _NO_SILENT_E = [
 
 @pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NO_SILENT_E, _singular)))
 def test_a_word_as_typed_takes_no_silent_e(typed, written, mode):
-    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
-    assert search_notes(notes, typed, mode) == []
+    assert _found_by(typed, written, mode) == []
 
 
 # kills: bot/search.py:_OTHER_WORDS_NOUN (hand) an -ion or -ation noun of another word
@@ -919,8 +931,7 @@ _OTHER_WORDS_ION = [
 
 @pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_OTHER_WORDS_ION, _singular)))
 def test_another_words_ion_noun_is_no_form_of_the_word(typed, written, mode):
-    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
-    assert search_notes(notes, typed, mode) == []
+    assert _found_by(typed, written, mode) == []
 
 
 # kills: bot/search.py:_stems (hand) an -ed or -ing word cut to a stem that is another
@@ -997,8 +1008,7 @@ def test_an_ed_or_ing_word_finds_the_stem_it_likely_has(typed, words, mode):
     [("batch", "two batches"), ("hash", "hashes"), ("echo", "echoes"), ("stats", "stat")],
 )
 def test_a_word_as_typed_finds_its_es_ed_and_ing(typed, written, mode):
-    notes = [note("n-1", "修复", "值得精读。", summary_en=f"Fixes {written} on ROCm.")]
-    assert ids(search_notes(notes, typed, mode)) == ["n-1"]
+    assert _found_by(typed, written, mode) == ["n-1"]
 
 
 # a note holding the word as typed comes before one holding another of its forms, even
