@@ -2,6 +2,7 @@
 longer ones (bot.term_spans, read by the matcher to count and quote each mention once)."""
 
 import random
+from collections.abc import Iterator
 
 from bot.term_spans import (
     Cover,
@@ -187,25 +188,26 @@ def test_apart_quotes_the_first_of_several_mentions_as_written():
 # --- found by a reviewer's walk: a description that says one term thousands of times ----
 
 
-def test_holds_longer_answers_as_holder_does():
-    rng = random.Random(5)
+def random_probes(seed: int) -> Iterator[tuple[Cover, list[tuple[int, int]], tuple[int, int]]]:
+    """300 random sets of 8 short spans, each as a Cover and as a list, with every span
+    (start, end) up to 8 long that starts before or just past them, for an oracle to check."""
+    rng = random.Random(seed)
     for _ in range(300):
         spans = [(a, a + rng.randint(0, 6)) for a in (rng.randint(0, 20) for _ in range(8))]
         cover = Cover(spans)
         for start in range(22):
             for end in range(start, start + 8):
-                assert cover.holds_longer((start, end)) == (holder((start, end), spans) is not None)
+                yield cover, spans, (start, end)
+
+
+def test_holds_longer_answers_as_holder_does():
+    for cover, spans, span in random_probes(5):
+        assert cover.holds_longer(span) == (holder(span, spans) is not None)
 
 
 def test_holds_answers_as_a_scan_of_every_span_does():
-    rng = random.Random(6)
-    for _ in range(300):
-        spans = [(a, a + rng.randint(0, 6)) for a in (rng.randint(0, 20) for _ in range(8))]
-        cover = Cover(spans)
-        for start in range(22):
-            for end in range(start, start + 8):
-                scan = any(a <= start and end <= b for a, b in spans)
-                assert cover.holds((start, end)) == scan
+    for cover, spans, (start, end) in random_probes(6):
+        assert cover.holds((start, end)) == any(a <= start and end <= b for a, b in spans)
 
 
 def test_wider_mentions_cost_linear_work_in_the_mentions(monkeypatch):
