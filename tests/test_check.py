@@ -555,7 +555,7 @@ NOTE_DEFECTS = [
         id="zero-width-space-in-keyword",
     ),
     # A Chinese input method types `、` between two terms and full-width letters and
-    # punctuation: as for U+3000, a PR's text never holds them (found by review 'curator')
+    # punctuation: as for U+3000, a PR's text never holds them (found by a review)
     pytest.param(
         ('"eager_break_during_capture"', '"eager_break_during_capture、eager region"'),
         (
@@ -1884,7 +1884,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     [
         *[(p, True) for p in ("vllm", "vllm/", "/vllm", "vllm/**", "/vllm/**/", "*", "**/*.py")],
         *[(p, False) for p in ("setup.py", "/setup.py", "vllm/v1", "vllm/*.py", "tests/x/")],
-        # every file of a type below a top-level directory (found by review 'curator')
+        # every file of a type below a top-level directory (found by a review)
         *[(p, True) for p in ("vllm/**/*.py", "/vllm/**/*", "csrc/**/*.cu", "vllm/**.py")],
         *[
             (p, False)
@@ -1902,7 +1902,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
 )
 def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
     # `vllm` matches what `vllm/` matches (bot.globs): only the slash was flagged (found
-    # by review 'diff12')
+    # by a review)
     assert broad_glob(pattern) is broad
 
 
@@ -1940,7 +1940,7 @@ def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
     assert "warning" not in capsys.readouterr().out
 
 
-# --- what a curator writing a note from scratch hits (found by review 'curator') ---------
+# --- what a curator writing a note from scratch hits (found by a review) ---------
 
 # A note written as docs/curating.md's field table asks (line numbers matter).
 LORA_NOTE = """\

@@ -225,7 +225,7 @@ def test_serve_names_its_uid_when_the_database_cannot_be_opened(tmp_path):
 def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
     # REVIEW_NOTES_DRYRUN left dry_run unset, so a token made it a live start missing its
     # secret and URL; the warning naming the typo came only after a successful load, so
-    # it was lost just when it explained the failure (found by review 'diff12')
+    # it was lost just when it explained the failure (found by a review)
     # (this checkout's code: from tmp_path, `-m bot.cli` alone imports the one installed)
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
     r = serve_refused(env=env, cwd=tmp_path)

@@ -119,7 +119,7 @@ def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, an
 
 def test_wrong_with_no_notes_comment_says_there_is_none(live):
     # the reply described "the notes comment" on a PR where the bot wrote none (found by
-    # review 'reader')
+    # a review)
     client, rt, fake = live
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     assert sticky(fake) is None

@@ -439,7 +439,7 @@ def test_search_with_no_hit_or_no_words(library):
 
 def test_search_lists_only_the_prs_repositorys_notes(library):
     # like `topic`: another repository's note on the allow-list (maybe a private one) was
-    # listed on a vLLM PR (found by review 'render')
+    # listed on a vLLM PR (found by a review)
     other = library.notes[0].model_copy(
         update={"id": "other-eagle", "repo": "acme/private-engine", "source_pr": 77}
     )
@@ -454,7 +454,7 @@ def test_search_lists_only_the_prs_repositorys_notes(library):
 
 def test_a_reply_stays_within_the_budget_however_long_the_library(library):
     # titles and topic names had no limit in a reply: fifty long-titled notes, or a long
-    # list of topics, passed GitHub's 65,536 characters (suspected by review 'render')
+    # list of topics, passed GitHub's 65,536 characters (suspected by a review)
     base = library.notes[0]
     long = tuple(
         base.model_copy(

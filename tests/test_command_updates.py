@@ -267,7 +267,7 @@ def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
 def test_no_match_says_any_more_only_after_notes_were_shown(live):
     # a comment asked for with `/notes` on a PR no note matches said "No review note
     # matches this pull request.", and the next push rewrote it to "... any more", as
-    # if notes had been shown and gone (found by review 'reader')
+    # if notes had been shown and gone (found by a review)
     client, rt, fake = live
     number, title = N + 2, "Fix a typo"
     fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
@@ -293,7 +293,7 @@ def test_a_no_match_comment_from_before_had_notes_is_left_as_it_says(live):
     # a row the previous release wrote has had_notes NULL: whether its "no match" comment
     # says "any more" is read from the comment itself (its hash), so an upgrade edits
     # neither kind, and reading NULL as "notes were shown" made a false "any more"
-    # (found by review 'upgrade')
+    # (found by a review)
     client, rt, fake = live
     number, title = N + 3, "Fix a typo"
     fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
@@ -527,7 +527,7 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     assert sticky(fake) is not None  # notes match: a new comment
 
 
-# Found by review 'diff14'. 1. `/notes on` after a deletion made while off: resume lived only
+# Found by a review. 1. `/notes on` after a deletion made while off: resume lived only
 # in the `on`'s own refresh. If that refresh does not complete before the next PR event (GitHub
 # failed it, or flood control deferred it), the PR event takes the old deletion for a
 # NEW opt-out dated after the `on`: the PR is off again, nothing is posted, the `on`
@@ -583,7 +583,7 @@ def test_an_on_deferred_by_flood_control_is_kept_by_a_pr_event_in_its_window(liv
     assert sticky(fake) is not None
 
 
-# Found by review 'diff14'. 2. A deletion noticed by `/notes off`'s own edit was dated
+# Found by a review. 2. A deletion noticed by `/notes off`'s own edit was dated
 # at the bot's "now" (the end of the `off`'s processing), not when the `off` was written:
 # an `on` the author wrote after the `off` but before the bot got to it was outranked
 # (+1, no change), while a deletion noticed by a PR event is dated at the event's own
@@ -604,7 +604,7 @@ def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
     )
 
 
-# Found by review 'diff14'. 3. `/notes on` on a draft whose comment was deleted while
+# Found by a review. 3. `/notes on` on a draft whose comment was deleted while
 # off posted a NEW comment on the draft, though "a draft still waits" and a PR event on
 # that draft (no comment known any more) would post nothing.
 

@@ -725,7 +725,7 @@ def test_nothing_inside_a_fence_runs_and_nothing_breaks_the_parser(text):
     assert parse_commands("````````\n" + text + "\n````````") == []
 
 
-# --- raw HTML, as the browser reads what cmark-gfm passes through (review 'parser') ---
+# --- raw HTML, as the browser reads what cmark-gfm passes through ---------------------
 # Each was checked against cmark-gfm and an HTML5 parser (html5lib) by the review.
 
 
@@ -769,7 +769,7 @@ def test_a_comment_holding_every_private_use_character_reads_nothing():
     assert kinds("/notes why\n" + every[1:]) == [("why", ())]  # one left free for the mark
 
 
-# --- review 'parser2': what the renderer alone does not say -------------------------
+# --- what the renderer alone does not say -------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -812,7 +812,7 @@ def test_a_leading_bom_is_no_text_and_a_lone_surrogate_breaks_nothing():
     assert kinds("/notes search a\ud800b") == [("search", ("a?b",))]
 
 
-# --- review 'parser3': lines and their arguments as the browser lays them out ---------
+# --- lines and their arguments as the browser lays them out ---------------------------
 
 
 def test_a_newline_inside_an_inline_element_of_raw_html_is_a_space_too():
@@ -936,7 +936,7 @@ def test_hidden_text_inside_an_inline_element_is_not_an_argument():
     assert kinds("/notes <b><rp>off</rp></b>") == [("refresh", ())]
 
 
-# --- review 'parser4': GitHub's sanitizer, character references, the cost guard --------
+# --- GitHub's sanitizer, character references, the cost guard --------------------------
 
 
 def test_only_the_first_summary_of_a_collapsed_details_is_shown():
@@ -955,7 +955,7 @@ def test_a_block_element_github_strips_is_no_line_break():
     # GitHub's sanitizer removes <article>, <aside>, <header>, <footer>, <nav>, <main>,
     # <address>, <fieldset> and <form>, keeping their text (rehype-github's fixtures: the
     # elements are gone from GitHub's HTML; <section> is kept; <figure> and <figcaption>
-    # are on html-pipeline's allow-list, review 'parser6'). So "please do not type
+    # are on html-pipeline's allow-list). So "please do not type
     # <aside>" newline "/notes off</aside>" in a <div> reaches the browser as one line of
     # prose with the command mid-sentence. The bot's _BLOCKS listed these elements
     # as blocks, so the text inside starts a line and the command runs.
@@ -1103,7 +1103,7 @@ def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
         assert parse_commands(comment) == [], empty
 
 
-# --- review 'parser5': the comment as part of GitHub's page -------------------------
+# --- the comment as part of GitHub's page -------------------------------------------
 
 
 def test_a_comment_without_a_command_line_is_not_scanned_for_math(monkeypatch):
@@ -1227,7 +1227,7 @@ def test_end_tags_html_lets_you_leave_out_do_not_count_as_nesting():
     assert kinds(head + "<ul>\n" + "<li><p>item\n" * 201 + "</ul>") == [("why", ())]
 
 
-# --- review 'parser6': line ends inside inline elements, references after the word ----
+# --- line ends inside inline elements, references after the word ----------------------
 
 
 def test_a_line_starts_after_an_inline_element_that_ends_in_a_block():
@@ -1307,7 +1307,7 @@ def test_figure_and_figcaption_are_blocks():
     assert kinds("<div>\n<figure>x</figure>\n/notes why\n</div>") == [("why", ())]
 
 
-# --- review 'parser7': hidden elements, typed footnote attributes, foreign content ------
+# --- hidden elements, typed footnote attributes, foreign content ------------------------
 
 
 def test_a_hidden_element_ending_in_a_break_does_not_end_the_line():

@@ -787,7 +787,7 @@ def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
     # Two notes comments of ours happen (a create whose answer was lost while the list
     # lagged behind it, deliveries racing); only the oldest is edited, so the other kept
     # showing notes that no longer apply, for good. Now it is deleted, as Prow does
-    # (found by review 'anchors')
+    # (found by a review)
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     human = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nI copied your marker", login="mallory")
@@ -808,7 +808,7 @@ def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
 def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, caplog):
     # deleting the bot's comment is the plainest "go away"; a later push or label used
     # to post a fresh one (a new comment notifies every subscriber of the PR). Now the
-    # PR is opted out as by `/notes off` (found by review 'anchors')
+    # PR is opted out as by `/notes off` (found by a review)
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")

@@ -259,7 +259,7 @@ def test_a_delivery_rate_limited_for_long_waits_in_the_queue_visible_and_runs_th
         assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1
 
 
-# Writes GitHub applied but never confirmed (found by review 'rel'): the PR's state is
+# Writes GitHub applied but never confirmed (found by a review): the PR's state is
 # saved only once GitHub confirms a write, and two shortcuts trusted it without asking
 # ("no note matches and no comment known: skip", "same body hash as posted: no call"),
 # so such a write left stale notes up for good, `review-notes retry` or not (the failed
@@ -360,7 +360,7 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
     # a maintainer deletes the notes comment while a delivery is between its comment
     # list and its PATCH: GitHub answers 404. That failed the whole delivery; it is the
     # deletion a later list would have shown: nothing posted, the PR opted out as by
-    # `/notes off` (found by review 'rel')
+    # `/notes off` (found by a review)
     from tests import fake_github as fg
 
     fake = fake_github

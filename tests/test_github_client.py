@@ -797,7 +797,7 @@ def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
     fake_github, make_github_client, monkeypatch, create, outcome
 ):
     # the edit's 404 used to fail the delivery; it means the comment was deleted since
-    # the list: as if the list had come a moment later (found by review 'rel')
+    # the list: as if the list had come a moment later (found by a review)
     from tests import fake_github as fg
 
     client, made = _notes_comment_posted(fake_github, make_github_client)
@@ -1882,7 +1882,7 @@ def test_a_404_answer_that_spends_the_last_call_pauses_the_calls_too(
     fake_github, make_github_client, manual_time
 ):
     # GitHub counts a 404 as well; the client takes many as answers (a user without
-    # access, a deleted comment) and goes on calling (found by review 'diff14')
+    # access, a deleted comment) and goes on calling (found by a review)
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
@@ -3088,7 +3088,7 @@ def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
 ):
     # a worker's mint is in flight when new_permissions_accepted is answered: the token
     # it gets predates the permission, so it must not serve the next call (found by
-    # review 'intake')
+    # a review)
     from bot.installations import InstallationChange
     from tests.webhook_kit import wait_until
 

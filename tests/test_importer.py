@@ -415,7 +415,7 @@ def moved_to_its_as_written_id(tmp_path, edit=lambda text: text) -> tuple[Path, 
 
 def test_reimport_finds_a_note_whose_id_hashed_the_repository_as_written(tmp_path):
     # ids hashed the repository as the digest wrote it before they ignored its case: such
-    # a note must be found again, not doubled under a new id (found by review 'diff12')
+    # a note must be found again, not doubled under a new id (found by a review)
     out, digest, old = moved_to_its_as_written_id(tmp_path)
     result = import_digest(digest, out, today=TODAY)
     assert (result.created, result.unchanged) == ([], [old])

@@ -92,7 +92,7 @@ def gfm(markdown: str) -> str:
 )
 def test_a_url_in_prose_stays_the_link_it_was(url, href):
     # `_` (and `*`, `&`...) were escaped inside URLs too, and GitHub linked the URL with the
-    # backslashes: ".../cuda%5C_graphs.html", a 404 (found by review 'render')
+    # backslashes: ".../cuda%5C_graphs.html", a 404 (found by a review)
     page = gfm(safe_text(f"Read {url}, then (see {url}). @bob #12"))
     hrefs = [html.unescape(h) for h in re.findall(r'<a href="([^"]+)"', page)]
     assert hrefs == [href or url] * 2
@@ -102,7 +102,7 @@ def test_a_url_in_prose_stays_the_link_it_was(url, href):
 
 def test_a_commit_sha_in_prose_is_broken_up_but_not_in_code():
     # a bare SHA in a note's summary was linked as a commit of the repository the comment
-    # is on (found by review 'render')
+    # is on (found by a review)
     sha = "4f0c2a9e1b7d3c5a8e6f2b1d9c0a7e3f5b8d2c4a"
     for text in (f"The regression came from commit {sha} in PR 50062.", "see abc1234."):
         out = safe_text(text)

@@ -118,7 +118,7 @@ def test_a_reason_names_each_file_and_word_once():
     # the note's path and its topic's files, the note's aspect and its topic's keywords:
     # each file and word was named on two lines, "changes a.py (a path of this note)" and
     # "changes a.py and 1 more file (topic: ...)", as on real PRs 51395 and 49494
-    # (found by review 'evidence2')
+    # (found by a review)
     lib = library(
         note(
             "n",
@@ -133,7 +133,7 @@ def test_a_reason_names_each_file_and_word_once():
     )
     # what is left of a split line weighs its share: the topic's other file is half of
     # the topic's two files, below the title's 'prefix caching' (it ranked above it with
-    # the whole line's weight; found by review 'diff11'), and named, not "1 other file"
+    # the whole line's weight; found by a review), and named, not "1 other file"
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         # the aspect is of the note's topic whose terms hold it
@@ -146,7 +146,7 @@ def test_a_reason_names_each_file_and_word_once():
 
 def test_a_path_with_a_space_is_named_once():
     # the lines were merged by reading their text back, and a path with a space did not
-    # read as a path: it was named on two lines (found by review 'diff11')
+    # read as a path: it was named on two lines (found by a review)
     path = "vllm/v1/core/kv_cache_my utils.py"
     lib = library(note("n", ("prefix-caching",), paths=(path,)))
     files = [path, "vllm/v1/core/kv_cache_manager.py"]
@@ -176,7 +176,7 @@ def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
 
 def test_what_is_left_of_a_split_line_weighs_its_share():
     # "changes 1 other file" kept the whole weight of "changes a.py and 1 more file" and
-    # ranked above lines that weigh more than its one file (found by review 'diff11')
+    # ranked above lines that weigh more than its one file (found by a review)
     from bot.reasons import _one_per_thing, changes
 
     lines = {
@@ -191,7 +191,7 @@ def test_what_is_left_of_a_split_line_weighs_its_share():
 
 def test_words_with_a_comma_or_quotes_are_named_once():
     # a word was read back out of "title mentions 'x', 'y'" by splitting at "', '"
-    # (found by review 'diff11')
+    # (found by a review)
     from bot.match_result import Said, Saying
     from bot.reasons import reason_lines
 
@@ -263,7 +263,7 @@ def test_a_code_name_in_the_description_says_more_than_a_phrase():
 
 def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
     # `get_kv_connector_stats` also holds `KVConnectorStats` and `connector stats`: one
-    # identifier was two or three reasons, scored as many times (found by review 'evidence')
+    # identifier was two or three reasons, scored as many times (found by a review)
     kw = ("KVConnectorStats", "get_kv_connector_stats", "connector stats")
     lib = library(note("n", ("prefix-caching",), keywords=kw))
 
@@ -286,7 +286,7 @@ def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
 def test_one_mention_of_two_topic_keywords_is_quoted_and_counted_once():
     # `capture size` and `capture sizes` (both keywords of cuda-graphs) hit the one phrase
     # "capture sizes": it was quoted twice and, in the description, weighed as two words
-    # (found by review 'render')
+    # (found by a review)
     topics = {t.id: t for t in TOPICS}
     graphs = topics["cuda-graphs"].model_copy(
         update={"keywords": ("CUDA graph", "graph capture", "capture size", "capture sizes")}
@@ -410,7 +410,7 @@ def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
 
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
     # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
-    # before a word still splits (found by review 'evidence')
+    # before a word still splits (found by a review)
     index = TermIndex(["PD", "CI", "GPU", "connector"])
     assert index.find("Accept PDFs and CIFs as inputs") == {}
     assert set(index.find("Run on GPUs")) == {"gpu"}
@@ -901,7 +901,7 @@ def test_a_cosmetic_word_inside_an_identifier_does_not_make_the_title_cosmetic()
     # `log_stats` (a flag) reads as the cosmetic word "log" and the PR loses the note on
     # its own file. Not fixed: docs/matching.md and config/matching.toml match cosmetic words like
     # keywords, which cut identifiers at `_`; a change is a rule change
-    # (found by review 'evidence')
+    # (found by a review)
     lib = library(note("kv", ("prefix-caching",), paths=("vllm/v1/core/kv_cache_coordinator.py",)))
     cfg = CFG.model_copy(update={"cosmetic_words": ("log",)})
     files = ["vllm/v1/core/kv_cache_coordinator.py"]
@@ -1120,7 +1120,7 @@ def test_an_aspect_counts_where_the_note_s_first_topic_shows():
     assert shown.matches[0].own  # the aspect is the note's own evidence
     reasons = shown.matches[0].reasons
     # the reason names the topic the aspect belongs to: "of its subsystem" named none
-    # (found by review 'reader')
+    # (found by a review)
     aspect = "title mentions 'metrics' (what this note is about in Speculative decoding)"
     assert aspect in reasons
     # an aspect that is also its topic's keyword says the topic once
@@ -2000,7 +2000,7 @@ def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
 
 def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
     # the moved file was left out and the label mergify derives from it counted in its
-    # place (found by review 'evidence')
+    # place (found by a review)
     lib = library(note("n", ("spec-decode",)))
     moved = "vllm/v1/spec_decode/utils.py"
     facts = PRFacts(REPO, 1, "Move helpers", files=(moved,), labels=("speculative-decoding",))
@@ -2014,7 +2014,7 @@ def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
 
 def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
     # the file was left out, yet the names on its import lines still counted as the
-    # note's diff evidence (docs/matching.md's own example) (found by review 'evidence')
+    # note's diff evidence (docs/matching.md's own example) (found by a review)
     lib = library(note("kv", ("prefix-caching",), keywords=("_align_cacheable", "partial hit")))
     cfg = CFG.model_copy(update={"threshold": 4.0})
     user = "vllm/v1/core/kv_cache_manager.py"
@@ -2028,7 +2028,7 @@ def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
 
 def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keywords():
     # the words compared come from the note's title and keywords, but the reason said
-    # "with this note's title" of words only its keywords have (found by review 'evidence')
+    # "with this note's title" of words only its keywords have (found by a review)
     lib = load_library()
     eager = next(n for n in lib.notes if "eager_break_during_capture" in n.keywords)
     title = "[Bugfix] Skip generic attention during piecewise CUDA graph capture"

@@ -65,8 +65,8 @@ def test_enqueue_is_idempotent_per_delivery_id(tmp_path):
 
 def test_a_webhook_body_seen_before_is_a_duplicate_whatever_its_delivery_id(tmp_path):
     # GitHub signs the body, not X-GitHub-Delivery: the same body under a new id is a
-    # replay; a failed delivery's replay does not run it again either (found by review
-    # 'security')
+    # replay; a failed delivery's replay does not run it again either (found by a
+    # review)
     q = queue_at(tmp_path)
     first = Incoming("d1", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
     replay = Incoming("d2", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
@@ -468,7 +468,7 @@ def test_server_lock_follows_the_file_through_symlinks(tmp_path):
 def test_server_lock_keeps_out_a_release_that_locked_the_path_as_named(tmp_path):
     # releases before the lock followed symlinks lock f"{path}.lock" on the path as
     # configured: one still running on a symlinked path during an upgrade or a rollback
-    # must keep the new server out, and the other way round (found by review 'upgrade')
+    # must keep the new server out, and the other way round (found by a review)
     real = tmp_path / "volume" / "bot.sqlite3"
     real.parent.mkdir()
     link = tmp_path / "bot.sqlite3"
@@ -1064,7 +1064,7 @@ def test_recording_retries_wait_longer_each_time_up_to_the_cap(tmp_path, monkeyp
 
 
 # the server lock on paths with two names for one lock file, and one it cannot create
-# (found by review 'diff12b')
+# (found by a review)
 
 
 def test_server_lock_on_a_relative_path_is_taken(tmp_path, monkeypatch):

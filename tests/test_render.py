@@ -175,7 +175,7 @@ def test_comment_for_a_real_seed_pr_has_every_part():
         assert f"`{word}`" in body
     assert_inert(body)
     # the note on this very PR is not guidance "on a past pull request related to this one"
-    # (found by review 'render')
+    # (found by a review)
     assert [m.source for m in res.matches] == [True]
     assert body.splitlines()[3].startswith("Reviewers' reading guidance on this pull request.")
 
@@ -262,7 +262,7 @@ def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
 )
 def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
     # "# of KV blocks..." after "> " was an <h1> in the quote, its '#' gone; "2024. " a
-    # list (found by review 'render')
+    # list (found by a review)
     n = note(summary_en=summary, trusted=False)
     reason = f"title mentions {summary!r}"
     page = gfm(render(result(n, reasons=(summary, reason)), LIB, opts=OPTS))
@@ -486,7 +486,7 @@ def test_one_huge_note_is_clipped_not_dropped():
 def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
     # every topic hit, each with long evidence: the note-less comment was over the budget,
     # and render() raised AssertionError('unreachable'), render_no_match had no check
-    # (suspected by review 'render')
+    # (suspected by a review)
     evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in LIB.topics.values())
     topics = tuple(h.topic.id for h in hits)
@@ -618,7 +618,7 @@ def test_the_readme_shows_the_comment_the_bot_renders():
 def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     # render() tried every note count with the topics first, down to none, and only then
     # dropped the topics: a comment could show the topics and no note, though the note
-    # fitted without them (notes are kept first; found by review 'diff11')
+    # fitted without them (notes are kept first; found by a review)
     evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in list(LIB.topics.values())[:6])
     topics = tuple(h.topic.id for h in hits)

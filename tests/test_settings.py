@@ -222,8 +222,8 @@ def test_dotenv_file_is_read(tmp_path):
 
 
 def test_a_dotenv_not_in_utf8_is_named(tmp_path):
-    # the decoding error was reported as "config/bot.toml: not UTF-8" (found by review
-    # 'diff12')
+    # the decoding error was reported as "config/bot.toml: not UTF-8" (found by a
+    # review)
     env = tmp_path / ".env"
     env.write_bytes("TZ=caf\u00e9\n".encode("latin-1"))
     with pytest.raises(SettingsError) as exc:
@@ -428,7 +428,7 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     assert s.private_key_pem() == app_key.private_pem
     live_github(s)  # a usable RSA key
     # one real newline at its end (a secret made from an `echo`) is no newline of the key
-    # (found by review 'diff12')
+    # (found by a review)
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\n") + "\n")
     live_github(load(**live))
     as_is = PEM.replace("MIIB", "MI\\nIB")  # with real newlines, a backslash is left alone

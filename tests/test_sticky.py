@@ -388,8 +388,8 @@ def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
 def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
     # with nothing to show, a missing comment stays missing (never a "no note" comment
     # out of nowhere). It used to be forgotten, and created again once notes matched
-    # again; a deleted comment is a maintainer's "go away" now (found by review
-    # 'anchors'): the PR is opted out as by `/notes off`, and stays without a comment
+    # again; a deleted comment is a maintainer's "go away" now (found by a
+    # review): the PR is opted out as by `/notes off`, and stays without a comment
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     ctx.github.files = []
@@ -447,7 +447,7 @@ def test_a_paused_comment_shows_no_note_and_pausing_again_costs_no_write(ctx):
 
 def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
     # nor does removing the label later: the deletion opted the PR out, as `/notes off`
-    # (a deleted comment is a maintainer's "go away"; found by review 'anchors')
+    # (a deleted comment is a maintainer's "go away"; found by a review)
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
@@ -458,7 +458,7 @@ def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
 
 
 # a deleted comment's reason, and "any more" across an upgrade through a pause or why mode
-# (found by review 'diff12b')
+# (found by a review)
 
 
 def test_a_deleted_comment_reason_is_words_not_a_dict(ctx):
@@ -548,7 +548,7 @@ def test_a_dry_run_takes_for_its_notes_comment_only_one_that_opens_with_the_mark
 
 
 # a write GitHub applied but never confirmed is looked for, not trusted away (found by
-# review 'rel'; end to end in test_faults.py)
+# a review; end to end in test_faults.py)
 
 
 def test_a_create_never_confirmed_is_looked_for_once_nothing_matches(ctx):
@@ -600,7 +600,7 @@ def test_a_pause_looks_for_a_comment_a_write_never_confirmed(ctx):
     assert "paused on this pull request by the label" in bodies(ctx)[0]
 
 
-# a notes comment a maintainer deleted is a "go away" (found by review 'anchors'; end to
+# a notes comment a maintainer deleted is a "go away" (found by a review; end to
 # end in test_e2e.py)
 
 
