@@ -795,10 +795,11 @@ class _EmptyUnset:
     def _unset(self, data: dict[str, Any]) -> dict[str, Any]:
         kept = {}
         for key, value in data.items():
-            if _field_named(key) in self.emptied:
+            field = _field_named(key)
+            if field in self.emptied:
                 continue
             if _blank_unset(key, value):
-                self.emptied.add(_field_named(key))
+                self.emptied.add(field)
             else:
                 kept[key] = value
         return kept
