@@ -2264,15 +2264,22 @@ def test_an_uninstalled_installation_is_asked_for_once_a_while(
     assert _asked(fake_github) == ((3, 3) if named else (1, 3))
 
 
-def test_an_installation_event_forgets_the_404s_at_once(fake_github, make_github_client):
-    # The App installed again: GitHub gives the installation a new id and sends an
-    # `installation` event, which the next call hears of before it fails
+def _reinstalled_after_a_404(fake_github, make_github_client) -> GitHubClient:
+    """A client whose create failed for the App uninstalled (the 404 kept), the App
+    since installed again as installation 2002, which the client has not heard of."""
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
     fake_github.uninstall(DEFAULT_INSTALLATION_ID)
     with pytest.raises(GitHubError, match="not installed"):
         client.create_comment(PR, "lost")
     fake_github.add_installation(2002, [DEFAULT_REPO])
+    return client
+
+
+def test_an_installation_event_forgets_the_404s_at_once(fake_github, make_github_client):
+    # The App installed again: GitHub gives the installation a new id and sends an
+    # `installation` event, which the next call hears of before it fails
+    client = _reinstalled_after_a_404(fake_github, make_github_client)
     client.forget_installation(_installed(2002))
     client.create_comment(PR, "after")  # a delivery queued before, or retried
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
@@ -2283,12 +2290,7 @@ def test_an_installation_event_forgets_the_404s_at_once(fake_github, make_github
 def test_a_delivery_naming_the_new_installation_needs_no_event(fake_github, make_github_client):
     # its installation event lost or not handled yet: the new installation's own
     # deliveries name it, and its token is minted at once
-    fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client()
-    fake_github.uninstall(DEFAULT_INSTALLATION_ID)
-    with pytest.raises(GitHubError, match="not installed"):
-        client.create_comment(PR, "lost")
-    fake_github.add_installation(2002, [DEFAULT_REPO])
+    client = _reinstalled_after_a_404(fake_github, make_github_client)
     client.create_comment(PRRef(DEFAULT_REPO, 7, 2002), "after")
     assert [c.body for c in fake_github.comments(DEFAULT_REPO, 7)] == ["after"]
 
