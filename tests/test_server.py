@@ -2599,6 +2599,15 @@ def token_start_settings(tmp_path, fake, token="ghp_start", **values):
     )
 
 
+def start_check_answered(tmp_path, fake, app_key, mode: str, answer: Fault):
+    """Settings of `mode` ("app" or "token") whose start's check (GET /app, or GET
+    /rate_limit with a token) GitHub answers with `answer`."""
+    fake.inject("GET", "/app" if mode == "app" else "/rate_limit", answer)
+    if mode == "app":
+        return app_settings(tmp_path, fake, app_key)
+    return token_start_settings(tmp_path, fake)
+
+
 # With a token the start asked GitHub nothing: a mistyped or revoked token, or a
 # GITHUB_API_URL at a web site, showed only when the first delivery failed, maybe hours
 # later. It now asks once for the token's rate limit (GET /rate_limit: it spends none)
@@ -2630,11 +2639,7 @@ def test_a_redirect_to_a_login_page_at_start_refuses_it_naming_github_api_url(
     tmp_path, fake_github, app_key, mode
 ):
     login = Fault(status=302, raw=b"", headers={"Location": "https://sso.example.com/in?t=s3"})
-    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", login)
-    if mode == "app":
-        settings = app_settings(tmp_path, fake_github, app_key)
-    else:
-        settings = token_start_settings(tmp_path, fake_github)
+    settings = start_check_answered(tmp_path, fake_github, app_key, mode, login)
     with pytest.raises(SettingsError) as refused:
         build_runtime(settings)
     text = str(refused.value)
@@ -2738,11 +2743,7 @@ def test_a_refusal_at_start_not_from_github_refuses_it_naming_github_api_url(
     tmp_path, fake_github, app_key, caplog, mode, status, kind
 ):
     answer = Fault(status=status, **FOREIGN_REFUSALS[kind])  # type: ignore[arg-type]
-    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", answer)
-    if mode == "app":
-        settings = app_settings(tmp_path, fake_github, app_key)
-    else:
-        settings = token_start_settings(tmp_path, fake_github)
+    settings = start_check_answered(tmp_path, fake_github, app_key, mode, answer)
     with caplog.at_level(logging.WARNING), pytest.raises(SettingsError) as refused:
         build_runtime(settings)
     text = str(refused.value)
@@ -2769,11 +2770,7 @@ def test_github_s_own_refusal_at_start_through_a_proxy_stripping_its_headers_is_
     tmp_path, fake_github, app_key, caplog, mode
 ):
     refused = stripped(Fault.bad_credentials())
-    fake_github.inject("GET", "/app" if mode == "app" else "/rate_limit", refused)
-    if mode == "app":
-        settings = app_settings(tmp_path, fake_github, app_key)
-    else:
-        settings = token_start_settings(tmp_path, fake_github)
+    settings = start_check_answered(tmp_path, fake_github, app_key, mode, refused)
     with pytest.raises(SettingsError) as failed:
         build_runtime(settings)
     setting = "GITHUB_APP_ID" if mode == "app" else "GITHUB_TOKEN"
