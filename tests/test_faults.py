@@ -13,8 +13,10 @@ test_github_client.py; test_e2e.py has the basic retry-then-succeed path.)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -274,6 +276,16 @@ def at(minute: int) -> str:
     return f"2026-09-01T10:{minute:02d}:00Z"
 
 
+@contextmanager
+def notes_posted(tmp_path, fake: FakeGitHub, key) -> Iterator[tuple[Any, Any]]:
+    """The server, live (`live_settings`), once PR N's first delivery has posted its notes
+    comment (a note matches it): the client and the runtime."""
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    with serving(live_settings(tmp_path, fake, key)) as (client, rt):
+        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+        yield client, rt
+
+
 def test_a_create_github_applied_but_never_confirmed_is_found_and_edited_later(
     tmp_path, fake_github, app_key
 ):
@@ -335,9 +347,7 @@ def test_an_edit_github_applied_but_never_confirmed_is_undone_when_the_pr_goes_b
     # state kept the hash of the text before. The PR goes back to what it was: the
     # comment must too, though the render equals that hash.
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+    with notes_posted(tmp_path, fake, app_key) as (client, rt):
         (comment,) = ours(fake)
         first_body = comment.body
 
@@ -364,9 +374,7 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
     from tests import fake_github as fg
 
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+    with notes_posted(tmp_path, fake, app_key) as (client, rt):
         real_edit = fake._edit_comment
         raced = []
 
@@ -394,9 +402,7 @@ def test_a_404_to_the_edit_that_was_no_deletion_fails_the_delivery_and_changes_n
     # GitHub no longer shows, in a repository it still shows, was deleted; any other 404
     # fails the delivery, and `review-notes retry` edits the comment once GitHub sees it
     fake = fake_github
-    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
-    with serving(live_settings(tmp_path, fake, app_key)) as (client, rt):
-        deliver(client, rt, title=MATCHING_TITLE, updated_at=at(0))
+    with notes_posted(tmp_path, fake, app_key) as (client, rt):
         (comment,) = ours(fake)
         first_body = comment.body
         if why == "a 404 of GitHub's own":
