@@ -510,12 +510,21 @@ def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
     return bool(_HEADER_FIELD.match(text, start, end)) and _mail_block(text, start, end)
 
 
-# What a mail's header block has besides the sender: the date it was sent (`Sent: Monday,
-# December 7, 2026 1:00 PM`, `发送时间: 2026年12月7日 13:00`: a year or a time of day), or
-# GitHub's subject, which names the repository (`Subject: Re: [vllm-project/vllm] ...`)
-_MAIL_FIELD = re.compile(
-    r"(?<![0-9])(?:(?:19|20)[0-9]{2}|[0-9]{1,2}:[0-5][0-9])(?![0-9])|\[[^\]\s/]+/[^\]\s/]+\]"
+# What a mail's header block has besides the sender: the date it was sent, under the label a
+# mail client gives it (`Sent: Monday, December 7, 2026 1:00 PM`, `发送时间: 2026年12月7日
+# 13:00`, Thunderbird's `Date:`: a year or a time of day), or GitHub's subject, which names
+# the repository in any language (`Subject: Re: [vllm-project/vllm] ...`). A date under
+# another label is the replier's own (`Due: 2026-12-09`, `截止: 2026年12月9日`), no mail's.
+_SENT_LABELS = (
+    "sent|date|date d'envoi|envoy[ée]e?|gesendet|datum|enviad[oa]|fecha|inviato|data"
+    "|verzonden|skickat|sendt|dato|отправлено|дата|wysłano"
+    "|发送时间|日期|寄件日期|傳送時間|送信日時|日付|보낸 날짜|날짜"
 )
+_SENT_FIELD = re.compile(
+    rf"[ \t*_]*(?i:{_SENT_LABELS})[ \t*_]*[:\uff1a].*?"
+    r"(?<![0-9])(?:(?:19|20)[0-9]{2}|[0-9]{1,2}:[0-5][0-9])(?![0-9])"
+)
+_GITHUB_SUBJECT = re.compile(r"\[[^\]\s/]+/[^\]\s/]+\]")
 _MOST_FIELDS = 8  # the lines of a header block looked at, either side of the sender's
 
 
@@ -523,12 +532,12 @@ def _mail_block(text: str, start: int, end: int) -> bool:
     """Whether the header field from `start` to `end` (the sender's) is one of a mail's
     header block: among the header fields around it, lines of their own next to it (Outlook
     puts `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
-    date or GitHub's subject (`_MAIL_FIELD`)."""
+    date under a mail's label or GitHub's subject (`_SENT_FIELD`, `_GITHUB_SUBJECT`)."""
     # `- 1`: its `\n`; split from the end, as `below` from the start: only the lines looked at
     above = text[: start - 1].rsplit("\n", _MOST_FIELDS)[-_MOST_FIELDS:] if start else []
     below = text[end + 1 :].split("\n", _MOST_FIELDS)[:_MOST_FIELDS]
     fields = [*_fields(reversed(above)), *_fields(below)]
-    return any(_MAIL_FIELD.search(line) for line in fields)
+    return any(_SENT_FIELD.match(line) or _GITHUB_SUBJECT.search(line) for line in fields)
 
 
 def _fields(lines: Iterable[str]) -> list[str]:

@@ -311,6 +311,11 @@ def test_an_email_clients_header_in_any_language_quotes_what_follows(header):
         "Owner: Jane ***@***.***>\nReviewer: Bob ***@***.***>",
         "负责人: Jane ***@***.***>\n审阅人: Bob ***@***.***>",
         "Owner: Jane <notifications@github.com>\nBackup: Bob ***@***.***>\nTeam: Core",
+        # a date of the replier's own (a deadline) is no mail's: `Due: 2026-12-09` read as
+        #   Outlook's `Sent:` and the command under it ran nothing
+        "Owner: Jane ***@***.***>\nDue: 2026-12-09",
+        "Due: 2026-12-09 17:00\nOwner: Jane ***@***.***>",
+        "负责人: Jane ***@***.***>\n截止: 2026年12月9日",
     ],
 )
 def test_fields_naming_people_in_the_repliers_own_words_are_no_email_quotes_header(block):
