@@ -2271,7 +2271,6 @@ def test_notes_numbers_listed_as_chinese_lists_them_name_no_one_note(typed, one)
         #   and 30, which note? where `2、30分钟` and `2 and 30 files` give note 2 a reason
         ("2和30分钟就能复现", "和30分钟就能复现"),
         ("2 和 30 分钟就能复现", "和 30 分钟就能复现"),
-        ("2与10多个文件有关", "与10多个文件有关"),
     ],
 )
 def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
@@ -2280,6 +2279,26 @@ def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
         assert pick_note(command.args, SHOWN).reason == reason
     else:
         assert pick_note(command.args, SHOWN[:1]).reason == typed
+
+
+# `多` or `余` ("-odd") between the last number joined by `和` and a counting word reads as
+#   the bare counting word: `/notes wrong 2和30多个文件` hid note 2 with the reason
+#   `和30多个文件`, where `2和30个文件` asks which note
+@pytest.mark.parametrize(
+    ("typed", "bare"),
+    [
+        ("2和30多个文件", "2和30个文件"),
+        ("2与10多个文件有关", "2与10个文件有关"),
+        ("2和3余条", "2和3条"),
+    ],
+)
+def test_an_approximate_counting_word_after_and_reads_as_the_bare_one(typed, bare):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    (plain,) = parse_commands(f"/notes wrong {bare}")
+    for shown in (SHOWN, SHOWN[:1]):
+        pick, as_bare = pick_note(command.args, shown), pick_note(plain.args, shown)
+        assert (pick.note_id, pick.rank, pick.problem) == (None, as_bare.rank, as_bare.problem)
+    assert command.key == plain.key
 
 
 # a count's range or choice (`到`, `至`: "to", `或`: "or") counts with both numbers, no note's:
