@@ -69,9 +69,17 @@ _MEASURES = (
 )
 # a number said about (`10多个`, `10余个`, "10-odd"): the unit after it counts
 _UNITS = rf"[多余餘](?={_MEASURES})|{_MEASURES}"
-# a range or a choice of counts (`2到3倍`, "2 to 3 times", `2或3处`, `2至30分钟`): the first
-# number is the count's too, no note's, as in `2-3倍` and `2~3个文件`
-_COUNT_RANGE = rf"(?:[到至或]|或者) ?[0-9]+ ?(?:{_UNITS})"
+# Chinese's joins of two numbers: `和`, `及`, `与`, `跟` or `同` ("and"), `或` ("or"), `到` or
+# `至` ("to"); the characters, for a class: `[、{_ZH_AND}]`
+_ZH_AND = "和及与跟同或到至"
+# a range, a choice or a pair of counts (`2到3倍`, "2 to 3 times", `2或3处`, `2至30分钟`,
+# `2和3张卡`, "2 and 3 cards"): the first number is the count's too, no note's, as in `2-3倍`
+# and `2~3个文件`. Chinese's "and" joins nouns, never clauses: the number before it shares
+# the count's measure word (no "note 2, and 3 cards", as English's `and` may say). Not
+# `还有`, which also says "there are still" (`2还有3处没改`: note 2 and its reason).
+_COUNT_RANGE = rf"(?:[{_ZH_AND}]|或者|以及) ?[0-9]+ ?(?:{_UNITS})"
+# the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
+_COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}")
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
 _GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS}|{_COUNT_RANGE})"
 _NUMBER = re.compile(
@@ -116,20 +124,20 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # `_ZH_AND`; either way no one note is named), which join no quantity (`2和3`, `2 和 3`,
 # `2，和3`, `2和3只是改名`, `二和三`; the second counted with `第` too, `2和第3条`; numerals
 # only with no word glued after them: `二和三十分钟`; digits with no unit but a counting
-# word glued after the last: `_ZH_COUNT`, `2和30分钟`).
+# word glued after the last: `_ZH_COUNT`, `2和30分钟`, two counts: `_COUNT_RANGE`).
 # In English, numbers joined by `and`, `or` or `&` (`2 and 3`, `2 or 3`, `#2 & #3`, `notes 2
 # and 3`, `note 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
 # changed` is note 2 and its reason, as `2、30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
-_ZH_AND = "和及与跟同或到至"  # the characters, for a class: `[、{_ZH_AND}]`
-# and the words of two: `或者` ("or"), `以及`, `还有` ("and"): `2或者3`, `2以及3`
+# Chinese's joins (`_ZH_AND`), and the words of two: `或者` ("or"), `以及`, `还有` ("and"):
+# `2或者3`, `2以及3`
 _ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `和`, what makes it a count, as English's `_COUNTED`: a unit
-# or a measure word other than a counting word (`2和30分钟`, "2 and 30 minutes": note 2 and
-# its reason, as `2、30分钟` is), spaced or not; a counting word ends the list (`2和3条`), said
+# or a measure word other than a counting word (`2和30分钟`, "2 and 30 minutes": both numbers
+# the count's, `_COUNT_RANGE`), spaced or not; a counting word ends the list (`2和3条`), said
 # about too (`_ABOUT`: `2和30多个文件` as `2和30个文件`)
 _ABOUT = "[多余餘]?"
 _ZH_COUNT = rf" ?(?!{_ABOUT}{_COUNTER})(?:{_UNITS})"
@@ -233,6 +241,8 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     listed, number = _number_read(typed)
+    if number is not None and _counted_on(typed, words[1:], number):
+        number = None  # `2 到 3 倍`: a count's, as `2到3倍` is (`_GLUED_REASON`)
     # a note's id in brackets or quotes names it as the id alone (`【vllm-0436d44c】`,
     # `「vllm-0436d44c」`), as `【2】` is 2 (no number starts with a bracket: `_unbracketed`
     # read those), a reason glued on after them its reason (`「vllm-0436d44c」只是改名`)
@@ -278,6 +288,14 @@ def pick_note(
     if len(shown) == 1:
         return Pick(shown[0], 1, _reason(words))
     return Pick(None, problem=PickProblem.WHICH)
+
+
+def _counted_on(typed: str, after: list[str], number: re.Match[str]) -> bool:
+    """Whether a note's number (`number`, of `typed` as ASCII) goes on, in the words `after`
+    it too, as the first of a range, a choice or a pair of counts typed apart (`2 到 3 倍`,
+    `2 和 30 分钟`, `2和 3张卡`: `_COUNTED_ON`), which make it no note's, as glued."""
+    said = _as_ascii(" ".join([typed, *after]))  # one character for one: `typed` first
+    return _COUNTED_ON.match(said, number.end("rank")) is not None
 
 
 # A note's link as the comment gives it (`<public url>/notes/<id>`, its `/source` page, or
@@ -396,6 +414,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(head)
+    if number is not None and _counted_on(head, rest, number):
+        number = None  # `2 到 3 倍`: a count's, keyed as no number (`_no_number`)
     a_list = listed is not None or glued_list != read
     quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:

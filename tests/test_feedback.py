@@ -2267,10 +2267,7 @@ def test_notes_numbers_listed_as_chinese_lists_them_name_no_one_note(typed, one)
         ("第2条，3个文件只是改名", "3个文件只是改名"),  # "3 files": a count, as before
         ("2、30分钟就能复现", "30分钟就能复现"),
         ("二和三十分钟", ""),  # no list: with one shown, all of it the reason
-        # `/notes wrong 2和30分钟就能复现` ("2, and in 30 minutes it reproduces") named notes 2
-        #   and 30, which note? where `2、30分钟` and `2 and 30 files` give note 2 a reason
-        ("2和30分钟就能复现", "和30分钟就能复现"),
-        ("2 和 30 分钟就能复现", "和 30 分钟就能复现"),
+        ("2还有3处没改", "还有3处没改"),  # `还有`: "there are still", no pair of counts
     ],
 )
 def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
@@ -2305,7 +2302,26 @@ def test_an_approximate_counting_word_after_and_reads_as_the_bare_one(typed, bar
 #   `/notes wrong 2到3倍` ("2 to 3 times") with one note shown was answered "There is no note
 #   2 (`2到3`)", where `2-3倍` and `2~3倍` are that note's reason, all of it; alone, or with a
 #   counting word, they are notes' numbers (`2到3`, `2或3条`)
-@pytest.mark.parametrize("typed", ["2到3倍", "2至30分钟就能复现", "2或3处改名", "2或者3行"])
+# So does a pair joined by `和` ("and": Chinese's joins nouns, never clauses, so the number
+#   before it shares the count's measure word): `/notes wrong 2和3张卡都能复现` ("it
+#   reproduces on both 2 and 3 cards") hid note 2 with the reason `和3张卡都能复现`; and typed
+#   apart, `2 到 3 倍` and `2 和 3 张卡` hid note 2 as well
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2到3倍",
+        "2至30分钟就能复现",
+        "2或3处改名",
+        "2或者3行",
+        "2和3张卡都能复现",
+        "2与3台机器上都复现",
+        "2和30分钟就能复现",
+        "2 到 3 倍",
+        "2 和 3 张卡都能复现",
+        "2 和 30 分钟就能复现",
+        "2和 3张卡",
+    ],
+)
 def test_a_range_of_counts_joined_in_chinese_is_no_note_number(typed):
     (command,) = parse_commands(f"/notes wrong {typed}")
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
