@@ -879,10 +879,15 @@ def _dash_apart(words: list[str]) -> list[str]:
 # as `2+`; `_ONWARDS_WORDS`, as English says it in words after it (`2 and later`, `2
 # onwards`). Several notes, which a `wrong` does not take (one note a command): which
 # note? or, from a number out of range, no such note. (`2以下`, "2 or below", is a count:
-# `_MEASURES`.)
-_ONWARDS_GLUED = re.compile(
-    r"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:以后|之后|往后|以後|之後|后面|後面)|\+$)"
-)
+# `_MEASURES`.) Glued on, `以后` takes the number before it ("after 2"), whatever follows, as
+# English's `and later` is read: `2以后再说` asks too.
+_AFTER = "以后|之后|往后|以後|之後|后面|後面"
+_ONWARDS_GLUED = re.compile(rf"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:{_AFTER})|\+$)")
+# Set apart from the number (`2，及以后都不相关`, `2 以后的都不相关`, `2，之后`), only as `及以后`
+# ("and after"), `以后的` ("those after") or alone: a word of its own, `以后` may say "later",
+# a time, the reason's (`2，以后再说`, "2, let's talk later"), as English's `after` before a
+# noun is (`_ONWARDS_WORDS`)
+_ONWARDS_APART = re.compile(rf"(?:[及和]|以及) ?(?:{_AFTER})|(?:{_AFTER})(?:的|$)")
 # (`after` or `following` before a noun, `2 and after the refactor…`, and `the rest` said
 # to be fine, `2 and the rest is fine`, go on from note 2 alone: its reason)
 _ONWARDS_WORDS = re.compile(
@@ -895,14 +900,17 @@ _ONWARDS_WORDS = re.compile(
 
 def _onwards(words: list[str]) -> int | None:
     """The first of the notes `words` start with as a number and those after it
-    (`_ONWARDS_GLUED`, `_ONWARDS_WORDS`); None when they start with no such notes."""
+    (`_ONWARDS_GLUED`, `_ONWARDS_WORDS`, `_ONWARDS_APART`); None when they start with no
+    such notes."""
     first = _as_ascii(words[0].strip()) if words else ""
     if (glued := _ONWARDS_GLUED.match(first)) is not None:
         return int(glued["rank"])
     number = _NUMBER.fullmatch(first)
-    if number is None or number["rest"] or not _ONWARDS_WORDS.match(" ".join(words[1:])):
+    if number is None:
         return None
-    return int(number["rank"])
+    said = " ".join([number["rest"], *words[1:]] if number["rest"] else words[1:])
+    english = not number["rest"] and _ONWARDS_WORDS.match(said)  # `2 and later`, `2, and later`
+    return int(number["rank"]) if english or _ONWARDS_APART.match(said) else None
 
 
 # A plus glued to the number after it and typed apart from the one before (`2 +1`, `2 +5

@@ -2480,6 +2480,13 @@ def test_a_count_after_and_stays_the_reason(typed, reason):
         ("2, and later are renames", "2"),
         ("#2 onwards", "#2"),
         ("2+", "2+"),
+        # set apart from the number, `及以后` ("and after") or `以后的` ("those after") say
+        #   so too, as `, and later` does: `/notes wrong 2，及以后都不相关` hid note 2 alone
+        ("2，及以后都不相关", "2"),
+        ("2 及以后", "2"),
+        ("2，以后的都不相关", "2"),
+        ("2 之后的也只是改名", "2"),
+        ("2，之后", "2"),
     ],
 )
 def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
@@ -2496,6 +2503,21 @@ def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
     # a word that only starts so is the reason's, as before
     (command,) = parse_commands("/notes wrong 2 and lateral moves only")
     assert pick_note(command.args, SHOWN).reason == "and lateral moves only"
+
+
+# `以后` ("later") set apart from the number, with more words after it, is a time, the
+#   reason's word (`2，以后再说`, "2, let's talk later"), as English's `after` before a noun
+#   is; glued to it, `2以后` is "after 2" (Chinese's `以后` takes the word before it), the
+#   notes from 2 on, as English's `2 and later` is whatever follows: `2以后再说` asks which
+#   note, and hides none
+@pytest.mark.parametrize("typed", ["2，以后再说", "2 以后再说", "2：以后再看", "2 之后再改"])
+def test_later_set_apart_from_a_note_number_is_its_reason(typed):
+    reason = typed[2:]
+    assert picked(typed) == Pick(SHOWN[1], 2, reason)
+    glued = typed[0] + reason  # `2以后再说`
+    assert picked(glued).problem is PickProblem.WHICH
+    (command,) = parse_commands(f"/notes wrong {glued}")
+    assert command.key == ("wrong", ("2+",))
 
 
 # `after` or `following` before a noun, and `the rest` said to be fine, go on from note 2
