@@ -235,7 +235,7 @@ NOTE_DEFECTS = [
         (10, "title_en", "a title is one line"),
         id="two-line-title",
     ),
-    # found by a review: a tab pasted in a title passed, and `match` printed it raw
+    # a tab pasted in a title passed, and `match` printed it raw
     pytest.param(
         (
             'title_en = "Pick the eager region per model runner"',
@@ -417,7 +417,7 @@ NOTE_DEFECTS = [
         ),
         id="keyword-of-one-letter-and-symbols",
     ),
-    pytest.param(  # found by a review: the C++ hint does not fit a plain letter
+    pytest.param(  # the C++ hint does not fit a plain letter
         ('keywords = ["eager_break_during_capture"]', 'keywords = ["a"]'),
         (7, "keywords", "'a' is one character: too short to name anything"),
         id="keyword-of-one-letter",
@@ -555,7 +555,7 @@ NOTE_DEFECTS = [
         id="zero-width-space-in-keyword",
     ),
     # A Chinese input method types `、` between two terms and full-width letters and
-    # punctuation: as for U+3000, a PR's text never holds them (found by a review)
+    # punctuation: as for U+3000, a PR's text never holds them
     pytest.param(
         ('"eager_break_during_capture"', '"eager_break_during_capture、eager region"'),
         (
@@ -601,7 +601,7 @@ NOTE_DEFECTS = [
         ),
         id="ideographic-space-in-path",
     ),
-    pytest.param(  # found by a review: it passed, and matched no file
+    pytest.param(  # it passed, and matched no file
         ('"vllm/models/deepseek_v4/attention.py"', '"vllm/models/deepseek_v4/\tattention.py"'),
         (
             8,
@@ -611,7 +611,7 @@ NOTE_DEFECTS = [
         ),
         id="tab-in-path",
     ),
-    # found by a review: a path copied from Windows was "header: malformed TOML:
+    # a path copied from Windows was "header: malformed TOML:
     # Unescaped '\' in a string (column 17)", under no field and with nothing to do
     pytest.param(
         ('"vllm/models/deepseek_v4/attention.py"', '"vllm\\models\\deepseek_v4\\attention.py"'),
@@ -623,7 +623,7 @@ NOTE_DEFECTS = [
         ),
         id="backslash-in-path",
     ),
-    # found by a review: `\u` starts a TOML escape needing four hex digits, so a path
+    # `\u` starts a TOML escape needing four hex digits, so a path
     # under vllm/utils or vllm/usage copied from Windows was "header: malformed TOML:
     # Invalid hex value (column 17)", under no field, with nothing to do
     pytest.param(
@@ -636,7 +636,7 @@ NOTE_DEFECTS = [
         ),
         id="backslash-u-in-path",
     ),
-    # found by a review: a path copied from Windows whose '\' start escapes TOML knows
+    # a path copied from Windows whose '\' start escapes TOML knows
     # (`\t`, `\b`, `\f`, `\n`, `\r`: vllm's tests, benchmarks, ...) is read, with a tab
     # and a form feed in it, and was told "holds a tab: delete it", a tab no one typed
     pytest.param(
@@ -1470,7 +1470,7 @@ def test_shipped_taxonomy_has_the_sixteen_topics():
 # --- the command line --------------------------------------------------------------
 
 
-# found by a review: `match` and `notes import` take the directory as --notes-dir,
+# `match` and `notes import` take the directory as --notes-dir,
 # and `notes check --notes-dir DIR`, as a curator writes it after them, was refused with
 # the top-level usage ("unrecognized arguments: --notes-dir")
 def test_notes_check_takes_the_directory_as_match_does(tmp_path, capsys):
@@ -1884,7 +1884,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     [
         *[(p, True) for p in ("vllm", "vllm/", "/vllm", "vllm/**", "/vllm/**/", "*", "**/*.py")],
         *[(p, False) for p in ("setup.py", "/setup.py", "vllm/v1", "vllm/*.py", "tests/x/")],
-        # every file of a type below a top-level directory (found by a review)
+        # every file of a type below a top-level directory
         *[(p, True) for p in ("vllm/**/*.py", "/vllm/**/*", "csrc/**/*.cu", "vllm/**.py")],
         *[
             (p, False)
@@ -1893,7 +1893,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
         # a wildcard directory, or a name every package repeats (left by session 14)
         *[(p, True) for p in ("vllm/*/*.py", "vllm/*/*/*", "**/__init__.py", "**/utils.py")],
         *[(p, False) for p in ("vllm/lora/__init__.py", "**/cuda_graph.py", "vllm/*/lora/")],
-        # found by a review: the root's own file is specific; a wildcard directory
+        # the root's own file is specific; a wildcard directory
         # below the top one, or a repeated name below it, is as broad as the rest
         *[(p, False) for p in ("/CMakeLists.txt", "/README.md", "csrc/CMakeLists.txt")],
         *[(p, True) for p in ("vllm/*/", "vllm/*/**", "vllm/**/__init__.py", "__init__.py")],
@@ -1940,7 +1940,7 @@ def test_check_warns_of_a_note_for_a_repository_the_bot_does_not_serve(
     assert "warning" not in capsys.readouterr().out
 
 
-# --- what a curator writing a note from scratch hits (found by a review) ---------
+# --- what a curator writing a note from scratch hits ------------------------------
 
 # A note written as docs/curating.md's field table asks (line numbers matter).
 LORA_NOTE = """\
@@ -2204,7 +2204,7 @@ def test_the_matching_config_is_checked_when_the_notes_or_the_taxonomy_do_not_lo
     ]
 
 
-# Found by a review: What a Chinese input method types for `.` (and `"`)
+# What a Chinese input method types for `.` (and `"`):
 # 1c09048 says check "names what a Chinese input method types for ASCII", but only the
 # full-width block U+FF01-U+FF5E and `、` are known. In Chinese punctuation mode an input
 # method types `。` (U+3002) for `.`, `“ ”` for `"`, `【 】` for `[ ]`, `——` for `_`: a
@@ -2252,7 +2252,7 @@ def test_a_chinese_keyword_may_hold_chinese_punctuation(tmp_path, keyword):
     assert problems_of(tmp_path) == []
 
 
-# Found by a review: Full-width letters in a keyword with Chinese characters
+# Full-width letters in a keyword with Chinese characters:
 # 0d25361 lets a term with Chinese characters hold anything `note_terms.ascii_typed_as` knows, so
 # full-width LETTERS and DIGITS pass too, not only the Chinese punctuation docs/curating.md
 # allows ("A keyword with Chinese characters may hold Chinese punctuation (`前缀缓存（APC）`:
@@ -2300,7 +2300,7 @@ def test_the_hint_for_an_input_method_underscore_in_a_private_name(tmp_path):
     assert "'_align_cacheable'" in problem, problem
 
 
-# --- found by a review ----------------------------------------------------------------
+# --- keywords of function words, paths pasted as URLs, notes saved as other files -------
 
 
 def test_check_warns_of_a_keyword_that_is_an_english_function_word(tmp_path, capsys):
@@ -2392,7 +2392,7 @@ def test_a_note_saved_under_another_extension_is_not_silently_left_out(tmp_path,
     )
 
 
-# --- found by a review ---
+# --- an editor's backup beside a note; a Chinese keyword holding a letter or a digit ---
 
 
 def test_an_editor_backup_beside_a_note_does_not_stop_the_library(tmp_path):
@@ -2423,7 +2423,7 @@ def test_a_chinese_keyword_with_a_letter_or_digit_is_no_function_word(tmp_path, 
     assert warned == [], "\n".join(warned)
 
 
-# --- found by a review ---
+# --- a Chinese keyword's English word, dates, repeated keywords, arrays left open ---
 
 # a note of the moe-kernels topic
 MOE_NOTE = """\
@@ -2493,7 +2493,7 @@ def test_check_refuses_a_number_for_a_date(tmp_path):
     ("written", "said"),
     [
         ("1755216000", "1755216000 is not a date: write one as 2026-08-15, without quotes"),
-        # found by a review: told "as 2026-08-15", not the date the curator wrote
+        # a quoted date is told the date it holds, not the example
         ('"2026-08-14"', '"2026-08-14" is a string: write the date without quotes, as 2026-08-14'),
         ('"2026/02/10"', '"2026/02/10" is a string: write the date without quotes, as 2026-02-10'),
         (
@@ -2669,7 +2669,7 @@ def test_a_misspelled_header_field_gets_the_one_it_seems_to_mean(tmp_path, writt
     assert [str(p).split(":", 2)[2].strip() for p in check_library(tmp_path, TOPICS)[1]] == [said]
 
 
-# --- found by a review ---
+# --- a topic scale factor out of range, named on its own line ---
 
 
 @pytest.mark.parametrize("factor", ["50", "-1"])
@@ -2902,7 +2902,7 @@ def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tm
     ]
 
 
-# --- found by a review (curator) ---
+# --- what a curator types or saves wrong, told in the curator's words ---
 
 
 @pytest.mark.parametrize("saved", ["bom", "bom-crlf", "cr"])
@@ -3633,7 +3633,7 @@ def test_an_empty_note_file_or_one_opening_with_blank_lines_says_so(tmp_path, te
     assert problems_of(tmp_path) == [f"{path}:1: header: {said}"]
 
 
-# --- found by a review ---
+# --- a note saved beside the notes directory ---
 
 
 # kills: bot/library.py:notes_above (hand) nothing said: a note saved in seeds/ instead of
@@ -3666,7 +3666,7 @@ def test_a_note_saved_beside_the_notes_directory_is_warned_of(tmp_path, capsys, 
     assert said.count("outside the notes directory") == 2, said
 
 
-# --- found by a review ---
+# --- warnings on their value's line: a `**` glued to characters, a guidance too long ---
 
 
 # kills: bot/cli_notes.py:_warnings (hand) no warning of a `**` glued to other characters
@@ -3747,7 +3747,7 @@ def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_pat
     ]
 
 
-# --- found by a review ---
+# --- the guidance limit, globs in the taxonomy and config, backslashes in arrays ---
 
 
 # kills: bot/match_config.py:MatchConfig._searched_whole (hand) no bound: a limit above what
@@ -3815,7 +3815,7 @@ def test_a_double_star_glued_in_a_topics_or_the_configs_globs_is_warned_of_on_it
 
 
 def test_a_backslashed_path_in_a_multi_line_array_is_named_under_its_key(tmp_path):
-    # found by a review: the key is lines above the string tomllib stops in
+    # the key is lines above the string tomllib stops in
     listed = 'paths = [\n  "vllm/a.py",\n  "vllm\\b\\c.py",\n]'
     path = write(
         tmp_path, VALID.replace('paths = ["vllm/models/deepseek_v4/attention.py"]', listed)

@@ -108,7 +108,7 @@ def test_refusal_says_who_may(library):
     assert_safe(body)
 
 
-# --- found by a review: one reply to the commands of a comment that were not done --------
+# --- one reply to the commands of a comment that were not done --------------------------
 
 
 def unpicked(line: str, shown: int = 2) -> Unanswered:
@@ -439,7 +439,7 @@ def test_search_with_no_hit_or_no_words(library):
 
 def test_search_lists_only_the_prs_repositorys_notes(library):
     # like `topic`: another repository's note on the allow-list (maybe a private one) was
-    # listed on a vLLM PR (found by a review)
+    # listed on a vLLM PR
     other = library.notes[0].model_copy(
         update={"id": "other-eagle", "repo": "acme/private-engine", "source_pr": 77}
     )
@@ -565,7 +565,7 @@ def test_search_reply_finds_a_note_by_its_topics_name(library):
     assert sum("topics" in item.rsplit("\n", 1)[1] for item in items(body)) >= len(tagged) - 1
 
 
-# --- found by a review ----------------------------------------------------------------
+# --- a topic without notes; a note found by its source PR's number -----------------------
 
 
 def test_a_topic_with_no_notes_is_answered_in_a_sentence(library):
@@ -612,7 +612,7 @@ def test_search_by_a_notes_source_pr_number_finds_it(library):
     assert "No note matches `zzzqqq`." in search("zzzqqq")
 
 
-# --- found by a review ---
+# --- what a PR's link or a word of the notes' paths finds ---
 
 
 def test_searching_the_source_prs_url_finds_its_note(library):
@@ -640,9 +640,6 @@ def test_a_word_searches_the_paths_below_their_top_directory(library):
     assert [h.fields for h in search_notes(library.notes, "kv_cache_coordinator")] == [("paths",)]
 
 
-# --- found by a review ---
-
-
 def test_search_a_link_to_another_repositorys_pr_finds_no_vllm_note(library):
     # a PR link was taken for its number whatever repository it named: sglang's PR
     # 52419 found vLLM's note of PR 52419
@@ -664,7 +661,7 @@ def test_search_a_package_name_finds_the_notes_whose_paths_hold_it(library, quer
     assert note_id in [h.note.id for h in hits]
 
 
-# --- found by a review ---
+# --- `/notes topic` found by the names a reader types ---
 
 
 def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):
@@ -812,7 +809,7 @@ def test_a_topic_name_typed_without_its_spaces_is_found(library, asked, topic_id
     assert f", `{topic_id}`)" in body and "There is no topic" not in body, body
 
 
-# --- found by a review ---
+# --- where a topic's name typed after `/notes topic` ends, words after it ---
 
 
 def test_a_topic_named_by_its_first_word_with_more_words_after_it(library):
@@ -1118,7 +1115,7 @@ def test_a_reply_cut_to_the_budget_never_exceeds_it_and_one_that_fits_is_whole()
     assert _within_budget(body, len(body)) == body
 
 
-# --- found by a review ---
+# --- a compound's spellings in a search; where a topic's name ends ---
 
 
 def test_search_reply_finds_a_compound_however_its_parts_are_joined(library):
@@ -1196,7 +1193,7 @@ def test_a_topics_name_is_not_found_inside_a_longer_word(library):
     )
 
 
-# --- found by a review ---
+# --- guesses from a topic's name as typed; the help's lines ---
 
 
 # kills: bot/command_replies.py:_guesses (hand) what was typed read whole, not as
@@ -1220,7 +1217,7 @@ def test_an_unknown_topic_guesses_from_the_name_as_typed_before_a_mark(library, 
 
 
 def test_help_leads_each_line_with_what_it_does():
-    # found by a review: every line began "- Use `/notes ...`", and the last was
+    # every line began "- Use `/notes ...`", and the last was
     # "Use `/notes help` to show this message" on the message itself: a reader scanning
     # for what they want to do read six times the same word
     lines = [ln for ln in render_help().splitlines() if ln.startswith("- ")]
@@ -1230,7 +1227,7 @@ def test_help_leads_each_line_with_what_it_does():
     assert "`/notes why` (until a plain `/notes`)" in render_help()  # the way back, said
 
 
-# --- found by a review ---
+# --- topics' names in brackets, source PRs by number, a search that finds nothing ---
 
 
 def bracket_depth(text: str) -> int:
@@ -1278,7 +1275,7 @@ def test_a_topics_name_as_a_reply_gives_it_in_brackets_finds_it(library):
 
 
 def test_a_replys_notes_name_their_source_pr_by_its_number_in_its_repository(library):
-    # found by a review: "source: vllm-project/vllm PR 52419" in a reply on a vllm PR
+    # it was "source: vllm-project/vllm PR 52419" in a reply on a vllm PR
     link = "[PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)"
     for line in ("/notes search 52419", "/notes topic prefix-caching"):
         body = reply(line, library, repo="vllm-project/vllm")

@@ -71,7 +71,6 @@ def test_unterminated_code_block_and_comment_run_to_the_end():
 
 def test_an_empty_html_comment_closes_at_once():
     # `<!-->` and `<!--->` hid the rest of the description, references included
-    # (found by a review)
     for empty in ("<!-->", "<!--->"):
         body = f"{empty}\nReverts #52401: it broke the ROCm default."
         assert clean_body(body) == "Reverts #52401: it broke the ROCm default.", empty
@@ -100,7 +99,7 @@ def test_fences_in_list_items_and_nested_lists_are_code():
 
 def test_a_fenced_block_inside_a_quote_is_code():
     # "> ```" opens a code block GitHub shows as such (a PR quoting the issue's log); a
-    # quoted fence ends with its quote (found by a review)
+    # quoted fence ends with its quote
     body = (
         "Fixes the crash reported in the issue:\n\n"
         "> ```\n> RuntimeError: EAGLE drafter failed in spec_decode\n> ```\n\n"
@@ -215,7 +214,6 @@ def test_as_html_keeps_comments_and_escapes_code_spans_and_blocks():
 
 def test_the_test_result_section_includes_its_sub_headings():
     # "### Before" / "### After" under "## Test Result" are still results, not prose
-    # (found by a review)
     body = (
         "## Purpose\nSpeed up the Qwen3 tokenizer.\n\n## Test Result\n"
         "### Before\nAcceptance rate: 62.3 with the EAGLE drafter\n"
@@ -227,7 +225,6 @@ def test_the_test_result_section_includes_its_sub_headings():
 
 def test_nested_details_are_removed_whole():
     # the outer <details> ended at the inner </details>, leaving the rest of its logs
-    # (found by a review)
     body = (
         "Fix the tokenizer.\n\n<details><summary>Logs</summary>\n\n"
         "<details><summary>before</summary>\nwarmup log\n</details>\n\n"
@@ -238,7 +235,7 @@ def test_nested_details_are_removed_whole():
 
 def test_html_shown_as_inline_code_hides_nothing():
     # a PR talking about `<details>`, `<!--` or `<pre>` lost the rest of its description,
-    # references included; GitHub shows them as text (found by a review)
+    # references included; GitHub shows them as text
     for opener in ("`<details>`", "`<!--`", "`<pre>`"):
         body = f"Wrap the logs in a {opener} block.\n\nFollow-up to #52401."
         assert clean_body(body).endswith("Follow-up to #52401."), opener
@@ -263,7 +260,7 @@ def test_log_lines_and_tracebacks_are_removed():
 
 def test_log_lines_with_worker_ray_and_rank_prefixes_are_removed():
     # vLLM's multiproc and Ray workers and torch distributed prefix every log line; a code
-    # name in such a stack frame counted as prose (found by a review)
+    # name in such a stack frame counted as prose
     logs = (
         "(VllmWorker rank=0 pid=3340) ERROR 06-05 02:08:42 [multiproc_executor.py:522] "
         "return KVConnectorStats(data=self._stats)\n"
@@ -275,7 +272,6 @@ def test_log_lines_with_worker_ray_and_rank_prefixes_are_removed():
 
 def test_a_whole_python_traceback_is_removed():
     # each frame's source line and the exception line stayed as the author's words
-    # (found by a review)
     body = (
         "Fix the drafter crash below.\n\n"
         "Traceback (most recent call last):\n"
@@ -318,13 +314,12 @@ def test_a_link_to_another_host_ending_in_github_com_is_no_reference():
 
 def test_html_character_references_are_not_pr_references():
     # "&#10004;" (a check mark) read as PR 10004, "&#52401;" as a note's source PR
-    # (found by a review)
     assert referenced_prs("Status: &#10004; done, &#52401; fixed", "vllm-project/vllm") == ()
 
 
 def test_a_reference_written_into_chinese_text_is_read():
     # Chinese characters are word characters to Python's `\w` and `\b`, so "回退#52401中的改动"
-    # referred to nothing (found by a review)
+    # referred to nothing
     text = (
         "回退#52401中的改动，修复vllm-project/vllm#52402引入的回归，"
         "见github.com/vllm-project/vllm/pull/52403中"
@@ -335,7 +330,7 @@ def test_a_reference_written_into_chinese_text_is_read():
 def test_a_markdown_link_refers_to_its_target_not_its_text():
     # vLLM's nightly CI-failure PRs write the Buildkite build as "[#75919](https://
     # buildkite.com/...)": read as PR 75919, a build numbered as a note's source PR linked
-    # that note at source_ref alone (found by a review)
+    # that note at source_ref alone
     body = (
         "Nightly main [#52401](https://buildkite.com/vllm/ci/builds/52401): timed out; "
         "sglang [#7](https://github.com/sgl-project/sglang/pull/7); "
@@ -566,7 +561,7 @@ def test_an_indented_line_inside_an_html_comment_stays_hidden():
     assert "prefix cache" in facts.clean_body
 
 
-# --- found by a review ---------------------------------------------------------------
+# --- tags, code spans and renames as GitHub reads them ---------------------------------
 
 
 def test_img_alt_attribute_is_not_description_text():
@@ -612,7 +607,7 @@ def test_a_rename_is_one_of_the_prs_files():
     assert PRFacts(repo="vllm-project/vllm", number=1, title="t", files=files).file_count == 3
 
 
-# --- found by a review ---
+# --- a backtick or a code tag that hid a reference ---
 
 
 def test_a_stray_backtick_in_one_bullet_does_not_hide_a_reference_in_the_next():

@@ -1120,7 +1120,7 @@ def test_an_unknown_page_is_an_html_page_for_a_browser_and_json_for_the_rest(app
     assert client.get("/webhook", headers={"accept": CHROME_ACCEPT}).status_code == 405
 
 
-# --- found by a review (the pages as their readers use them) ---
+# --- the pages as their readers use them ---
 
 
 # kills: bot/server.py:create_app.no_such_page (hand) the JSON 404 without Vary: a cache in
@@ -1272,7 +1272,7 @@ def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
     assert b"".join(m.get("body", b"") for m in bodies) == b""
 
 
-# --- found by a review ---
+# --- /healthz while the disk is full, past a duplicate delivery ---
 
 
 # kills: bot/webhook.py:WebhookEndpoint.answer a delivery SQLite refused not counted as an error
@@ -1329,7 +1329,7 @@ def test_healthz_keeps_failing_while_the_disk_is_full_even_after_a_duplicate(tmp
         assert line in text, line
 
 
-# --- found by a review ---
+# --- the trailing slash's redirect under the public URL's path ---
 
 
 def stripping_proxy(prefix: str, app):
@@ -1380,7 +1380,7 @@ def test_without_a_public_url_the_slash_redirect_is_root_relative_and_keeps_the_
     assert client.get("/nope/", follow_redirects=False).status_code == 404
 
 
-# --- found by a review ---
+# --- what the start blames on which setting; refused deliveries in the log ---
 
 
 def test_only_the_keys_own_fault_is_blamed_on_the_key(tmp_path, app_key):
@@ -1618,7 +1618,7 @@ def test_the_start_asks_for_the_app_once_for_the_login_too(tmp_path, fake_github
     assert len(fake_github.calls("GET", "/app")) == 1
 
 
-# --- found by a review ---
+# --- /favicon.ico under the public URL's path ---
 
 
 def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
@@ -1657,7 +1657,7 @@ def test_signature_header_with_trailing_whitespace_still_verifies():
     assert verify("k", body, sign("k", body) + " \r\n")
 
 
-# --- found by a review ---
+# --- the start's redelivery sweep on a stop; the refusals' log and put-backs ---
 
 
 def test_a_server_shutting_down_asks_github_for_no_more_redeliveries(tmp_path):
@@ -1738,7 +1738,7 @@ def test_the_refusal_log_spacing_and_the_put_backs_come_from_the_settings(tmp_pa
     assert len(_refusals(caplog)) == 2
 
 
-# --- found by a review ---
+# --- a stop while the redelivery sweep lists GitHub's delivery log ---
 
 
 def test_a_stop_during_the_redelivery_listing_is_bounded(tmp_path, fake_github, app_key):
@@ -2229,7 +2229,7 @@ def test_a_refused_delivery_says_what_gets_it_sent_again(tmp_path, fake_github, 
     assert _redelivered_by(off) == "run `review-notes redeliver`"
 
 
-# --- found by a review ---
+# --- what a start resumes and a stop leaves behind ---
 
 
 # kills: bot/server.py:Runtime.start a start with pending deliveries but none interrupted said
@@ -3047,7 +3047,7 @@ def test_a_delivery_posted_to_another_path_is_answered_and_logged_with_the_path_
     assert 'review_notes_deliveries_total{event="unverified",outcome="wrong_path"} 3.0' in metrics
 
 
-# --- found by a review ---
+# --- the start's one claim of the database; a body too slow to arrive ---
 
 
 def test_serve_claims_the_database_once_before_its_port_then_only_resumes(tmp_path):
@@ -3112,7 +3112,7 @@ def test_a_body_still_coming_in_after_github_would_have_given_up_is_answered_408
     assert 'review_notes_deliveries_total{event="unverified",outcome="too_slow"} 1.0' in text
 
 
-# --- found by a review ---
+# --- a wrong method on a page, headers cut in log lines, the oldest delivery's wait ---
 
 
 # kills: bot/server.py:create_app.no_such_page (hand) a browser's wrong method on a notes page
@@ -3252,7 +3252,7 @@ def test_a_delivery_header_no_github_delivery_has_is_refused_and_logged_cut(
     assert refused.delivery in ("d" * 100 + "...", "a\u00c2\\x85b")
 
 
-# --- found by a review ---
+# --- a PR's damaged state row or page: the event fails saying what to do ---
 
 
 # kills: bot/prstate.py:PRStore.get a PR's damaged state row failing its events with
@@ -3525,7 +3525,7 @@ def test_an_event_of_a_pr_whose_old_name_state_is_on_a_damaged_page_says_so(tmp_
     assert list(rt.ctx.prs.set_aside) == [f"{old}#5"]
 
 
-# --- found by a review (edges a reader and an operator meet) ---
+# --- edges a reader and an operator meet ---
 
 
 # kills: bot/server.py:_SecuredApp.build_middleware_stack (hand) the app not wrapped: the
@@ -3614,7 +3614,7 @@ def test_a_405_allows_head_where_get_is_answered(app):
     assert allowing_head("POST, GET, HEAD") == "POST, GET, HEAD"
 
 
-# --- found by a review ---
+# --- an error page's links and the repository they keep ---
 
 
 # kills: bot/pages.py:NotesSite.error (hand) the request's ?repo= kept whether or not any
@@ -3644,7 +3644,7 @@ def test_an_error_pages_links_keep_a_repository_with_notes_and_drop_one_without(
             assert hidden == ([repo] if kept else []), (repo, r.text)
 
 
-# --- found by a review ---
+# --- the pages' default repository; /healthz under another process's write lock ---
 
 
 # kills: bot/server.py:create_app (hand) the pages' default repository left vllm-project/vllm
