@@ -225,7 +225,7 @@ def test_serve_names_its_uid_when_the_database_cannot_be_opened(tmp_path):
 def test_serve_names_a_misspelt_variable_when_the_settings_fail(tmp_path):
     # REVIEW_NOTES_DRYRUN left dry_run unset, so a token made it a live start missing its
     # secret and URL; the warning naming the typo came only after a successful load, so
-    # it was lost just when it explained the failure (found by a review)
+    # it was lost just when it explained the failure
     # (this checkout's code: from tmp_path, `-m bot.cli` alone imports the one installed)
     env = base_env(tmp_path, PYTHONPATH=str(ROOT), GITHUB_TOKEN="t", REVIEW_NOTES_DRYRUN="true")
     r = serve_refused(env=env, cwd=tmp_path)
@@ -804,7 +804,7 @@ sys.exit(main(["serve", "--port", sys.argv[1]]))
         # The handler was installed only after the server's modules imported: a SIGTERM
         # then killed the process, and in the image, where the server is the container's
         # main process, the kernel dropped it: `docker stop` waited its 10 s and killed
-        # (exit 137; found by a review).
+        # (exit 137).
         (_STOPPED_WHILE_IMPORTING, "SIGTERM"),
     ],
     ids=["loading-SIGTERM", "loading-SIGINT", "importing-SIGTERM"],
@@ -831,7 +831,7 @@ def test_a_stop_signal_while_starting_stops_the_server_once_up(tmp_path, script,
     assert out.count(f"stopped by {sig}") == 1, out  # said once, not again at the re-raise
 
 
-# --- found by a review ---
+# --- /healthz on a full disk; retry's listing of every failed delivery ---
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -950,7 +950,7 @@ def test_retry_listing_counts_every_failed_delivery_not_the_first_thousand(tmp_p
     assert len(lines) == 1001
 
 
-# --- found by a review ---
+# --- clear errors: a locked database, an empty payload, no server, a port in use ---
 
 R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
 
@@ -1059,7 +1059,7 @@ def test_at_debug_each_request_is_logged(shared_server):
     wait_until(logged, what="the request's access line")
 
 
-# --- found by a review ---
+# --- `redeliver`: the hours GitHub keeps, a dry run, its log lines, a token setup ---
 
 
 @pytest.mark.parametrize("hours", ["0", "73", "x"])
@@ -1708,7 +1708,7 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
     assert sent == 0 and queued == 1
 
 
-# --- found by a review (curator) ---
+# --- config/bot.toml saved with a byte-order mark and CRLF ---
 
 
 def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path):
@@ -1730,7 +1730,7 @@ def test_serve_starts_with_a_bot_toml_notepad_saved_with_a_bom_and_crlf(tmp_path
     assert (tmp_path / "from-bot-toml.sqlite3").is_file()  # the file's setting was used
 
 
-# --- found by a review ---
+# --- workers that cannot claim; the commands' help; an empty variable in .env ---
 
 
 def test_healthz_fails_while_the_workers_cannot_claim_and_the_log_says_so_once(tmp_path):

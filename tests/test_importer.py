@@ -190,7 +190,7 @@ MALFORMED = [
         ],
         id="missing-title",
     ),
-    # found by a review: the blank line after a guidance left out, the next title
+    # the blank line after a guidance left out, the next title
     # was read as its last line, and only the next guidance was named, "is a title missing?"
     pytest.param(
         "o/r\n\n标题一\n\n值得精读。一。\n标题二\n\n值得精读。二。\n",
@@ -415,7 +415,7 @@ def moved_to_its_as_written_id(tmp_path, edit=lambda text: text) -> tuple[Path, 
 
 def test_reimport_finds_a_note_whose_id_hashed_the_repository_as_written(tmp_path):
     # ids hashed the repository as the digest wrote it before they ignored its case: such
-    # a note must be found again, not doubled under a new id (found by a review)
+    # a note must be found again, not doubled under a new id
     out, digest, old = moved_to_its_as_written_id(tmp_path)
     result = import_digest(digest, out, today=TODAY)
     assert (result.created, result.unchanged) == ([], [old])
@@ -613,7 +613,7 @@ def test_parse_digest_positions():
     ]
 
 
-# --- found by a review ----------------------------------------------------------------
+# --- a renamed or retitled note, found again by an import ------------------------------
 
 
 def test_a_renamed_note_imported_again_is_not_a_second_note(tmp_path, capsys):
@@ -682,7 +682,7 @@ def test_an_entry_the_digest_retitled_is_found_by_its_guidance_not_made_a_second
     assert sorted(notes.rglob("*.md")) == sorted(before)
 
 
-# --- found by a review ---
+# --- a bad --notes-dir, named as itself and not as the digest ---
 
 
 @pytest.mark.parametrize("kind", ["file", "unmakeable"])
@@ -699,7 +699,7 @@ def test_notes_import_bad_notes_dir_names_the_notes_dir_not_the_digest(tmp_path,
     assert "digest.txt:1: file: cannot read" not in r.stderr, r.stderr
 
 
-# --- found by a review ---
+# --- what --force overwrites and keeps; a note that does not read; the created date ---
 
 
 def test_force_import_of_another_digest_with_the_same_title_overwrites_an_unrelated_note(
@@ -900,7 +900,7 @@ def test_import_asks_the_curator_for_the_prs_creation_date(tmp_path, capsys):
     assert "the PR's creation date as created" in hint and "source_pr" in hint
 
 
-# --- found by a review ---
+# --- one PR's entry in two digests: collisions, with and without --force ---
 
 NOTES = ROOT / "seeds" / "notes"
 FIRST = "000_592c10ca5a9ed86e.txt"
@@ -1235,7 +1235,7 @@ def test_import_makes_a_notes_dir_whose_parents_do_not_exist_yet(tmp_path):
     assert path.parent == out and path.is_file()
 
 
-# --- found by a review ------------------------------------------------------------
+# --- a retitle taken with --force and the note's marks -----------------------------------
 
 MARKED = "2027-01-05T09:00:00.000000Z"  # a `/notes wrong`, after the note's last update
 TAKEN = date(2027, 1, 10)  # the day a curator takes the digest's new title (--force)
@@ -1310,7 +1310,7 @@ def test_import_into_the_servers_library_on_broken_settings_fails_and_writes_not
     assert not served.exists()
 
 
-# --- found by a review (curator) ---
+# --- an entry that moved in its digest, or follows another digest ---
 
 
 def test_force_gives_a_note_whose_entry_only_moved_its_new_position(tmp_path, capsys):

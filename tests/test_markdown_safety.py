@@ -92,7 +92,7 @@ def gfm(markdown: str) -> str:
 )
 def test_a_url_in_prose_stays_the_link_it_was(url, href):
     # `_` (and `*`, `&`...) were escaped inside URLs too, and GitHub linked the URL with the
-    # backslashes: ".../cuda%5C_graphs.html", a 404 (found by a review)
+    # backslashes: ".../cuda%5C_graphs.html", a 404
     page = gfm(safe_text(f"Read {url}, then (see {url}). @bob #12"))
     hrefs = [html.unescape(h) for h in re.findall(r'<a href="([^"]+)"', page)]
     assert hrefs == [href or url] * 2
@@ -102,7 +102,7 @@ def test_a_url_in_prose_stays_the_link_it_was(url, href):
 
 def test_a_commit_sha_in_prose_is_broken_up_but_not_in_code():
     # a bare SHA in a note's summary was linked as a commit of the repository the comment
-    # is on (found by a review)
+    # is on
     sha = "4f0c2a9e1b7d3c5a8e6f2b1d9c0a7e3f5b8d2c4a"
     for text in (f"The regression came from commit {sha} in PR 50062.", "see abc1234."):
         out = safe_text(text)
@@ -123,7 +123,7 @@ def test_printable_keeps_an_emoji_sequences_joiners_only():
 
 
 def test_a_gh_reference_right_after_chinese_text_is_broken_up():
-    # found by a review: `\bGH-` missed "回退GH-1234" (Python counts a Chinese
+    # `\bGH-` missed "回退GH-1234" (Python counts a Chinese
     # character as a word character; GitHub's word characters are ASCII, so it links)
     from bot.markdown_safety import safe_text
 
@@ -160,7 +160,7 @@ def test_only_an_emoji_or_its_skin_tone_keeps_a_joiner_after_it():
     assert printable(toned) == toned
 
 
-# --- found by a review ---
+# --- a code span of the text keeps its URL as typed ---
 
 
 def test_a_code_span_of_the_text_keeps_its_url_as_typed():
@@ -242,7 +242,7 @@ def test_a_closing_bracket_is_escaped_so_it_cannot_end_a_link_text():
     assert link_text_of(pr_link("own]er/repo", 5)) == "own\\]er/repo PR 5"
 
 
-# --- found by a review (the bot as an attacker's echo) ---
+# --- the bot as an attacker's echo ---
 
 
 @pytest.mark.parametrize(
@@ -316,7 +316,7 @@ def test_a_shortcode_in_code_is_left_as_typed():
     assert code(":rocket:") == "`:rocket:`"
 
 
-# --- found by a review: a quoted term as code, read raw in GitHub's notification email ---
+# --- a quoted term as code, read raw in GitHub's notification email ---
 
 
 @pytest.mark.parametrize(

@@ -336,7 +336,7 @@ def test_workers_record_failures_and_keep_going(tmp_path):
 
 
 def test_a_failed_deliverys_error_is_stored_without_a_secret(tmp_path):
-    # found by a review: the error is served by /healthz to anyone reaching the
+    # the error is served by /healthz to anyone reaching the
     # webhook's port, and printed by `review-notes retry`; an error quoting the token
     # (requests refusing its header) showed it there while the logs redacted it
     q = queue_at(tmp_path)
@@ -468,7 +468,7 @@ def test_server_lock_follows_the_file_through_symlinks(tmp_path):
 def test_server_lock_keeps_out_a_release_that_locked_the_path_as_named(tmp_path):
     # releases before the lock followed symlinks lock f"{path}.lock" on the path as
     # configured: one still running on a symlinked path during an upgrade or a rollback
-    # must keep the new server out, and the other way round (found by a review)
+    # must keep the new server out, and the other way round
     real = tmp_path / "volume" / "bot.sqlite3"
     real.parent.mkdir()
     link = tmp_path / "bot.sqlite3"
@@ -1064,7 +1064,6 @@ def test_recording_retries_wait_longer_each_time_up_to_the_cap(tmp_path, monkeyp
 
 
 # the server lock on paths with two names for one lock file, and one it cannot create
-# (found by a review)
 
 
 def test_server_lock_on_a_relative_path_is_taken(tmp_path, monkeypatch):
@@ -1138,7 +1137,7 @@ def test_a_symlink_in_a_read_only_directory_still_starts_and_leaks_no_lock(tmp_p
         monkeypatch.undo()
 
 
-# --- found by a review ---
+# --- a full disk reported as itself, not as a rollback error ---
 
 
 def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path):
@@ -1159,7 +1158,7 @@ def test_a_full_disk_is_reported_as_a_full_disk_not_as_a_rollback_error(tmp_path
     assert add(q, "d-2") == Enqueued.QUEUED
 
 
-# --- found by a review ---
+# --- a pull_request body as a replay, and the column that tells one ---
 
 
 def _pr_body(did: str, sha: str, number: int = 1) -> Incoming:
@@ -1222,7 +1221,7 @@ def test_an_old_database_gains_the_same_body_column_and_its_index(tmp_path):
     assert "deliveries_same_body" in plan, plan
 
 
-# --- found by a review ---
+# --- a delivery put back for a rate limit: its PR's order, and a bound ---
 
 
 def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded(tmp_path):
@@ -1292,7 +1291,7 @@ def test_a_delivery_is_put_back_fourteen_times_for_rate_limits_then_failed(tmp_p
     assert q.get("d1").state == State.FAILED
 
 
-# --- found by a review ---
+# --- what the redelivery sweep skips; put-backs' bound and the retry they name ---
 
 
 def test_held_names_the_deliveries_the_queue_has_in_any_state(tmp_path):
@@ -2100,7 +2099,7 @@ def test_going_live_sets_aside_what_the_dry_run_left_queued_and_it_runs_only_if_
     assert q.run_again({"running"}) == ["running"]
 
 
-# --- found by a review: a failing claim or outcome write, told once and reported --------
+# --- a failing claim or outcome write, told once and reported ------------------------------
 
 
 class Clock:
@@ -3156,7 +3155,7 @@ def test_the_oldest_pending_wait_counts_from_when_a_delivery_is_due(tmp_path):
     assert since is not None and since.year == datetime.now(UTC).year  # due, not queued
 
 
-# --- found by a review ---
+# --- which rate-limit put-backs count toward the bound; an older file held elsewhere ---
 
 
 def _limited_by(*marks):
@@ -3305,7 +3304,7 @@ def test_an_older_file_another_holds_is_not_opened_without_its_new_column(tmp_pa
         db.close()
 
 
-# --- found by a review ---
+# --- a failing pruning of done or failed deliveries ---
 
 
 # kills: bot/retention.py:Retention._prune_deliveries one try for both: a failure deleting

@@ -175,7 +175,6 @@ def test_comment_for_a_real_seed_pr_has_every_part():
         assert f"`{word}`" in body
     assert_inert(body)
     # the note on this very PR is not guidance "on a past pull request related to this one"
-    # (found by a review)
     assert [m.source for m in res.matches] == [True]
     assert body.splitlines()[3].startswith("Reviewers' reading guidance on this pull request.")
 
@@ -198,7 +197,7 @@ def test_the_lead_says_which_notes_are_on_this_pull_request():
 
 
 def test_the_lead_counts_past_pull_requests_not_notes(tmp_path):
-    # found by a review: two notes on one past PR (52401), both linked to a follow-up
+    # two notes on one past PR (52401), both linked to a follow-up
     # of it, and the comment opened "guidance on 2 past pull requests related to this
     # one" while both notes' source links named the same PR (`_guided` counted notes)
     write(tmp_path, VALID)
@@ -262,7 +261,7 @@ def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
 )
 def test_a_summary_starting_with_a_block_marker_stays_one_paragraph(summary):
     # "# of KV blocks..." after "> " was an <h1> in the quote, its '#' gone; "2024. " a
-    # list (found by a review)
+    # list
     n = note(summary_en=summary, trusted=False)
     reason = f"title mentions {summary!r}"
     page = gfm(render(result(n, reasons=(summary, reason)), LIB, opts=OPTS))
@@ -618,7 +617,7 @@ def test_the_readme_shows_the_comment_the_bot_renders():
 def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     # render() tried every note count with the topics first, down to none, and only then
     # dropped the topics: a comment could show the topics and no note, though the note
-    # fitted without them (notes are kept first; found by a review)
+    # fitted without them (notes are kept first)
     evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in list(LIB.topics.values())[:6])
     topics = tuple(h.topic.id for h in hits)
@@ -631,7 +630,7 @@ def test_why_mode_keeps_a_note_rather_than_the_topics_when_both_do_not_fit():
     assert "topics this pull request touches are not shown" in body  # ... its topics go
 
 
-# --- found by a review ---
+# --- the full guidance link says the guidance is in Chinese ---
 
 
 def test_full_guidance_link_says_the_guidance_is_in_chinese():
@@ -700,7 +699,7 @@ def test_one_hidden_note_is_shown_again_as_it():
     assert "restore` shows them._" in body
 
 
-# --- found by a review (the comment read as a reviewer new to the bot) --------
+# --- the comment read as a reviewer new to the bot ------------------------------
 
 
 def test_the_footer_names_only_the_commands_a_reader_of_the_comment_needs():
@@ -939,7 +938,7 @@ def test_the_short_view_shows_twelve_reasons_and_counts_the_rest():
     assert "- title mentions `w13`" in why and "more\n" not in why.split("Why (score")[1]
 
 
-# --- found by a review (the comment read as a plain-text notification email) --------
+# --- the comment read as a plain-text notification email -----------------------
 
 
 def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw():

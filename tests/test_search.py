@@ -91,7 +91,7 @@ def test_a_topic_finds_its_notes_by_id_and_by_name():
 
 
 def test_ranked_finds_a_note_by_its_pr_numbers_and_paths():
-    # found by a review: the reply names each note by its source PR, yet searching
+    # the reply names each note by its source PR, yet searching
     # that number found nothing; its source PR weighs as a title, the PRs to read with
     # it, its issues and its paths count too
     listed = note(
@@ -161,7 +161,7 @@ def test_a_filter_keeps_another_repositorys_pr_link_as_a_term():
     assert query_terms(url, FILTER, frozenset({"vllm-project/vllm"})) == [url]
 
 
-# --- found by a review ---
+# --- a PR or issue number as GitHub writes it ---
 
 
 def test_a_pr_or_issue_number_as_github_writes_it_is_the_number_in_both_modes():
@@ -192,7 +192,7 @@ def test_a_number_is_a_whole_number_in_a_filter_as_in_the_reply():
     assert ids(search_notes(notes, "n-c 52419", FILTER)) == ["n-c"]  # other terms: substrings
 
 
-# --- found by a review ---
+# --- a reference in brackets; a term of punctuation alone ---
 
 
 def _search_note(**kw) -> Note:
@@ -226,7 +226,7 @@ def test_a_term_of_punctuation_alone_asks_for_nothing():
     assert query_terms("<script> a.py (x)", FILTER) == ["<script>", "a.py", "(x)"]
 
 
-# --- found by a review ---
+# --- a compound, however its parts are joined, in the filter and the reply ---
 
 COMPOUNDS = (
     note("n-c", "通信", "值得快速阅读。Custom all-reduce on ROCm; the KV cache grows."),
@@ -253,9 +253,6 @@ COMPOUNDS = (
 )
 def test_a_compound_is_found_however_its_parts_are_joined(q, expected):
     assert ids(search_notes(COMPOUNDS, q, FILTER)) == expected
-
-
-# --- found by a review ---
 
 
 # kills: bot/search.py:_matcher (hand) a reply's word matched as typed: `allreduce` missed the
@@ -317,7 +314,7 @@ def test_joiners_at_a_terms_ends_are_its_own(q, mode, expected):
     assert ids(search_notes(IDENTIFIERS, q, mode)) == expected
 
 
-# --- found by a review ---
+# --- what is part of a compound; a term's closing sentence mark ---
 
 PROSE = (note("n-g", "通信", "值得快速阅读。This is a fix in a hot path on a 100 GPUs warm-up."),)
 
@@ -361,7 +358,7 @@ def test_a_terms_closing_sentence_mark_is_dropped_in_the_filter_as_in_the_reply(
     assert query_terms("... ？", FILTER) == []
 
 
-# --- found by a review ---
+# --- quotes and phrases in a query; the words named back ---
 
 
 # kills: bot/search.py:query_terms (hand) a filter's term kept the quotes around it:
@@ -491,7 +488,7 @@ def test_a_replys_long_query_is_cut_to_its_first_terms_and_a_filters_is_not():
     assert query_terms(words, FILTER) == words.split()
 
 
-# --- found by a review ---
+# --- a hyphenated word or path is one term ---
 
 HYPHENATED = (
     note("n-i", "通信", "值得快速阅读。Custom allreduce; ranks come up in order."),
@@ -523,7 +520,7 @@ def test_a_hyphenated_word_or_path_is_one_term():
     assert query_terms("--enforce-eager") == ["enforce-eager"]  # a flag's dashes: no word
 
 
-# --- found by a review ---
+# --- emoji shortcodes and thanks in a reply's words ---
 
 SHORTCODED = (
     note("n-one", "修复", "TP=1 的时候 deadlock 不复现", title_en="Fix rank 1 hang"),
@@ -595,7 +592,7 @@ def test_a_letter_alone_is_a_part_when_a_hyphen_or_underscore_joins_it(q, expect
     assert ids(search_notes(SAMPLING, q, mode)) == expected
 
 
-# --- found by a review ---
+# --- a huge guidance, searched in its first characters only ---
 
 
 # kills: bot/search.py:_folded (hand) the whole guidance searched: a note of 28 MB of
@@ -613,7 +610,7 @@ def test_a_huge_guidance_is_searched_in_its_first_characters_only(mode):
     assert ids(search_notes([huge], "rocm_kernel", mode)) == ["n-huge"]  # its other fields
 
 
-# --- found by a review ---
+# --- a word's pattern; spaces beside Chinese characters ---
 
 # A Latin word's pattern opens with its first letter, the look behind it after (bot.search
 # _not_after): fast where a long guidance lacks the letter. It must find what the pattern

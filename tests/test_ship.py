@@ -76,7 +76,7 @@ def test_the_docs_manifest_form_is_app_yml():
 
 
 def test_the_docs_register_the_app_by_hand_as_app_yml_does():
-    # found by a review: the docs gave the manifest flow only; an App registered on
+    # the docs gave the manifest flow only; an App registered on
     # GitHub's form (an organisation's policy, a GitHub Enterprise Server) had to work
     # out its fields from the manifest's JSON. The form's words for app.yml's choices:
     by_hand = re.search(r"^By hand\b(.*?)^## ", OPERATING, re.S | re.M)
@@ -100,7 +100,7 @@ def _paragraph(start: str) -> str:
 
 
 def test_the_docs_say_what_a_proxy_in_front_must_let_through():
-    # found by a review: "put TLS in front of it" was all the docs said of a proxy,
+    # "put TLS in front of it" was all the docs said of a proxy,
     # whose defaults refuse what GitHub sends (nginx takes 1 MB bodies, GitHub's go up
     # to 25 MB: refused 413 by the proxy, the bot never told) or expose what is not for
     # the public (/metrics, /healthz's failures, a dry run's comments).
@@ -116,7 +116,7 @@ def test_the_docs_say_what_a_proxy_in_front_must_let_through():
 
 
 def test_the_docs_name_every_field_of_a_log_line():
-    # found by a review: the docs said the logs are JSON lines, not which fields
+    # the docs said the logs are JSON lines, not which fields
     # they hold, nor how to follow a delivery through them.
     import logging
     import sys
@@ -143,7 +143,7 @@ def test_the_docs_settings_table_is_complete():
 
 
 def test_the_docs_name_every_outcome_an_alert_watches_from_the_start():
-    # found by a review: /metrics has `unverified` deliveries refused as too_large
+    # /metrics has `unverified` deliveries refused as too_large
     # (413) and too_slow (408) at 0 from the start, for an alert to watch, but the docs'
     # /metrics row named only bad_signature and wrong_path: an operator writing alerts
     # from the docs left them out.
@@ -254,7 +254,7 @@ def _docker_ignores(path: Path) -> bool:
 
 
 def test_the_build_context_leaves_out_the_apps_secrets():
-    # found by a review: the manifest flow (docs/operating.md) writes app.json (the
+    # the manifest flow (docs/operating.md) writes app.json (the
     # App's key, webhook secret and client secret) and app.pem in the checkout, the
     # directory `docker build .` sends whole to the builder (a remote one, a CI cache);
     # .dockerignore left out .env but not them. No COPY line takes them in today.
@@ -389,7 +389,7 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
         )
         assert ran.returncode == 0
         # a proxy the operator's environment names is not asked (it cannot reach the
-        # container's 127.0.0.1): found by a review
+        # container's 127.0.0.1)
         proxy = f"http://127.0.0.1:{free_port()}"  # nothing listens: asking it fails
         proxied = {"HTTP_PROXY": proxy, "http_proxy": proxy, "NO_PROXY": "", "no_proxy": ""}
         ran = subprocess.run(
