@@ -402,7 +402,7 @@ def test_a_reply_quoting_the_marker_is_not_taken_for_the_notes_comment(live):
     assert sum(c.body.startswith(MARKER) for c in ours(fake)) == 1
 
 
-# Found by a review: a retry for a missing 👍 must not post again a reply a maintainer deleted
+# A retry for a missing 👍 must not post again a reply a maintainer deleted
 # docs/commands.md (Slash commands): a reaction GitHub refuses fails the delivery so that
 # `review-notes retry` adds it; "the retry redoes nothing else (a reply is found by its
 # key and not counted against the reply budget again ...)". `_reply_posted` only asks
@@ -429,7 +429,7 @@ def test_a_retry_for_its_thumbs_up_does_not_repost_a_reply_a_maintainer_deleted(
     assert replies(fake) == [], "the retry for a 👍 posted the deleted reply again"
 
 
-# Found by a review: A reply found on GitHub by its key was never recorded
+# A reply found on GitHub by its key is recorded
 # `_reply_posted`: "Recorded once GitHub confirmed it; else found by its key (the run
 # died between the post and the record)". When a re-run finds the reply by its key it
 # does not record it, so the next re-run again depends on the reply being up on GitHub:
@@ -498,7 +498,7 @@ def test_a_reply_of_ours_quoting_another_deliverys_key_is_not_taken_for_its_repl
     assert [r.body.endswith(key) for r in replies(fake)] == [False, True]
 
 
-# Found by a review: pr_replies grew for good
+# pr_replies, pruned with the deliveries whose replies it records
 # docs/reliability.md (what the database keeps): deliveries are deleted after
 # REVIEW_NOTES_DELIVERY_RETENTION_DAYS; "Kept for good, as they grow with PRs, not
 # deliveries: pr_state, feedback, dry run's comments"; "the file stops growing at about
@@ -540,7 +540,7 @@ def _age(rt, delivery_id: str, *, received_days: float, failed_days: float) -> N
     db.execute("UPDATE pr_replies SET posted_at = ?", (utcnow(-received_days * DAY),))
 
 
-# Found by a review. Reply records were pruned by when the reply was posted, but a
+# Reply records were pruned by when the reply was posted, but a
 # failed delivery is kept until `days` after its LAST failure (a retry that failed again
 # restarts that clock) and can still be retried: the retry then no longer knew the
 # reply, found nothing on GitHub (a maintainer deleted it) and posted it again.
@@ -622,7 +622,7 @@ def test_a_retried_delivery_finds_its_one_error_reply(live):
     assert reactions(fake, c) == {"eyes", "confused", "+1"}
 
 
-# --- found by a review ---
+# --- the reply budgets: a put-back reply paid once; past the installation's, no content ---
 
 
 def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
@@ -646,9 +646,6 @@ def test_a_put_back_reply_is_not_paid_twice_from_the_reply_budget(
         assert reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by a review ---
-
-
 def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_once(live, caplog):
     """Past the budget all the installation's PRs share (github_facts §3.3: about 500
     content-creating requests an hour), a command on a PR whose own budget is untouched
@@ -668,9 +665,6 @@ def test_the_installations_reply_budget_refuses_as_the_prs_does_and_is_logged_on
     assert [reactions(fake, c) for c in comments] == [{"eyes", "+1"}, {"eyes", "confused"}, set()]
     said = [r.message for r in caplog.records if "over its reply budget" in r.message]
     assert len(said) == 1 and "installation 1001" in said[0], said
-
-
-# --- found by a review ---
 
 
 def test_commands_past_the_installations_reply_budget_create_no_content_on_github(live):
@@ -771,7 +765,7 @@ def test_a_flood_on_one_pr_leaves_the_installations_write_budget_to_the_others(l
     assert 'review_notes_commands_refused_total{budget="write"} 0.0' in text
 
 
-# --- found by a review ---
+# --- a command or an `off` put back for a rate limit ---
 
 
 def test_a_command_put_back_for_a_rate_limit_is_not_left_with_eyes_and_no_answer(
@@ -852,7 +846,7 @@ def test_an_off_put_back_for_a_rate_limit_takes_full_effect_past_the_write_budge
         assert flood.installation_writes.left(1001) == -3
 
 
-# --- found by a review ---
+# --- retried and put-back commands under a spent budget ---
 
 
 def test_a_failed_command_retried_under_a_spent_budget_is_answered(live):
@@ -975,7 +969,7 @@ def test_a_command_put_back_before_the_budget_was_asked_is_asked_again(
         assert flood.installation_writes.left(1001) == 0, "nothing taken past the budget"
 
 
-# --- found by a review ---
+# --- a second put-back of an admitted command ---
 
 
 def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(

@@ -117,7 +117,7 @@ def test_a_done_reaction_a_deferred_update_could_not_add_stays_owed(live):
     assert rt.queue.counts()["failed"] == 0 and state(rt).pending is None
 
 
-# --- found by a review ---
+# --- a rate-limited 👍 put back, not failed ---
 
 REACTIONS = "/repos/*/issues/comments/*/reactions"
 
@@ -182,7 +182,7 @@ def test_commands_in_a_review_body_try_no_reaction_and_their_delivery_is_done(li
     assert (done.state, done.last_error) == ("done", None)
 
 
-# --- found by a review ---
+# --- the put-backs and write budget of a command whose reaction was limited ---
 
 
 # kills: bot/github_sessions.py:GitHubSessions._pace a rate limit answer not said to be the
@@ -243,7 +243,7 @@ def test_a_reaction_github_answered_with_a_failure_keeps_its_write(live):
     assert flood.installation_writes.left(1001) == full - 3  # 👀, the reply, the 👍 tried
 
 
-# --- found by a review ---
+# --- reactions limited with different waits; a 404 for an App not installed ---
 
 
 class _Clock:

@@ -267,7 +267,7 @@ def test_a_deferred_update_thanks_the_diff_comment_that_asked(live):
 def test_no_match_says_any_more_only_after_notes_were_shown(live):
     # a comment asked for with `/notes` on a PR no note matches said "No review note
     # matches this pull request.", and the next push rewrote it to "... any more", as
-    # if notes had been shown and gone (found by a review)
+    # if notes had been shown and gone
     client, rt, fake = live
     number, title = N + 2, "Fix a typo"
     fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
@@ -293,7 +293,6 @@ def test_a_no_match_comment_from_before_had_notes_is_left_as_it_says(live):
     # a row the previous release wrote has had_notes NULL: whether its "no match" comment
     # says "any more" is read from the comment itself (its hash), so an upgrade edits
     # neither kind, and reading NULL as "notes were shown" made a false "any more"
-    # (found by a review)
     client, rt, fake = live
     number, title = N + 3, "Fix a typo"
     fake.add_pull(DEFAULT_REPO, number, files=["docs/contributing.md"], title=title, author=AUTHOR)
@@ -527,7 +526,7 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     assert sticky(fake) is not None  # notes match: a new comment
 
 
-# Found by a review. 1. `/notes on` after a deletion made while off: resume lived only
+# 1. `/notes on` after a deletion made while off: resume lived only
 # in the `on`'s own refresh. If that refresh does not complete before the next PR event (GitHub
 # failed it, or flood control deferred it), the PR event takes the old deletion for a
 # NEW opt-out dated after the `on`: the PR is off again, nothing is posted, the `on`
@@ -583,7 +582,7 @@ def test_an_on_deferred_by_flood_control_is_kept_by_a_pr_event_in_its_window(liv
     assert sticky(fake) is not None
 
 
-# Found by a review. 2. A deletion noticed by `/notes off`'s own edit was dated
+# 2. A deletion noticed by `/notes off`'s own edit was dated
 # at the bot's "now" (the end of the `off`'s processing), not when the `off` was written:
 # an `on` the author wrote after the `off` but before the bot got to it was outranked
 # (+1, no change), while a deletion noticed by a PR event is dated at the event's own
@@ -604,7 +603,7 @@ def test_an_on_written_after_an_off_that_finds_the_comment_deleted_counts(live):
     )
 
 
-# Found by a review. 3. `/notes on` on a draft whose comment was deleted while
+# 3. `/notes on` on a draft whose comment was deleted while
 # off posted a NEW comment on the draft, though "a draft still waits" and a PR event on
 # that draft (no comment known any more) would post nothing.
 
@@ -625,7 +624,7 @@ def test_on_after_a_deletion_waits_on_a_draft(live):
     assert sticky(fake, n) is None, "`/notes on` posted a new comment on a draft"
 
 
-# Found by a review: `/notes on` the first to find a deletion no PR event noticed
+# `/notes on` the first to find a deletion no PR event noticed
 # A maintainer deletes the notes comment; no PR event has run since (deletions make no
 # event). The author says `/notes on` to have the notes back, after the deletion. The PR
 # changed meanwhile (its title edit's event not yet processed), so the `on`'s own refresh
@@ -653,7 +652,7 @@ def test_an_on_written_after_an_unnoticed_deletion_posts_the_comment_anew(live):
     assert sticky(fake) is not None
 
 
-# Found by a review: `resumed` outlived a refresh that made no call
+# `resumed` after a refresh that made no call
 # `/notes off` then `/notes on` in one flood-control window: the folded update renders
 # the notes comment as posted (UNCHANGED, no call), so `resumed` stays set though the
 # comment is there and was never deleted. Days later a maintainer deletes it ("go
@@ -683,7 +682,7 @@ def test_off_and_on_in_one_window_then_a_deletion_is_a_go_away(live):
     assert state(rt).opted_out
 
 
-# Found by a review: A retried `/notes on` re-armed `resumed`, undoing a later deletion
+# A retried `/notes on` must not re-arm `resumed`, undoing a later deletion
 # docs/commands.md: "Until an update has asked GitHub and found the comment (the first one after an
 # `on` always asks), a comment gone is taken so; after that, a deletion is a 'go away'
 # again", and of a failed 👍: "`review-notes retry` adds it; the retry redoes nothing
@@ -720,7 +719,7 @@ def test_retried_on_does_not_repost_a_comment_deleted_after_its_update(live):
     )
 
 
-# Found by a review, as the retried `wrong` and `restore` in test_command_feedback.py:
+# As the retried `wrong` and `restore` in test_command_feedback.py:
 # a retry for a missing 👍 ran every command of the comment again; an old `/notes why`
 # put why mode back after a later plain `/notes`.
 
@@ -738,7 +737,7 @@ def test_a_retried_why_does_not_undo_a_later_plain_notes(live):
     assert sticky(fake).body == plain
 
 
-# Found by a review. The retry of a command written before a later `/notes off` (or
+# The retry of a command written before a later `/notes off` (or
 # `/notes`) still rewrote the notes comment: an older `/notes` or `/notes why` put the
 # notes back into the comment the later `off` had cut to the short paused line, an older
 # `off` took away the notes a later `/notes` showed. docs/commands.md: the retry changes nothing
@@ -792,7 +791,7 @@ def test_a_late_off_folded_into_a_later_whys_deferred_update_leaves_the_notes_sh
     assert "Automatic updates are paused" in body and "(why mode)" in body
 
 
-# Found by a review. A command run late on a paused PR left the comment as a later
+# A command run late on a paused PR left the comment as a later
 # command had it, even when it showed notes: a late `wrong` left its note shown (the
 # state hid it; no PR event runs while paused), and a late `off` left the notes without
 # the paused line, which the same written order through flood control has.
@@ -852,7 +851,7 @@ def test_a_late_off_written_before_a_notes_leaves_a_comment_that_says_paused(liv
     assert PAUSED in body, "paused PR, but its comment shows the notes with no paused line"
 
 
-# --- found by a review ---
+# --- a command on a file list GitHub still lags: its re-check ---
 
 
 def test_a_command_in_the_files_lag_window_does_not_defeat_the_files_recheck(
@@ -1050,7 +1049,7 @@ def test_every_command_that_updates_the_comment_says_what_it_changes():
     assert not set(_SHOWING) & set(SWITCHES)
 
 
-# --- found by a review ---
+# --- commands on a merged PR ---
 
 
 def _closed_and_merged(client, rt, fake, monkeypatch):
@@ -1519,7 +1518,7 @@ def test_a_late_why_written_before_an_off_leaves_the_short_paused_line(live):
     assert sticky(fake).body == short
 
 
-# --- found by a review ---
+# --- a command's re-check after a rename or a lock; an owed update that does not read ---
 
 
 # The repository is renamed while a command's files re-check waits, and a command that

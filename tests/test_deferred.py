@@ -72,7 +72,7 @@ def test_pending_update_collects_comments_once_and_the_last_word_on_showing():
 
 
 def test_pending_update_takes_the_showing_of_the_command_written_last_not_run_last():
-    # found by a review: an `off` written before a `/notes why` whose update is
+    # an `off` written before a `/notes why` whose update is
     # deferred, delivered late into the same window, must not turn that update into a pause
     early, late = (
         "2026-09-01T10:00:00Z/00000000000000000007",

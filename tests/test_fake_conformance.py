@@ -621,7 +621,7 @@ def test_the_faults_tests_inject_answer_github_errors(fault):
     assert not check(fault.body, {"$ref": ERROR_SCHEMA})
 
 
-# --- found by a review ---
+# --- the fake refuses as GitHub does: a spent rate limit, a comment too long ---
 
 
 def test_fake_refuses_calls_once_the_primary_rate_limit_is_spent(fake_github):
@@ -685,7 +685,7 @@ def test_fake_answers_a_too_long_comment_with_githubs_validation_error(fake_gith
     assert not check(data, {"$ref": "#/components/schemas/validation-error"})
 
 
-# --- found by a review ---
+# --- the fake as GitHub: a token's permissions, the JWTs refused, Link headers ---
 
 
 def _mint(fake: FakeGitHub, private_pem: str) -> requests.Response:

@@ -137,7 +137,7 @@ def test_a_rename_is_answered_at_once_with_a_warning(tmp_path, caplog):
         assert r.status_code == 400 and "changes.login.from" in r.json()["error"]
 
 
-# --- found by a review ---
+# --- losing an allow-listed repository is a warning, as a suspension is ---
 
 
 @pytest.mark.parametrize(

@@ -450,9 +450,6 @@ def test_formerly_may_not_name_a_note_of_the_library_or_the_note_itself(tmp_path
         assert f"{path}:3: formerly: " in err and said in err, err  # line 1 is +++
 
 
-# --- found by a review (of the changes above) ---
-
-
 # --- redirects of a renamed note's links, behind a proxy -------------------------------
 
 
@@ -758,7 +755,7 @@ def test_the_report_titles_a_mark_on_a_note_renamed_then_retired(tmp_path):
     assert titles["vllm-renamed01"].endswith("(retired)")
 
 
-# --- found by a review (of the fixes above) ---
+# --- for the sections below: a note's former ids, as a curator lists them ---
 
 
 def add_formerly(notes: Path, note_id: str, *former: str) -> None:

@@ -107,7 +107,7 @@ def test_topic_counts_cover_the_whole_taxonomy_in_file_order(library):
     assert all(n == 0 for _, n in topic_counts(library, "someone/else"))
 
 
-# --- found by a review: a search that finds nothing says what its parts find ------
+# --- a search that finds nothing says what its parts find ------------------------
 
 
 def _found(library, **query) -> int:

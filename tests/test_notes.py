@@ -283,7 +283,7 @@ def test_an_opening_fence_typed_full_width_says_what_to_type():
     )
 
 
-# found by a review: the guidance typed on the closing fence's line, `+++值得精读。`,
+# the guidance typed on the closing fence's line, `+++值得精读。`,
 # was "n.md:1: header: no closing '+++' line": line 1 holds a good fence, and nothing said
 # that line 4 was meant
 @pytest.mark.parametrize("after", ["值得精读：这是采样器中第一个水印方案。", " 值得精读。", "值得"])
@@ -560,7 +560,7 @@ def test_glob_semantics(pattern, path, matches):
         ("./vllm/x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/../csrc/", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/./x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
-        # found by a review: an address from the browser, a doubled slash
+        # an address from the browser, a doubled slash
         (
             "https://github.com/vllm-project/vllm/blob/main/vllm/x.py",
             "a URL, not a path: write the file's path from the repository's root",
@@ -568,12 +568,12 @@ def test_glob_semantics(pattern, path, matches):
         ("vllm//x.py", "GitHub's paths have no empty parts: write one '/' between names"),
         ("//vllm/", "GitHub's paths have no empty parts: write one '/' between names"),
         ("vllm//", "GitHub's paths have no empty parts: write one '/' between names"),
-        # found by a review: a tab (legal in a TOML string) passed, and the path
+        # a tab (legal in a TOML string) passed, and the path
         # matched no file, silently
         ("vllm/x\t.py", "holds a tab (U+0009), which no file's path holds: delete it"),
         ("vllm/x.py\nvllm/y.py", "holds a line break (U+000A): write one path per string"),
         ("vllm/\x01x.py", "holds U+0001, a control character no file's path holds: delete it"),
-        # found by a review: a path copied from Windows, its `\b`, `\t`, `\r` escapes
+        # a path copied from Windows, its `\b`, `\t`, `\r` escapes
         (
             "benchmarks\backend.py",
             "holds a backspace (U+0008), which is what '\\b' in a \"...\" string is: a path"

@@ -27,7 +27,7 @@ from bot.redelivery import (
     to_redeliver,
 )
 
-# --- found by a review ---
+# --- which attempts a sweep asks GitHub to redeliver ---
 
 NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 SINCE = NOW - timedelta(hours=72)
@@ -122,7 +122,7 @@ def test_a_start_looks_back_to_the_last_delivery_seen_at_most_as_far_as_github_k
     assert since_last_seen(seen, NOW) == datetime(2026, 12, 4, 10, 55, 0, 123456, tzinfo=UTC)
 
 
-# --- found by a review ---
+# --- a sweep stopped: by a rate limit, by the server's stop, while it lists ---
 
 
 def test_a_rate_limit_mid_sweep_stops_it_with_one_warning_naming_the_command(caplog):
@@ -144,9 +144,6 @@ def test_a_sweep_stops_asking_once_the_server_is_stopping():
     done = sweep(github, nothing_held, SINCE, stopping=lambda: bool(github.asked))
     assert github.asked == [1]
     assert done.not_asked == 2 and done.stopped == "the server is stopping"
-
-
-# --- found by a review ---
 
 
 class PagedLog(FakeLog):
@@ -622,7 +619,7 @@ def test_an_event_given_up_in_one_server_run_is_asked_for_by_the_next_runs_start
     assert asked == [[0, 1, 2], [0]]  # MAX_ASKS in the first run, one more in the next
 
 
-# --- found by a review (the operator's failures, end to end) ---
+# --- the operator's failures, end to end ---
 
 
 # kills: bot/redelivery.py:Redeliverer.run (hand) the sweeps' thread ending when the

@@ -175,7 +175,7 @@ def test_the_health_of_a_webhook_url_written_otherwise_is_asked_beside_it(health
     assert posts_to_github(health_at(200, b'{"dry_run": false}') + tail) is True
 
 
-# --- found by a review (CLI) ---
+# --- `review-notes replay` on the command line ---
 
 
 # kills: bot/cli_server.py:_cmd_replay the server asked before the file is read (a mistyped path

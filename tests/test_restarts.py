@@ -603,7 +603,7 @@ def test_a_delivery_given_up_at_start_is_logged_and_counted_as_failed(tmp_path):
     assert failed in metrics, [x for x in metrics.splitlines() if "deliveries_total{" in x]
 
 
-# --- found by a review ---
+# --- a start meeting rows it cannot read; a damaged pending delivery ---
 
 
 def test_a_start_whose_writes_meet_text_that_is_not_utf8_says_so_in_a_line(tmp_path):
@@ -739,7 +739,7 @@ def test_a_server_sets_a_damaged_pending_delivery_aside_and_goes_on_failing_heal
     assert text.count("delivery broken: SQLite cannot read its row") == 1, text[-2000:]
 
 
-# --- found by a review ---
+# --- the documented deletion and backup commands, run as the docs give them ---
 
 
 def test_the_documented_deletion_of_an_unreadable_delivery_runs_without_a_sqlite3_command(

@@ -156,7 +156,7 @@ def test_the_app_credentials_files_the_readme_writes_are_git_ignored():
         assert ignored == 0, f"{name} is not git-ignored"
 
 
-# --- found by a review: /healthz served a failed delivery's error as it was -----------
+# --- a failed delivery's error on /healthz, without the secrets ---
 
 
 def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkeypatch):
@@ -196,7 +196,7 @@ def test_a_comment_body_replayed_after_another_comment_still_runs_nothing(live):
     assert len(replies(fake)) == 2
 
 
-# --- found by a review (security, as an outsider and a careless operator) --------
+# --- security, as an outsider and a careless operator ---
 
 
 def test_the_app_created_page_shows_no_password_of_the_api_url(tmp_path):
@@ -250,7 +250,7 @@ def test_a_delivery_signed_with_sha1_only_is_refused_naming_the_header(tmp_path,
     assert sha1 not in caplog.text
 
 
-# --- found by a review: a captured body sent again once its delivery was pruned --------
+# --- a captured body sent again once its delivery was pruned ---
 
 DAY = 86400
 

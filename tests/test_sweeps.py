@@ -332,7 +332,7 @@ def test_rotating_the_webhook_secret_server_first_loses_nothing_as_the_readme_sa
     assert held, "the delivery refused while GitHub still had the old secret is lost"
 
 
-# --- found by a review ---
+# --- redelivery sweeps through outages, incidents and an upgrade killed midway ---
 
 N2 = 5151
 
