@@ -4,7 +4,8 @@
 
 Comments of GitHub's largest size (65,536 characters), each ending in a command so the
 comment must be rendered: ordinary prose, then texts built to be slow for a
-Markdown parser (brackets, backticks, HTML openers, deep lists). Each is printed with
+Markdown parser (brackets, backticks, HTML openers, deep lists) or for the look for
+an email reply's quoted header (lines of mail header fields). Each is printed with
 its ratio to the prose comment, timed in the same run; a comment with no command at a
 line's start is not parsed at all, and its figure is printed too.
 """
@@ -25,6 +26,7 @@ from bot.commands import Reading, load_command_config  # noqa: E402
 SIZE = 65_536
 COMMAND = "\n/notes why"  # in the same paragraph: its inline text must be read
 READING = Reading.of(load_command_config())  # the caps a run reads with
+SENDER = "From: a ***@***.***>\n"  # Outlook's header field naming GitHub's sender
 
 
 def comment(body: str) -> str:
@@ -68,6 +70,12 @@ CASES: dict[str, str] = {
     )[:SIZE],
     "footnote references [^a]": ("[^a]: x\n\n/notes why\n" + "[^a]" * SIZE)[:SIZE],
     "'-|' lines in a code block": ("/notes why\n\n```\n" + "-|\n" * SIZE)[:SIZE],
+    # an email reply's header is looked for before anything else, in every comment: each
+    # sender's line has the header fields around it looked at
+    "mail header fields 'To: x'": comment("To: x\n" * SIZE),
+    "sender lines 'From: a <address>'": comment(SENDER * SIZE),
+    "sender lines, no command": (SENDER * SIZE)[:SIZE],
+    "sender lines and 'To: x' in turn": comment((SENDER + "To: x\n") * SIZE),
 }
 
 
