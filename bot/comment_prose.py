@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
-from itertools import chain, takewhile
+from collections.abc import Collection
+from itertools import chain
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
@@ -403,7 +403,7 @@ def command_lines(text: str, word: str, glued: Collection[str] = ()) -> list[str
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     text = text.encode("utf-8", "replace").decode("utf-8")
     lines = text.split("\n")
-    quoted = _email_quote_line(text)
+    quoted = _email_quote_line(text, lines)
     candidates = [i for i, line in enumerate(lines[:quoted]) if _starts_with(line, word, glued)]
     if candidates:
         math = _display_math(lines)
@@ -473,22 +473,26 @@ _ENDS_IN_COLON = re.compile("[:\uff1a][ \t]*$")
 _HEADER_FIELD = re.compile(r"[ \t*_]*[^\W\d_][^\n:\uff1a/<>@]{0,30}[:\uff1a]")
 
 
-def _email_quote_line(text: str) -> int | None:
-    """The line where the quote of an email reply starts, or None: the comment it answers,
-    quoted with no `>` (Outlook, iOS Mail), which GitHub folds away behind "…"; its
-    commands are that comment's, not the replier's. A quote in `>` lines is no command
-    already, and what follows it is the replier's again (written below the quote)."""
+def _email_quote_line(text: str, lines: list[str]) -> int | None:
+    """The line (of `lines`, the text's) where the quote of an email reply starts, or
+    None: the comment it answers, quoted with no `>` (Outlook, iOS Mail), which GitHub
+    folds away behind "…"; its commands are that comment's, not the replier's. A quote in
+    `>` lines is no command already, and what follows it is the replier's again (written
+    below the quote)."""
     judged = -1  # the start of the line judged last: each line once, whatever it holds
+    row = 0  # that line's number
+    fields = _HeaderFields(lines)
     for found in _EMAIL_QUOTE.finditer(text):
         start = text.rfind("\n", 0, found.start()) + 1
         if start == judged:
             continue
+        row += text.count("\n", max(judged, 0), start)
         judged = start
         end = text.find("\n", found.end())
         end = len(text) if end < 0 else end
-        if _heads_quote(text, start, found.end(), end):
+        if _heads_quote(text, start, found.end(), end) or fields.mail_block(row):
             below = _QUOTED_BELOW.match(text, min(end + 1, len(text)))
-            return None if below else text.count("\n", 0, start)
+            return None if below else row
     return None
 
 
@@ -496,18 +500,17 @@ def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
     """Whether the line of `text` from `start` to `end` that has the sender's address
     (`_EMAIL_QUOTE`) up to `after` is an email client's header: an attribution, ending in
     a colon on its line, or on the next one where Gmail wraps it (`Alice <address>
-    wrote:`; `Alice <address>`, then `wrote:`); or Outlook's block, its line a header
-    field (`From: Alice <address>`) in a block of them that is a mail's (`_mail_block`).
-    A name and address in prose (`cc Jane <jane@example.com>`, which GitHub hides as `Jane
-    ***@***.***>` in a reply by email) is neither, nor a list of them in the replier's own
-    words (`Owner: Jane <address>`, then `Reviewer: Bob <address>`)."""
+    wrote:`; `Alice <address>`, then `wrote:`). Outlook's block, the line a header field
+    (`From: Alice <address>`) in a block of them that is a mail's, is
+    `_HeaderFields.mail_block`'s to tell. A name and address in prose (`cc Jane
+    <jane@example.com>`, which GitHub hides as `Jane ***@***.***>` in a reply by email) is
+    neither, nor a list of them in the replier's own words (`Owner: Jane <address>`, then
+    `Reviewer: Bob <address>`)."""
     next_end = text.find("\n", end + 1)
     following = text[end + 1 : len(text) if next_end < 0 else next_end]
     if _ENDS_IN_COLON.search(text, after, end):
         return True
-    if _ENDS_IN_COLON.search(following) and following.lstrip()[:1].isalnum():  # no command
-        return True
-    return bool(_HEADER_FIELD.match(text, start, end)) and _mail_block(text, start, end)
+    return bool(_ENDS_IN_COLON.search(following)) and following.lstrip()[:1].isalnum()
 
 
 # What a mail's header block has besides the sender: the date it was sent, under the label a
@@ -528,21 +531,49 @@ _GITHUB_SUBJECT = re.compile(r"\[[^\]\s/]+/[^\]\s/]+\]")
 _MOST_FIELDS = 8  # the lines of a header block looked at, either side of the sender's
 
 
-def _mail_block(text: str, start: int, end: int) -> bool:
-    """Whether the header field from `start` to `end` (the sender's) is one of a mail's
-    header block: among the header fields around it, lines of their own next to it (Outlook
-    puts `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
-    date under a mail's label or GitHub's subject (`_SENT_FIELD`, `_GITHUB_SUBJECT`)."""
-    # `- 1`: its `\n`; split from the end, as `below` from the start: only the lines looked at
-    above = text[: start - 1].rsplit("\n", _MOST_FIELDS)[-_MOST_FIELDS:] if start else []
-    below = text[end + 1 :].split("\n", _MOST_FIELDS)[:_MOST_FIELDS]
-    fields = [*_fields(reversed(above)), *_fields(below)]
-    return any(_SENT_FIELD.match(line) or _GITHUB_SUBJECT.search(line) for line in fields)
+# what a line is as a mail's header (`_HeaderFields`): not read yet, no header field
+# (`_HEADER_FIELD`), a field, a field with a mail's date or GitHub's subject
+_UNREAD, _NO_FIELD, _FIELD, _DATED = range(4)
 
 
-def _fields(lines: Iterable[str]) -> list[str]:
-    """The header fields `lines` start with (`_HEADER_FIELD`), up to the first that is none."""
-    return list(takewhile(_HEADER_FIELD.match, lines))
+class _HeaderFields:
+    """A comment's lines read as a mail's header fields, each line once however many
+    senders' lines it is near: every line may name the sender, and 64 KB of `From: a
+    ***@***.***>` lines, each read again for every sender near it, took 75 ms."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self._kinds = bytearray(len(lines))  # line -> what it is, `_UNREAD` until read
+
+    def mail_block(self, row: int) -> bool:
+        """Whether line `row` (the sender's) is a header field of a mail's header block:
+        among the header fields around it, lines of their own next to it (Outlook puts
+        `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
+        date under a mail's label or GitHub's subject (`_SENT_FIELD`, `_GITHUB_SUBJECT`)."""
+        if (self._kinds[row] or self._read(row)) == _NO_FIELD:
+            return False
+        above = range(row - 1, max(row - 1 - _MOST_FIELDS, -1), -1)
+        below = range(row + 1, min(row + 1 + _MOST_FIELDS, len(self._lines)))
+        return self._dated_among(above) or self._dated_among(below)
+
+    def _dated_among(self, rows: range) -> bool:
+        """Whether one of the header fields `rows` start with, up to the first line that
+        is none, has a date or GitHub's subject."""
+        kinds = self._kinds
+        for row in rows:
+            kind = kinds[row] or self._read(row)
+            if kind != _FIELD:
+                return kind == _DATED
+        return False
+
+    def _read(self, row: int) -> int:
+        line = self._lines[row]
+        if not _HEADER_FIELD.match(line):
+            kind = _NO_FIELD
+        else:
+            kind = _DATED if _SENT_FIELD.match(line) or _GITHUB_SUBJECT.search(line) else _FIELD
+        self._kinds[row] = kind
+        return kind
 
 
 # the quote's first line under its header, blank lines aside, is a `>` line

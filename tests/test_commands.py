@@ -1,6 +1,7 @@
 """Slash-command parsing: what counts as a command, and what is only text about one."""
 
 import re
+from itertools import takewhile
 from pathlib import Path
 
 import pytest
@@ -354,6 +355,117 @@ def test_own_words_never_hide_a_command_and_a_header_below_them_still_quotes(lin
     assert kinds(f"{above}\n/notes wrong 2\n") == [("wrong", ("2",))]
     assert kinds(f"{above}\n/notes wrong 2\n\n{header}\n\n/notes off\n") == [("wrong", ("2",))]
     assert kinds(f"{above}\n\n{header}\n/notes wrong 2\n") == []
+
+
+# Lines an email reply's header, the replier's own fields and prose are made of: senders'
+# lines (a header field or not), fields with the mail's date or subject, other fields
+_MAIL_LINES = st.sampled_from(
+    [
+        "From: Alice ***@***.***>",
+        "Cc: Bob <notifications@github.com>",
+        "From: Alice [mailto:***@***.***]",
+        "发件人: Alice ***@***.***>",
+        "cc Jane ***@***.***>",
+        "Alice ***@***.***> wrote:",
+        "Sent: Monday, December 7, 2026 1:00 PM",
+        "*Date:* 13:00",
+        "Subject: Re: [o/r] x",
+        "To: x",
+        "Owner: Jane",
+        "Due: 2026-12-09",
+        "2026",
+        "wrote:",
+        "> /notes off",
+        "/notes why",
+        "",
+    ]
+)
+
+
+def _mail_block_from_the_text(text: str, start: int, end: int) -> bool:
+    """Whether the line from `start` to `end` is a header field in a mail's block, read
+    from the text as the rule says it (the lines around it cut from the text, each read
+    again for every sender near it: the reading `_HeaderFields` must agree with)."""
+    most, field = comment_prose._MOST_FIELDS, comment_prose._HEADER_FIELD.match
+    above = text[: start - 1].rsplit("\n", most)[-most:] if start else []
+    below = text[end + 1 :].split("\n", most)[:most]
+    fields = [*takewhile(field, reversed(above)), *takewhile(field, below)]
+    sent, subject = comment_prose._SENT_FIELD.match, comment_prose._GITHUB_SUBJECT.search
+    dated = any(sent(line) or subject(line) for line in fields)
+    return bool(field(text, start, end)) and dated
+
+
+def _quote_line_line_by_line(lines: list[str]) -> int | None:
+    """Where an email reply's quote starts, each line judged on its own, in order."""
+    text = "\n".join(lines)
+    for row, line in enumerate(lines):
+        start = sum(len(above) + 1 for above in lines[:row])
+        end = start + len(line)
+        found = comment_prose._EMAIL_QUOTE.search(text, start, end)
+        if found is None:
+            continue
+        header = comment_prose._heads_quote(text, start, found.end(), end)
+        if header or _mail_block_from_the_text(text, start, end):
+            below = comment_prose._QUOTED_BELOW.match(text, min(end + 1, len(text)))
+            return None if below else row
+    return None
+
+
+@settings(max_examples=400, derandomize=True, database=None, deadline=None)
+@given(lines=st.lists(_MAIL_LINES, max_size=40), order=st.randoms(use_true_random=False))
+def test_a_mail_header_block_read_once_a_line_reads_as_the_text_around_each_sender(lines, order):
+    # each line is read once, whichever sender's line asks first: in any order, every
+    # line's answer is the one read from the text around it
+    text, fields = "\n".join(lines), comment_prose._HeaderFields(lines)
+    rows = list(range(len(lines)))
+    order.shuffle(rows)
+    for row in rows:
+        start = sum(len(above) + 1 for above in lines[:row])
+        expected = _mail_block_from_the_text(text, start, start + len(lines[row]))
+        assert fields.mail_block(row) == expected
+    assert comment_prose._email_quote_line(text, lines) == _quote_line_line_by_line(lines)
+
+
+@pytest.mark.parametrize("between, quotes", [(0, True), (7, True), (8, False)])
+def test_a_mail_header_block_is_looked_at_eight_lines_either_side_of_the_sender(between, quotes):
+    # the date 8 lines above or below the sender's, fields between, is the mail's; 9 is not
+    fields = ["To: x"] * between
+    sender = "From: Alice ***@***.***>"
+    for block in ([sender, *fields, "Sent: 2026"], ["Date: 13:00", *fields, sender]):
+        text = "\n".join(block) + "\n\n/notes why\n"
+        assert kinds(text) == ([] if quotes else [("why", ())])
+
+
+class _CountingPattern:
+    """A compiled pattern that counts the calls made of it."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.calls = pattern, 0
+
+    def match(self, *args):
+        self.calls += 1
+        return self.pattern.match(*args)
+
+    def search(self, *args):
+        self.calls += 1
+        return self.pattern.search(*args)
+
+
+# kills: bot/comment_prose.py:_mail_block each line read again for every sender's line
+#   near it: 64 KB of `From: a ***@***.***>` lines took 17 readings a line (75 ms)
+def test_every_line_naming_the_sender_reads_each_line_as_a_header_field_once(monkeypatch):
+    lines = ["From: a ***@***.***>"] * 3000 + ["/notes why"]
+    counted = [
+        _CountingPattern(comment_prose._HEADER_FIELD),
+        _CountingPattern(comment_prose._SENT_FIELD),
+        _CountingPattern(comment_prose._GITHUB_SUBJECT),
+    ]
+    monkeypatch.setattr(comment_prose, "_HEADER_FIELD", counted[0])
+    monkeypatch.setattr(comment_prose, "_SENT_FIELD", counted[1])
+    monkeypatch.setattr(comment_prose, "_GITHUB_SUBJECT", counted[2])
+    assert command_lines("\n".join(lines), "/notes") == ["/notes why"]
+    calls = [pattern.calls for pattern in counted]
+    assert max(calls) <= len(lines), calls
 
 
 def test_a_blockquote_typed_elsewhere_leaves_a_lazy_line_under_a_quote_its_authors():
@@ -1112,7 +1224,8 @@ def test_a_command_in_a_formula_after_an_empty_html_comment_does_not_run():
 
 
 def test_a_comment_without_a_command_line_is_not_scanned_for_math(monkeypatch):
-    # docs/commands.md: "Reading costs nothing for a comment with no `/notes` at a line's start".
+    # docs/commands.md: "Reading costs next to nothing for a comment with no `/notes` at a
+    # line's start: it is not rendered".
     # command_lines runs _display_math before it looks for candidate lines, and the math
     # scan blanks HTML comments with the lazy regex "<!--.*?-->" (re.S): each "<!--"
     # without a "-->" after it scans to the end of the text, so the scan is quadratic.
