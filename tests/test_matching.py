@@ -118,7 +118,6 @@ def test_a_reason_names_each_file_and_word_once():
     # the note's path and its topic's files, the note's aspect and its topic's keywords:
     # each file and word was named on two lines, "changes a.py (a path of this note)" and
     # "changes a.py and 1 more file (topic: ...)", as on real PRs 51395 and 49494
-    # (found by a review)
     lib = library(
         note(
             "n",
@@ -133,7 +132,7 @@ def test_a_reason_names_each_file_and_word_once():
     )
     # what is left of a split line weighs its share: the topic's other file is half of
     # the topic's two files, below the title's 'prefix caching' (it ranked above it with
-    # the whole line's weight; found by a review), and named, not "1 other file"
+    # the whole line's weight), and named, not "1 other file"
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         # the aspect is of the note's topic whose terms hold it
@@ -146,7 +145,7 @@ def test_a_reason_names_each_file_and_word_once():
 
 def test_a_path_with_a_space_is_named_once():
     # the lines were merged by reading their text back, and a path with a space did not
-    # read as a path: it was named on two lines (found by a review)
+    # read as a path: it was named on two lines
     path = "vllm/v1/core/kv_cache_my utils.py"
     lib = library(note("n", ("prefix-caching",), paths=(path,)))
     files = [path, "vllm/v1/core/kv_cache_manager.py"]
@@ -176,7 +175,7 @@ def test_files_two_topics_share_are_named_once_and_the_rest_counted_per_topic():
 
 def test_what_is_left_of_a_split_line_weighs_its_share():
     # "changes 1 other file" kept the whole weight of "changes a.py and 1 more file" and
-    # ranked above lines that weigh more than its one file (found by a review)
+    # ranked above lines that weigh more than its one file
     from bot.reasons import _one_per_thing, changes
 
     lines = {
@@ -191,7 +190,6 @@ def test_what_is_left_of_a_split_line_weighs_its_share():
 
 def test_words_with_a_comma_or_quotes_are_named_once():
     # a word was read back out of "title mentions 'x', 'y'" by splitting at "', '"
-    # (found by a review)
     from bot.match_result import Said, Saying
     from bot.reasons import reason_lines
 
@@ -263,7 +261,7 @@ def test_a_code_name_in_the_description_says_more_than_a_phrase():
 
 def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
     # `get_kv_connector_stats` also holds `KVConnectorStats` and `connector stats`: one
-    # identifier was two or three reasons, scored as many times (found by a review)
+    # identifier was two or three reasons, scored as many times
     kw = ("KVConnectorStats", "get_kv_connector_stats", "connector stats")
     lib = library(note("n", ("prefix-caching",), keywords=kw))
 
@@ -286,7 +284,6 @@ def test_one_mention_counts_once_for_a_note_whose_keywords_overlap():
 def test_one_mention_of_two_topic_keywords_is_quoted_and_counted_once():
     # `capture size` and `capture sizes` (both keywords of cuda-graphs) hit the one phrase
     # "capture sizes": it was quoted twice and, in the description, weighed as two words
-    # (found by a review)
     topics = {t.id: t for t in TOPICS}
     graphs = topics["cuda-graphs"].model_copy(
         update={"keywords": ("CUDA graph", "graph capture", "capture size", "capture sizes")}
@@ -410,7 +407,7 @@ def test_keyword_patterns_are_compiled_at_the_first_scan_and_kept():
 
 def test_an_acronyms_plural_is_not_cut_into_a_shorter_acronym():
     # "PDFs" read as "PD" + "Fs" (a PDF input PR got the KV connector topic); an acronym
-    # before a word still splits (found by a review)
+    # before a word still splits
     index = TermIndex(["PD", "CI", "GPU", "connector"])
     assert index.find("Accept PDFs and CIFs as inputs") == {}
     assert set(index.find("Run on GPUs")) == {"gpu"}
@@ -901,7 +898,6 @@ def test_a_cosmetic_word_inside_an_identifier_does_not_make_the_title_cosmetic()
     # `log_stats` (a flag) reads as the cosmetic word "log" and the PR loses the note on
     # its own file. Not fixed: docs/matching.md and config/matching.toml match cosmetic words like
     # keywords, which cut identifiers at `_`; a change is a rule change
-    # (found by a review)
     lib = library(note("kv", ("prefix-caching",), paths=("vllm/v1/core/kv_cache_coordinator.py",)))
     cfg = CFG.model_copy(update={"cosmetic_words": ("log",)})
     files = ["vllm/v1/core/kv_cache_coordinator.py"]
@@ -1120,7 +1116,6 @@ def test_an_aspect_counts_where_the_note_s_first_topic_shows():
     assert shown.matches[0].own  # the aspect is the note's own evidence
     reasons = shown.matches[0].reasons
     # the reason names the topic the aspect belongs to: "of its subsystem" named none
-    # (found by a review)
     aspect = "title mentions 'metrics' (what this note is about in Speculative decoding)"
     assert aspect in reasons
     # an aspect that is also its topic's keyword says the topic once
@@ -1891,7 +1886,7 @@ def test_a_pr_the_note_says_to_read_with_its_own_gets_the_note():
     lib = library(note("n", ("ec-connector",), source_pr=49585, read_with=(38390, 47941)))
     got = match_pr(pr("[Model Runner v2] E/P/D disaggregation support", number=38390), lib, CFG)
     assert ids(got) == ["n"]
-    # found by a review: "this note lists this PR to read with its own" left a
+    # "this note lists this PR to read with its own" left a
     # reader to guess what "its own" was (the note's PR; a note may have none)
     assert got.matches[0].reasons == ("this note lists this PR as one to read with it",)
     other_repo = replace(pr("E/P/D disaggregation support", number=38390), repo="o/fork")
@@ -2000,7 +1995,7 @@ def test_a_file_only_moved_or_changed_in_its_imports_is_no_evidence():
 
 def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
     # the moved file was left out and the label mergify derives from it counted in its
-    # place (found by a review)
+    # place
     lib = library(note("n", ("spec-decode",)))
     moved = "vllm/v1/spec_decode/utils.py"
     facts = PRFacts(REPO, 1, "Move helpers", files=(moved,), labels=("speculative-decoding",))
@@ -2014,7 +2009,7 @@ def test_a_label_derived_from_a_file_the_pr_only_moves_is_no_evidence():
 
 def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
     # the file was left out, yet the names on its import lines still counted as the
-    # note's diff evidence (docs/matching.md's own example) (found by a review)
+    # note's diff evidence (docs/matching.md's own example)
     lib = library(note("kv", ("prefix-caching",), keywords=("_align_cacheable", "partial hit")))
     cfg = CFG.model_copy(update={"threshold": 4.0})
     user = "vllm/v1/core/kv_cache_manager.py"
@@ -2028,7 +2023,7 @@ def test_names_on_the_import_lines_of_an_incidental_file_are_no_evidence():
 
 def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keywords():
     # the words compared come from the note's title and keywords, but the reason said
-    # "with this note's title" of words only its keywords have (found by a review)
+    # "with this note's title" of words only its keywords have
     lib = load_library()
     eager = next(n for n in lib.notes if "eager_break_during_capture" in n.keywords)
     title = "[Bugfix] Skip generic attention during piecewise CUDA graph capture"
@@ -2112,7 +2107,7 @@ def test_code_defaults_are_the_shipped_config():
         assert getattr(default, field) == getattr(shipped, field), field
 
 
-# --- found by a review: deep paths -----------------------------------------------------------
+# --- deep paths -----------------------------------------------------------------------
 
 
 def test_deep_paths_cost_linear_work_and_match_as_before():
@@ -2153,7 +2148,7 @@ def test_deep_paths_cost_linear_work_and_match_as_before():
     assert sum(hashed) <= 2 * small  # only prefixes as deep as a literal entry: not 16x
 
 
-# --- found by a review ---------------------------------------------------------------
+# --- text a PR shows that is no description: image alt text, code spans ---------------
 
 _REPO = "vllm-project/vllm"
 
@@ -2217,6 +2212,9 @@ def test_brackets_in_a_title_code_span_are_not_tags():
     assert not any(r.startswith("title is tagged [KVConnector") for r in reasons), reasons
 
 
+# --- acronyms and identifiers: one mention, one reason --------------------------------
+
+
 def test_eps_epsilon_is_not_expert_parallelism():
     # `EP` + plural `s`: "eps" (epsilon: rms_norm_eps, layer_norm_eps) read as "EPs"
     matcher = CompiledMatcher(load_library(), load_match_config())
@@ -2265,6 +2263,9 @@ def test_a_topic_word_inside_a_note_keyword_counts_once_for_that_note_only():
     assert any(r.startswith("title mentions 'EAGLE' (topic:") for r in own.reasons)
 
 
+# --- renames: one file, not two -------------------------------------------------------
+
+
 # A rename is one file, not two: GitHub's listing gives its old and new path, and
 # PRFacts.listed_files how many entries there were; the share rules and the reasons'
 # file counts counted the paths.
@@ -2302,6 +2303,9 @@ def test_a_single_rename_is_not_described_as_two_files():
     assert not any("1 more file" in r for r in reasons), reasons
 
 
+# --- an acronym before a digit: `amd64` (left as documented) --------------------------
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="left as documented: a letter/digit change is a word edge (`EAGLE3`, `MI300`)",
@@ -2317,8 +2321,11 @@ def test_amd64_is_not_the_rocm_platform():
     assert "rocm" not in result.topics, [h.reasons for h in result.topic_hits]
 
 
+# --- a docs/ file under many topics ---------------------------------------------------
+
+
 def test_a_file_under_many_topics_is_asked_once_whether_it_is_docs(monkeypatch):
-    # found by a review: each topic a docs/ file hit asked the aux globs again (a
+    # each topic a docs/ file hit asked the aux globs again (a
     # PR of 3,000 such files 2 KB deep: 4-5 s)
     matcher = CompiledMatcher(load_library(), load_match_config())
     asked = []
@@ -2331,7 +2338,7 @@ def test_a_file_under_many_topics_is_asked_once_whether_it_is_docs(monkeypatch):
     assert len(asked) <= 2 * len(files)
 
 
-# --- found by a review ---
+# --- a glob whose last segment holds `**` ---------------------------------------------
 
 
 def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
@@ -2352,7 +2359,7 @@ def test_a_glob_ending_in_double_star_still_matches_below_its_directory():
         assert index.owners(target) == {"note"}, glob
 
 
-# --- found by a review ---
+# --- an acronym keyword with a lower-case letter (LoRA) and its plural ----------------
 
 
 def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
@@ -2378,7 +2385,7 @@ def test_lowercase_plural_of_lora_still_hits_the_lora_topic():
     assert "lora" in result.topics
 
 
-# --- found by a review ---
+# --- title tags, a conventional commit's scope and the words a title shares -----------
 
 
 def test_a_cleanup_title_tag_says_the_change_is_cosmetic():
@@ -2493,7 +2500,7 @@ def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
     assert ids(result)[:1] == ["vllm-0341d216"]
 
 
-# --- found by a review ---
+# --- one mention counts once and is quoted where it is said ---------------------------
 
 
 def test_a_code_name_in_the_description_is_not_dropped_for_repeated_phrases():
@@ -2587,7 +2594,7 @@ def test_one_title_mention_is_named_once_though_two_topics_of_the_note_count_it(
     assert any(r.startswith("title mentions 'EP'") for r in reasons), reasons
 
 
-# --- found by a review ---
+# --- where a keyword's loose separators stop ------------------------------------------
 
 
 def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
@@ -2608,7 +2615,7 @@ def test_a_keyword_does_not_run_across_a_sentence_end_a_comma_or_a_backtick():
     assert not [r for m in result.matches for r in m.reasons if "prefix. Cache" in r]
 
 
-# --- found by a review ---
+# --- an aspect said apart from the note's keyword -------------------------------------
 
 
 def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
@@ -2637,7 +2644,7 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     assert not any("what this note is about in" in r for r in tagged)
 
 
-# --- found by a review ---
+# --- a note's share of the PR's files, and each file named once -----------------------
 
 
 def test_a_share_of_the_prs_files_is_taken_over_its_files_not_those_seen():
@@ -2697,7 +2704,7 @@ def test_a_word_counted_as_the_notes_own_does_not_also_show_its_topic():
     assert any("'conftest'" in r for r in npu.reasons)  # still counted, once
 
 
-# --- found by a review ---
+# --- files and words a note and its topics both hold ----------------------------------
 
 
 def test_every_file_a_note_path_and_a_topic_share_is_named_once():
@@ -2795,7 +2802,7 @@ def test_a_shorter_keyword_already_found_at_a_place_is_counted_once_there():
     assert hits["toolcall"].count == 1 and hits["toolcall"].spans == ((0, 10),)
 
 
-# --- found by a review ---
+# --- the evaluation script's options --------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -2912,7 +2919,7 @@ def test_a_reason_two_merged_lines_share_is_said_once():
     assert reason_lines(scored) == ("changes a.py (topic: A)", "changes b.py (topic: A)")
 
 
-# --- found by a review: a line left counting files named none of them ---
+# --- a line left counting files named none of them ------------------------------------
 
 
 def test_a_notes_one_other_file_is_named():
