@@ -797,7 +797,7 @@ def test_a_comment_deleted_between_the_list_and_the_edit_is_gone_not_a_failure(
     fake_github, make_github_client, monkeypatch, create, outcome
 ):
     # the edit's 404 used to fail the delivery; it means the comment was deleted since
-    # the list: as if the list had come a moment later (found by a review)
+    # the list: as if the list had come a moment later
     from tests import fake_github as fg
 
     client, made = _notes_comment_posted(fake_github, make_github_client)
@@ -1658,7 +1658,7 @@ def test_fake_refuses_a_lone_surrogate_in_a_write_as_github(fake_github, make_gi
 def test_a_write_on_a_locked_conversation_is_refused_once_and_says_so(
     fake_github, make_github_client
 ):
-    # found by a review: GitHub's 403 "Unable to create comment because issue is
+    # GitHub's 403 "Unable to create comment because issue is
     # locked." failed the delivery as any error; it is ConversationLocked, not retried
     fake_github.add_pull(DEFAULT_REPO, 7)
     client = make_github_client()
@@ -1882,7 +1882,7 @@ def test_a_404_answer_that_spends_the_last_call_pauses_the_calls_too(
     fake_github, make_github_client, manual_time
 ):
     # GitHub counts a 404 as well; the client takes many as answers (a user without
-    # access, a deleted comment) and goes on calling (found by a review)
+    # access, a deleted comment) and goes on calling
     fake_github.add_pull(DEFAULT_REPO, 7, files=["a.py"])
     fake_github.add_pull(DEFAULT_REPO, 8, files=["b.py"])
     client = make_github_client(clock=manual_time.clock, sleep=manual_time.sleep)
@@ -3117,7 +3117,7 @@ def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 1
 
 
-# --- found by a review ---
+# --- a list that lags behind our last edit --------------------------------------------
 
 
 def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
@@ -3136,7 +3136,7 @@ def test_a_list_showing_the_new_text_where_we_last_wrote_another_lags_our_edit(
     assert len(fake_github.calls("PATCH")) == 1
 
 
-# --- found by a review ---
+# --- the start's App check: a refusal or an outage ------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -3172,7 +3172,7 @@ def test_the_app_check_keeps_the_login_and_asks_a_token_nothing(make_github_clie
     assert len(fake_github.requests) == 1
 
 
-# --- found by a review ---
+# --- a secondary limit met again; a token expiring during a wait ----------------------
 
 
 class StepClock:
@@ -3247,7 +3247,7 @@ def test_a_token_that_expires_during_a_rate_limit_wait_is_replaced_before_github
     assert len(fake_github.calls("POST", "/app/installations/*/access_tokens")) == 2
 
 
-# --- found by a review ---
+# --- a secondary limit waits at least a minute ----------------------------------------
 
 
 def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, make_github_client):
@@ -3272,7 +3272,7 @@ def test_a_secondary_limit_is_never_retried_sooner_than_a_minute(fake_github, ma
     assert len(calls) == 1 or min(waits) >= 60, (len(calls), waits)
 
 
-# --- found by a review ---
+# --- REVIEW_NOTES_RETRY_MAX_WAIT caps a 5xx back-off ----------------------------------
 
 
 def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, make_github_client):
@@ -3291,7 +3291,7 @@ def test_retry_max_wait_caps_a_5xx_back_off_rather_than_giving_up(fake_github, m
     assert t.slept and all(s <= 10.0 for s in t.slept)
 
 
-# --- found by a review ---
+# --- the App's delivery log and redeliveries, asked with its JWT ----------------------
 
 
 def test_the_apps_delivery_log_is_read_page_by_page_with_its_jwt(fake_github, make_github_client):
@@ -3332,7 +3332,7 @@ def test_a_token_cannot_read_the_apps_delivery_log(fake_github, make_github_clie
     assert fake_github.calls("GET", "/app/hook/deliveries") == []
 
 
-# --- found by a review ---
+# --- the fake's rate limit per installation; REVIEW_NOTES_RETRY_BACKOFF_MAX -----------
 
 
 def test_the_fakes_primary_rate_limit_is_counted_per_installation(http, fake_github, app_key):
@@ -4336,7 +4336,7 @@ def test_a_connection_dropped_at_every_try_fails_as_a_transient_github_error(
     assert len(fake_github.calls("GET", "/repos/*/files")) == 4
 
 
-# --- found by a review ---
+# --- a rate-limit reset that names no time --------------------------------------------
 
 
 def _limited(status: int, reset: str) -> Fault:
@@ -4380,7 +4380,7 @@ def test_a_success_whose_reset_names_no_time_is_taken_without_a_pause(
     assert [r.status for r in fake_github.calls("GET", "/repos/*/files")] == [200]
 
 
-# --- found by a review ---
+# --- rate-limit headers: a float zero, no number, one call left -----------------------
 # PyGithub reads x-ratelimit-* with int(float(...)): "ints expected but sometimes floats
 # returned" (PyGithub PR #2697). A remaining of "0.0" is no call left, as "0" is.
 
@@ -4523,7 +4523,7 @@ def test_an_answer_with_one_call_remaining_does_not_pause_the_calls(
     assert client.calls.pauses == 0
 
 
-# --- found by a review ---
+# --- a suspended installation ---------------------------------------------------------
 
 
 def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
@@ -4547,7 +4547,7 @@ def test_a_suspended_installation_fails_the_call_once_with_githubs_words(
     assert client.list_files(PR) == ["a.py"]
 
 
-# --- found by a review ---
+# --- a call a pause held back: whether a try of it went out ---------------------------
 
 
 # kills: bot/github_retry.py:Retrier.call a call a pause held back at its first try said sent,
@@ -4566,6 +4566,9 @@ def test_a_call_held_back_by_a_pause_says_whether_a_try_of_it_went_out(answers, 
     with pytest.raises(GitHubError) as failed:
         retry.call("react to comment 1", call)
     assert (failed.value.sent, failed.value.retry_after, len(tries)) == (sent, 60.0, answers + 1)
+
+
+# --- deleting or writing back the notes comment only while it is ours -----------------
 
 
 THEIRS = "Moved to the description."
@@ -4687,6 +4690,9 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
     assert fake_github.comment(ours).body == newest
 
 
+# --- the file list's renames ----------------------------------------------------------
+
+
 # kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
 def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_github_client):
     # GitHub lists a rename as one entry with both paths, both changed; a copy names its
@@ -4702,6 +4708,9 @@ def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_g
     listed = make_github_client().list_files(PR)
     assert sorted(listed) == ["vllm/b_copy.py", "vllm/c.py", "vllm/new/x.py", "vllm/old/x.py"]
     assert listed.renamed == {"vllm/old/x.py": "vllm/new/x.py"}
+
+
+# --- a write-back told as ours, theirs or gone ----------------------------------------
 
 
 # kills: bot/github_client.py:GitHubClient.restore_text a write-back whose PATCH landed but
