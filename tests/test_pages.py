@@ -259,7 +259,7 @@ def test_list_as_json_by_accept_header_and_by_format(client):
 
 @pytest.mark.parametrize("path", ["/notes", "/notes/n-graph", "/topics"])
 def test_json_named_beside_a_wildcard_wins_over_html(client, path):
-    # found by a review: axios's default names JSON and matches HTML by `*/*` only,
+    # axios's default names JSON and matches HTML by `*/*` only,
     # at the same q; the more specific range wins (RFC 9110 12.5.1)
     r = client.get(path, headers={"accept": "application/json, text/plain, */*"})
     assert r.headers["content-type"].startswith("application/json")
@@ -314,7 +314,7 @@ def test_filter_form_keeps_the_chosen_values(client):
         ("指引 n-rocm", ["n-rocm-a", "n-rocm-b"]),
         ("deadlock 采样", []),  # all terms must occur
         ("<script>", ["n-hostile"]),
-        # found by a review: what the note page lists was not searched, and a
+        # what the note page lists was not searched, and a
         # separator other than a space stuck to its term ("No notes match")
         ("vllm/compilation", ["n-graph"]),  # a path
         ("49994", ["n-graph"]),  # a PR to read with it
@@ -366,7 +366,7 @@ def test_note_page_shows_everything(client):
     assert '<html lang="en">' in html
     assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
     assert "Worth a deep read: the capture order matters." in page.text
-    # found by a review: the comment says "title mentions 'capture' (what this note
+    # the comment says "title mentions 'capture' (what this note
     # is about in CUDA graphs)", and the page it links called the same words
     # "Aspects", a curators' word a reviewer could not tie to the comment's; its keywords,
     # "a term this note is about" in the comment, are labelled so too
@@ -766,7 +766,7 @@ def test_summary_code_spans_render_as_code_and_stay_escaped():
     )
 
 
-# --- found by a review ---
+# --- the page search by PR number -----------------------------------------------------
 
 
 def test_search_finds_a_note_by_its_pr_number_written_as_github_writes_it():
@@ -792,6 +792,9 @@ def test_a_pr_number_finds_that_pr_not_every_number_containing_it():
         found = client.get("/notes", params={"q": number, "format": "json"}).json()
         shown = [(n["id"], n["source_pr"]) for n in found["notes"]]
         assert shown == [], f"q={number} lists notes of other PRs: {shown}"
+
+
+# --- the 400 page keeps the repository chosen -----------------------------------------
 
 
 def test_the_bad_request_page_keeps_the_repository_chosen():
@@ -825,6 +828,9 @@ def test_the_bad_request_page_keeps_the_repository_chosen():
     assert links and all("repo=acme-org%2Fwidgets" in h for h in links), links
 
 
+# --- a list card's meta line; the site's icon -----------------------------------------
+
+
 @pytest.mark.parametrize(
     ("fields", "meta"),
     [
@@ -852,9 +858,6 @@ def test_every_page_names_an_icon_the_site_serves(library):
     icon = client.get("/assets/favicon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     assert icon.text.startswith("<svg ")
-
-
-# --- found by a review ---
 
 
 @pytest.mark.parametrize(
@@ -1115,7 +1118,7 @@ def test_what_changes_with_the_notes_is_asked_again_each_time(library, accept, p
     assert r.status_code in (308, 404, 410) and r.headers["cache-control"] == "no-cache"
 
 
-# --- found by a review (links as readers paste them) ---
+# --- links as readers paste them ------------------------------------------------------
 
 
 # kills: bot/pages.py:NotesSite.former (hand) a link pasted with the punctuation after it (a chat
@@ -1236,7 +1239,7 @@ def test_a_search_names_its_query_in_the_page_title(client):
     assert "<title>Notes · review notes</title>" in client.get("/notes").text
 
 
-# --- found by a review ---
+# --- the source page for a browser or a script; the list page's script ----------------
 
 
 # kills: bot/pages.py:NotesSite.note_source (hand) always plain text: a phone laid the page
@@ -1317,9 +1320,6 @@ def test_the_source_page_of_another_repositorys_note_stays_in_it(library):
     assert 'class="brand" href="/notes?repo=acme-org%2Fwidgets"' in r.text
 
 
-# --- found by a review ---
-
-
 # kills: bot/page_json.py:source_as_page (hand) another ?format= left to Accept: a browser
 #   asking ?format=txt got the page, a script's ?format=json text with a 200
 # kills: bot/pages.py:NotesSite.note_source (hand) the unknown format not caught: a 500
@@ -1339,7 +1339,7 @@ def test_the_source_answers_another_format_by_naming_its_two(client, fmt, accept
     assert r.json() == {"detail": said} if as_json else said in Page(r.text).text
 
 
-# --- found by a review (a note's link as a reader types it) ---
+# --- a note's link as a reader types it -----------------------------------------------
 
 
 # kills: bot/pages.py:id_readings (hand) the id as written only: an id in capitals (typed from
@@ -1379,6 +1379,9 @@ def test_a_notes_id_in_capitals_or_as_its_file_name_leads_to_the_note(library, p
 def test_no_note_by_another_reading_of_its_id_redirects_nowhere(library, path, status):
     r = client_for(curated(library)).get(path, follow_redirects=False)
     assert r.status_code == status and "location" not in r.headers
+
+
+# --- page language, titles and error pages --------------------------------------------
 
 
 # kills: bot/templates/source.html (hand) the note's text unmarked: its Chinese title and
@@ -1425,7 +1428,7 @@ def test_every_error_page_offers_the_search_and_a_missing_note_says_why(library,
     assert 'action="/notes" role="search"' in r.text
 
 
-# --- found by a review ---
+# --- a repository no note is of -------------------------------------------------------
 
 
 # kills: bot/pages.py:NotesSite.unknown_repo (hand) never: a mistyped ?repo= listed "0 of 0 notes"
@@ -1472,7 +1475,7 @@ def test_a_repository_with_no_notes_anywhere_says_so(library):
     assert empty.get("/notes").status_code == 200  # the default: its list says there are none
 
 
-# --- found by a review ---
+# --- the default repository without notes, on the page and in its JSON ----------------
 
 
 # kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere`: /notes of an install whose
@@ -1503,9 +1506,6 @@ def test_the_default_repository_without_notes_names_those_that_have_them(library
     # a repository with notes says nothing of the others
     said = client.get(page, params={"repo": "acme/widgets"}).text
     assert "No notes of" not in said and '<ul class="links">' not in said
-
-
-# --- found by a review ---
 
 
 # kills: bot/pages.py:NotesSite.list_notes (hand) no `elsewhere` in the JSON list: a client
