@@ -81,7 +81,7 @@ def test_unknown_toml_key_is_named(tmp_path):
     ("line", "meant"), [("REVIEW_NOTES_WORKERS = 4", "workers"), ('REPO = ["acme/one"]', "repos")]
 )
 def test_an_unknown_toml_key_in_any_case_gets_the_setting_meant(tmp_path, line, meant):
-    # found by a review: keys are read in any case, and a variable's name copied
+    # keys are read in any case, and a variable's name copied
     # from docs/operating.md's table is the likeliest slip; the suggestion compared as written
     toml = tmp_path / "bot.toml"
     toml.write_text(f"# the bot's defaults\n{line}\n", "utf-8")
@@ -103,7 +103,7 @@ def test_a_malformed_toml_file_is_named_with_its_line(tmp_path):
 
 
 def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
-    # found by a review: `workers = "many"` in config/bot.toml, or in .env, was
+    # `workers = "many"` in config/bot.toml, or in .env, was
     # named `REVIEW_NOTES_WORKERS: Input should be a valid integer`, a variable set
     # nowhere: the operator looked for it in the environment. An unknown key was named
     # by file and line already; a bad value now is too, where the value read came from.
@@ -131,7 +131,7 @@ def test_a_bad_value_is_named_where_it_was_set(tmp_path, monkeypatch):
 
 
 def test_a_bad_value_set_twice_in_dotenv_is_named_on_the_line_read(tmp_path):
-    # found by a review: python-dotenv reads the last of a name set twice (in any
+    # python-dotenv reads the last of a name set twice (in any
     # case), and the error named the first line, whose value was fine
     env = tmp_path / ".env"
     env.write_text("REVIEW_NOTES_WORKERS=2\nTZ=UTC\n\nreview_notes_workers=99\n", "utf-8")
@@ -428,7 +428,6 @@ def test_a_key_on_one_line_with_escaped_newlines_is_the_key(monkeypatch, app_key
     assert s.private_key_pem() == app_key.private_pem
     live_github(s)  # a usable RSA key
     # one real newline at its end (a secret made from an `echo`) is no newline of the key
-    # (found by a review)
     monkeypatch.setenv("GITHUB_PRIVATE_KEY", app_key.private_pem.replace("\n", "\\n") + "\n")
     live_github(load(**live))
     as_is = PEM.replace("MIIB", "MI\\nIB")  # with real newlines, a backslash is left alone
@@ -737,7 +736,7 @@ def test_an_empty_credential_is_no_credential(monkeypatch, name, blank):
 
 
 def test_a_mounted_secret_files_line_end_is_not_part_of_it(monkeypatch):
-    # found by a review: a token or secret from a file (`--from-file`) ends in a
+    # a token or secret from a file (`--from-file`) ends in a
     # newline. The token then failed every call (no HTTP header holds one) after a clean
     # start; the secret failed every signature check, 401, logging nothing
     token = "ghp_" + "Q7" * 18
@@ -763,7 +762,7 @@ def test_an_empty_host_means_the_default_not_every_interface(monkeypatch, blank)
 
 @pytest.mark.parametrize("blank", ["", "  "])
 def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
-    # found by a review: `REVIEW_NOTES_PUBLIC_URL=` or `GITHUB_API_URL=` (a
+    # `REVIEW_NOTES_PUBLIC_URL=` or `GITHUB_API_URL=` (a
     # template's empty line) stopped even a dry run: "must be an http(s) URL"
     monkeypatch.setenv("REVIEW_NOTES_PUBLIC_URL", blank)
     monkeypatch.setenv("GITHUB_API_URL", blank)
@@ -780,7 +779,7 @@ def test_an_empty_url_setting_means_the_default(monkeypatch, blank):
     "name", ["NOTES_DIR", "TOPICS_FILE", "MATCHING_FILE", "NOTES_GITHUB_BRANCH"]
 )
 def test_an_empty_library_setting_means_the_default(monkeypatch, name, blank):
-    # found by a review: `REVIEW_NOTES_NOTES_DIR=` (a template's empty line) was the
+    # `REVIEW_NOTES_NOTES_DIR=` (a template's empty line) was the
     # working directory, Path(""): the start failed on `.:1: notes: no notes (*.md
     # files) in this directory`, naming no variable (the topics and matching files the
     # same with "Is a directory"), and an empty branch made every `github` note link
@@ -977,7 +976,7 @@ def test_delivery_retention_covers_githubs_redelivery_window():
     assert "REVIEW_NOTES_DELIVERY_RETENTION_DAYS" in errors(delivery_retention_days=2)
 
 
-# --- found by a review ---
+# --- .env lines that are no assignment ------------------------------------------------
 
 
 def test_a_malformed_env_line_is_an_error_naming_the_file_and_line(tmp_path):
@@ -1022,7 +1021,7 @@ def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_
     assert "PRIVATE KEY-----" not in said  # the line is named, not shown
 
 
-# --- found by a review ---
+# --- URLs no link or call can be built on ---------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1064,6 +1063,9 @@ def test_a_url_with_a_port_and_a_path_is_still_a_base():
     s = load(public_url="https://notes.example.org:8443/review-notes/")
     assert s.links_base() == "https://notes.example.org:8443/review-notes"
     assert load(github_api_url="https://[::1]:8080/api/v3").github_api_url.endswith(":8080/api/v3")
+
+
+# --- constants of code made settings --------------------------------------------------
 
 
 def test_put_backs_and_the_refusal_log_spacing_are_settings():
@@ -1494,7 +1496,7 @@ def test_a_private_key_that_is_no_text_is_refused_naming_it():
     )
 
 
-# --- found by a review (curator) ---
+# --- config/bot.toml as an editor saves it, or no settings file at all ----------------
 
 SHIPPED_TOML = ROOT / "config" / "bot.toml"
 
@@ -1584,6 +1586,9 @@ def test_a_directory_where_bot_toml_goes_is_no_settings_and_no_crash(tmp_path):
     )
 
 
+# --- when workers count as failing, and how often an idle one looks: settings ---------
+
+
 def test_how_long_workers_may_fail_before_healthz_does_is_a_setting():
     # /healthz said ok while the workers could not claim (a full disk)
     assert load().workers_stuck_seconds == 60.0  # config/bot.toml
@@ -1600,7 +1605,7 @@ def test_how_often_an_idle_worker_looks_at_the_queue_is_a_setting():
         assert "REVIEW_NOTES_WORKERS_POLL_SECONDS" in errors(workers_poll_seconds=bad)
 
 
-# --- found by a review (security, a careless operator) ---
+# --- a careless operator's values (security) ------------------------------------------
 
 
 @pytest.mark.parametrize(
