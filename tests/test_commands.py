@@ -1512,7 +1512,7 @@ def test_a_table_cell_tag_inside_svg_or_math_is_no_line_break():
     assert kinds("<div>\nplease do not type <svg><td></td></svg>\n/notes off\n</div>") == []
 
 
-# --- found by a review: invisible characters in the command's words -----------------------
+# --- invisible characters in and around a command's words -----------------------------
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e"])
@@ -1528,9 +1528,6 @@ def test_an_invisible_format_character_is_not_part_of_a_command_word(invisible):
     assert parse_commands(f"/notes off{invisible}")[0].line == "/notes off"
     # one command, however many invisible characters an edit adds
     assert changed_commands("/notes off", f"/notes off{invisible}") == []
-
-
-# --- found by a review: invisible characters around the command word ----------------------
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\ufeff", "\u200e", "\u00ad"])
@@ -1584,7 +1581,7 @@ def test_an_emoji_sequence_keeps_its_joiners_in_a_commands_words():
     ]
 
 
-# --- found by a review: comments that render to megabytes ----------------------------------
+# --- comments that render to megabytes ------------------------------------------------
 
 
 def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypatch):
@@ -1608,9 +1605,6 @@ def test_a_comment_that_renders_to_far_more_html_than_text_is_not_read(monkeypat
     monkeypatch.setattr(comment_prose, "_too_costly", lambda html: scanned.append(1) or real(html))
     modest = "/notes off\n\n| model | before | after |\n|-|-|-|\n| Llama | 1.0 | 1.2 |\n"
     assert kinds(modest) == [("off", ())] and scanned == [1]
-
-
-# --- found by a review ---
 
 
 def test_a_table_then_a_spaces_only_line_and_a_log_is_read():
@@ -1649,9 +1643,6 @@ def test_delimiter_like_lines_in_a_code_block_are_no_table():
     body = "/notes why\n\n```\n" + "-|\n" * 21800 + "```\n"
     assert comment_prose._table_cells(body) == 0
     assert command_lines(body, "/notes") == ["/notes why"]
-
-
-# --- found by a review ---
 
 
 def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypatch):
@@ -1706,7 +1697,7 @@ def test_the_line_keeps_every_argument_kept():
     assert cmd.args == ("abcd", "efghi") and cmd.line == "/notes search abcd efghi"
 
 
-# --- found by a review ---
+# --- the echoed command line's arguments ----------------------------------------------
 
 
 def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with():
@@ -1718,7 +1709,7 @@ def test_the_echoed_command_line_quotes_only_the_arguments_the_command_ran_with(
     assert cmd.line == "/notes search abcd"
 
 
-# --- found by a review ---
+# --- config/commands.toml's limits ----------------------------------------------------
 
 
 def _commands_file(tmp_path: Path, text: str) -> Path:
@@ -2112,7 +2103,7 @@ def test_a_run_of_marks_ending_in_a_full_width_one_needs_no_space_after_it():
     assert kinds("/notes！.py") == []
 
 
-# --- found by a review ---
+# --- an emoji glued to a command ------------------------------------------------------
 
 PRAY, THUMB_MEDIUM, HEART = "\U0001f64f", "\U0001f44d\U0001f3fd", "\u2764\ufe0f"
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
@@ -2172,7 +2163,7 @@ def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
         assert not comment_prose.is_symbol(char), repr(char)
 
 
-# --- found by a review ---
+# --- punctuation alone after the command word -----------------------------------------
 
 
 # kills: bot/commands.py:_parse_line (hand) a word of punctuation alone read as a sub-command:
@@ -2223,7 +2214,7 @@ def test_a_word_that_starts_by_ending_the_sentence_is_the_bare_command(text, exp
     assert kinds(text) == expected
 
 
-# --- found by a review ---
+# --- a command typed full-width -------------------------------------------------------
 
 
 # kills: bot/comment_prose.py:_starts_with (hand) the word compared as typed: `／ｎｏｔｅｓ`, a
@@ -2286,6 +2277,9 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
     assert kinds(text) == expected
 
 
+# --- emoji shortcodes -----------------------------------------------------------------
+
+
 # kills: bot/comment_prose.py:_mark_run (hand) a shortcode not read as an emoji: `/notes :+1:`
 #   was answered "There is no `:+1:` command", `/notes:pray:` was no command at all, though
 #   the page shows `/notes 👍` and `/notes🙏`, which refresh
@@ -2326,6 +2320,9 @@ def test_a_full_width_full_stop_ends_a_word_as_a_full_stop_does(text, expected):
 )
 def test_an_emoji_shortcode_is_read_as_the_emoji_it_shows(text, expected):
     assert kinds(text) == expected
+
+
+# --- a colon after the command word ---------------------------------------------------
 
 
 # kills: bot/commands.py:_labelled (hand) a colon read as a full stop: `/notes: why` was
@@ -2454,6 +2451,9 @@ def test_a_colon_labelled_sub_command_is_the_same_command_as_typed_apart():
     assert changed_commands("/notes: why", "/notes why") == []
 
 
+# --- quotes, brackets and parentheses glued to a command ------------------------------
+
+
 # kills: bot/commands.py:_split_subcommand (hand) an opening quote glued to a sub-command read
 #   as part of it: `/notes topic「ROCm」` (Chinese puts no space before `「`) was answered
 #   "There is no `topic「ROCm」` command"
@@ -2545,6 +2545,9 @@ def test_a_parenthesis_after_a_space_is_the_writers_aside_ascii_or_full_width(te
     assert kinds(text) == expected
 
 
+# --- sub-commands in inline code ------------------------------------------------------
+
+
 # kills: bot/commands.py:_uncoded (hand) a sub-command in inline code read with its
 #   backticks: `/notes \`why\`` (the command word as prose, its sub-command formatted as
 #   code, as people write commands) was answered "There is no `` `why` `` command", where a
@@ -2572,7 +2575,7 @@ def test_a_sub_command_in_inline_code_is_the_sub_command(text, expected):
 
 
 # kills: bot/commands.py:_split_subcommand (hand) a line naming sub-commands in code read
-#   as running its first: found by a review, `/notes \`off\`, \`on\` or \`why\`` (a
+#   as running its first: `/notes \`off\`, \`on\` or \`why\`` (a
 #   maintainer telling the author what the bot takes) paused the notes on the PR
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -2590,6 +2593,9 @@ def test_a_sub_command_in_inline_code_is_the_sub_command(text, expected):
 )
 def test_a_line_naming_several_sub_commands_in_code_runs_none(text, expected):
     assert kinds(text) == expected
+
+
+# --- names GitHub shows as emoji, and a sub-command between colons --------------------
 
 
 # kills: bot/comment_prose.py:_shortcode_end (hand) any lower-case name read as an emoji's:
@@ -2646,6 +2652,9 @@ def test_a_sub_command_between_colons_is_emoji_ish_text_as_on_is(text, expected)
     assert kinds(text) == expected
 
 
+# --- a topic's name in brackets -------------------------------------------------------
+
+
 # kills: bot/commands.py:unbracketed what follows the closing bracket cut short (`end + 2`)
 @pytest.mark.parametrize(
     ("typed", "read"),
@@ -2661,6 +2670,9 @@ def test_a_sub_command_between_colons_is_emoji_ish_text_as_on_is(text, expected)
 )
 def test_a_topics_name_is_read_without_the_brackets_its_start_opens(typed, read):
     assert unbracketed(typed) == read
+
+
+# --- what an edit runs again: a command's key -----------------------------------------
 
 
 # A list's separator typed apart reads as glued (`feedback._is_number`), and so is keyed:
@@ -2753,6 +2765,9 @@ def test_an_edit_of_a_search_changing_no_word_it_searches_runs_nothing_again():
     assert search.line == "/notes search rocm kv"
 
 
+# --- the quote and bracket pairs' one table -------------------------------------------
+
+
 # The quote and bracket pairs have one table (bot.notes.QUOTE_PAIRS, BRACKET_PAIRS); each
 # reader's view of it is the table that reader kept before, pair for pair, and reads every
 # pair of marks as before (the old tables and pattern, as they were written)
@@ -2833,6 +2848,9 @@ def _old_unquoted(reason: str) -> str:
     if end < 0 or close in reason[1:end] or comment_prose.marks_end(reason, end + 1) != len(reason):
         return reason
     return reason[1:end].strip()
+
+
+# --- what an edit runs again: separators, ids, lists and topics in a key --------------
 
 
 # A separator typed before the number is not read past by `pick_note` (`, 3` with three
@@ -3088,6 +3106,9 @@ def test_a_topic_naming_another_topic_or_none_is_a_new_command():
     assert changed_commands("/notes topic cuda graphs", "/notes topic CUDA-graphs") == []
 
 
+# --- reading commands with the configured caps ----------------------------------------
+
+
 # the shell reads commands with config/commands.toml's caps, through one
 # `commands.Reading` (BotContext.command_reading). A Reading has no caps of its own: one
 # built without the config would read keys with other caps than the run's.
@@ -3138,6 +3159,9 @@ def test_no_shell_module_reads_commands_but_through_a_configured_reading():
         for name in ("parse_commands", "changed_commands", "_all_commands"):
             assert not re.search(rf"\b{name}\b", code), (path.name, name)
         assert not re.search(r"\bReading\(", code), path.name  # `Reading.of(config, …)`
+
+
+# --- a line or paragraph separator between two commands -------------------------------
 
 
 @pytest.mark.parametrize("between", ["\u2028", "\u2029"])
