@@ -261,7 +261,7 @@ def test_a_delivery_naming_a_repository_since_renamed_still_gets_its_comment(
         )
 
 
-# Found by a review: a comment a maintainer deleted was posted again after the
+# A comment a maintainer deleted was posted again after the
 # repository was renamed. README: once deleted by a maintainer, the comment is "never
 # posted again by a PR event (a new comment would notify everyone)". The org is renamed;
 # the operator does what the bot's own log asks (bot.installations: rename the
@@ -666,7 +666,7 @@ def test_a_delivery_without_a_repository_id_is_run_by_name(live):
 def test_a_revert_after_the_rename_still_gets_the_note_of_the_pr_it_reverts(
     tmp_path, fake_github, app_key, monkeypatch
 ):
-    # found by a review: the reverted PR's state stays under the old name until its
+    # the reverted PR's state stays under the old name until its
     # own next event, and related notes were read under the new name only
     clean_env(monkeypatch)
     fake, new_repo = fake_github, "vllm-org/vllm"
@@ -738,7 +738,7 @@ def test_a_pr_changing_only_tests_gets_no_note_on_the_mechanism_they_test(live):
 
 
 def test_a_partial_listing_with_a_rename_is_not_taken_for_every_file(live):
-    # found by a review: GitHub lists 3,000 of the PR's 3,001 files (its cap), all
+    # GitHub lists 3,000 of the PR's 3,001 files (its cap), all
     # tests, one a rename, never the code they exercise. The rename's old path was
     # counted as a listed file, 3,001 paths "covered" `changed_files`, and the
     # tests-only rule dropped the note the same PR gets without the rename
@@ -787,7 +787,6 @@ def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
     # Two notes comments of ours happen (a create whose answer was lost while the list
     # lagged behind it, deliveries racing); only the oldest is edited, so the other kept
     # showing notes that no longer apply, for good. Now it is deleted, as Prow does
-    # (found by a review)
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     human = fake.add_comment(DEFAULT_REPO, N, f"{MARKER}\nI copied your marker", login="mallory")
@@ -808,7 +807,7 @@ def test_a_duplicate_notes_comment_does_not_stay_behind_stale(live):
 def test_a_comment_a_maintainer_deleted_is_not_posted_again_by_a_pr_event(live, caplog):
     # deleting the bot's comment is the plainest "go away"; a later push or label used
     # to post a fresh one (a new comment notifies every subscriber of the PR). Now the
-    # PR is opted out as by `/notes off` (found by a review)
+    # PR is opted out as by `/notes off`
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     deliver_pr(client, rt, title=MATCHING_TITLE, updated_at="2026-09-01T10:00:00Z")
@@ -1242,7 +1241,7 @@ def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_k
     assert len(fake_github.calls("POST", "/app/installations/1001/access_tokens")) == 2
 
 
-# --- found by a review: a repository leaving the installation its queued delivery names ---
+# --- a repository leaving the installation its queued delivery names ------------------
 
 
 @pytest.mark.parametrize("public", [False, True])
@@ -1433,7 +1432,7 @@ def _push(client, rt) -> None:
 def test_going_live_on_the_database_of_a_dry_run_still_comments_on_github(
     tmp_path, monkeypatch, fake_github, app_key
 ):
-    # found by a review. The operator's path in the README: run the server first
+    # The operator's path in the README: run the server first
     # (no credentials yet: a dry run, e.g. replaying examples, or REVIEW_NOTES_DRY_RUN=true
     # on real deliveries to see what it would post), then set the App's credentials and
     # restart, on the same database (the image's volume, or the default
@@ -1533,7 +1532,7 @@ def test_a_pr_event_on_a_locked_pr_is_not_a_failure(live):
     assert len(ours(fake)) == 1 and rt.queue.counts()["failed"] == 0
 
 
-# --- found by a review ---
+# --- a comment list that lags behind our last edit ------------------------------------
 
 
 def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_for_it(
@@ -1578,7 +1577,7 @@ def test_a_list_showing_our_comment_as_it_was_before_our_last_edit_is_not_taken_
         assert fake.comment(first.id).body == v1, "GitHub still shows the note taken off (v2)"
 
 
-# --- found by a review ---
+# --- events of the same second, matched on the PR as GitHub has it --------------------
 
 
 def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_delivery(live):
@@ -1605,9 +1604,6 @@ def test_opt_out_label_added_in_the_same_second_as_opened_survives_out_of_order_
     later = "2026-09-01T10:00:05Z"
     deliver_pr(client, rt, action="unlabeled", title=MATCHING_TITLE, updated_at=later)
     assert len(ours(fake)) == 1 and "GET pulls/{n}" not in repo_calls(fake)
-
-
-# --- found by a review ---
 
 
 def _answers_closed(fake, monkeypatch):
@@ -1643,7 +1639,7 @@ def test_a_tie_with_the_prs_closing_does_not_post_on_the_closed_pr(live, monkeyp
     assert ours(fake) == [], "the notes comment was posted on a PR GitHub says is closed"
 
 
-# --- found by a review ---
+# --- what GitHub failed to deliver, asked for again -----------------------------------
 
 
 def test_a_pr_opened_while_the_server_was_down_gets_its_comment_after_redeliver(
