@@ -261,7 +261,7 @@ def test_a_delivery_rate_limited_for_long_waits_in_the_queue_visible_and_runs_th
         assert metric(text, calls, method="POST", endpoint=comments, status="201") == 1
 
 
-# Writes GitHub applied but never confirmed (found by a review): the PR's state is
+# Writes GitHub applied but never confirmed: the PR's state is
 # saved only once GitHub confirms a write, and two shortcuts trusted it without asking
 # ("no note matches and no comment known: skip", "same body hash as posted: no call"),
 # so such a write left stale notes up for good, `review-notes retry` or not (the failed
@@ -370,7 +370,7 @@ def test_a_comment_deleted_between_list_and_edit_is_a_deletion_not_a_failure(
     # a maintainer deletes the notes comment while a delivery is between its comment
     # list and its PATCH: GitHub answers 404. That failed the whole delivery; it is the
     # deletion a later list would have shown: nothing posted, the PR opted out as by
-    # `/notes off` (found by a review)
+    # `/notes off`
     from tests import fake_github as fg
 
     fake = fake_github
@@ -426,7 +426,7 @@ def test_a_404_to_the_edit_that_was_no_deletion_fails_the_delivery_and_changes_n
         assert edited.id == comment.id and edited.body != first_body
 
 
-# --- found by a review ---
+# --- rate limits per installation, and the time GitHub gave ---------------------------
 
 OTHER_REPO = "acme/other"
 OTHER_INSTALLATION = 2002
@@ -491,7 +491,7 @@ def test_a_delivery_failed_on_a_rate_limit_runs_again_once_the_time_github_gave_
     assert [c.user.login for c in fake.comments(DEFAULT_REPO, n)] == ["review-notes[bot]"]
 
 
-# --- found by a review ---
+# --- a put-back that fails a delivery is counted failed -------------------------------
 
 
 def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
@@ -530,7 +530,7 @@ def test_the_put_back_that_fails_a_delivery_is_counted_failed_not_deferred(
     assert len(put_backs) == 1 and f"(1 of {MAX_DEFERRALS} " in put_backs[0], put_backs
 
 
-# --- found by a review ---
+# --- an outcome is counted once stored ------------------------------------------------
 
 
 def test_an_outcome_not_stored_is_not_counted():
@@ -566,7 +566,7 @@ def test_an_outcome_not_stored_is_not_counted():
     assert told == []
 
 
-# --- found by reviews ---
+# --- rate-limit headers too far off to be a date, or no number ------------------------
 
 
 def _retry_after_past_dates() -> Fault:
@@ -619,9 +619,6 @@ def test_a_success_whose_reset_is_too_far_off_is_taken(tmp_path, fake_github, ap
         wait_until(lambda: rt.queue.get(delivery).state in finished, what="the delivery")
         assert (rt.queue.get(delivery).state, rt.queue.get(delivery).deferrals) == ("done", 0)
         assert len(fake.calls("POST", f"/repos/{DEFAULT_REPO}/issues/{n}/comments")) == 1
-
-
-# --- found by a review ---
 
 
 # kills: bot/github_sessions.py:GitHubSessions._new_github its Github made without
@@ -732,9 +729,6 @@ def test_the_hourly_content_creation_limit_is_backed_off_and_waited_out(
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
 
 
-# --- found by a review ---
-
-
 def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spends_put_backs(
     tmp_path, fake_github, app_key, manual_time
 ):
@@ -784,9 +778,6 @@ def test_a_backlog_waits_out_the_hourly_limit_and_only_the_delivery_refused_spen
     assert limit.refused == cycles  # one refused write a pause, none while paused
     for number in backlog[1:]:
         assert [c.user.login for c in fake.comments(DEFAULT_REPO, number)] == [BOT]
-
-
-# --- found by a review ---
 
 
 # kills: bot/queue.py MAX_DEFERRALS back at 8 (or 13): the delivery GitHub refuses in an
