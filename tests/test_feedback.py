@@ -245,7 +245,7 @@ def test_a_comma_typed_apart_sets_the_reason_off(typed, reason):
     assert (alone.note_id, alone.reason) == (SHOWN[0], reason)
 
 
-# found by a review: a dash or colon typed apart sets a reason off, and one that starts
+# a dash or colon typed apart sets a reason off, and one that starts
 #   with a number and goes on in words is the reason (`2 — 3 tests fail`), as it was before
 #   a list's separator typed apart read as glued: those were asked which note, as `1 - 2` is
 @pytest.mark.parametrize(
@@ -1131,7 +1131,7 @@ def test_the_terms_of_the_matchers_evidence():
         "labeled 'ci/build' (topic: CI)",  # GitHub's spelling
         "refers to PR 52419, the PR this note reviews",
         "reverts PR 53155, which got this note",
-        # found by a review: the rest of a shared file set gave the term '2'
+        # the rest of a shared file set gave the term '2'
         "changes 2 other files (topic: Speculative decoding)",
         "this note lists this PR to read with its own",  # a mark kept in the older wording
         "this note lists this PR as one to read with it",
@@ -1244,7 +1244,7 @@ def test_the_store_remembers_what_each_comment_numbered(tmp_path):
     db.close()
 
 
-# Found by a review. A second reviewer's `wrong` on a note already marked replaced
+# A second reviewer's `wrong` on a note already marked replaced
 # the first reviewer's words, and the curators' report named the first as their author.
 
 
@@ -1527,7 +1527,7 @@ def test_each_line_the_reasons_word_is_read_back_to_its_term():
     assert evidence_terms([str(r.changes(["a/b.py", "c.py"]))]) == {"a/b.py"}
 
 
-# --- found by a review ---------------------------------------------------------------
+# --- `notes feedback`: a line's gloss gives no term -----------------------------------
 
 
 def test_a_lines_gloss_gives_no_term_of_its_own():
@@ -1591,7 +1591,7 @@ def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
     assert '"reason": "只改了文档，不相关"' in out
 
 
-# --- found by a review ---
+# --- `/notes wrong`: an emoji or a second number after a note's number ----------------
 
 
 # kills: bot/feedback.py:pick_note (hand) an emoji after the number read as a letter: `2🙏`
@@ -1694,7 +1694,7 @@ def test_a_reason_starting_with_a_figure_is_still_a_reason():
     assert (pick.note_id, pick.reason) == (SHOWN[1], "3x slower is another PR's claim")
 
 
-# --- found by a review ---
+# --- `/notes wrong`: marks and emoji shortcodes ending a note's number ----------------
 
 
 # kills: bot/feedback.py:_as_ascii (hand) only an emoji read as the number's full stop, not
@@ -1769,7 +1769,7 @@ def test_a_note_id_with_a_mark_after_it_names_the_note():
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
 
 
-# --- found by a review ---
+# --- `/notes wrong`: a reason quoted right after a note's number ----------------------
 
 
 # kills: bot/feedback.py:pick_note (hand) a reason quoted right after the number read with it:
@@ -1803,7 +1803,7 @@ def test_only_an_opening_quote_beyond_ascii_after_a_number_starts_its_reason(fir
     assert pick.reason == (first if reason is None else reason)
 
 
-# --- found by a review ---
+# --- `/notes wrong`: figures, numerals, ranges and signs after a note's number --------
 
 
 # kills: bot/feedback.py:_LISTED a figure with a unit (`2.5x`) read as two note numbers
@@ -1917,6 +1917,9 @@ def test_an_emoji_shortcode_before_the_note_number_is_no_part_of_the_command(lin
     assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
     # alone, it is no reason either: one note shown is hidden without one
     assert picked(":pray:", SHOWN[:1]) == pick_note((), SHOWN[:1])
+
+
+# --- a comment's numbers are its keeper's to forget -----------------------------------
 
 
 def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
