@@ -294,7 +294,7 @@ def test_an_on_added_by_editing_a_review_counts_when_the_edit_is_made(live):
     assert not state(rt).opted_out, "the `on` written last on GitHub did not count"
 
 
-# --- found by a review --------------------------------------------------------------------
+# --- invisible characters in and around a command -------------------------------------
 
 
 def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_contradiction(
@@ -313,7 +313,6 @@ def test_an_invisible_character_after_the_sub_command_is_not_answered_with_a_con
     assert state(rt).opted_out and reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by a review: invisible characters around the command word --------------------
 # dea517c drops invisible format characters from a command's words, but one right after
 # `/notes` itself still made the line no command (the author's `off` silently ignored),
 # and a comment opening with a pasted BOM was dropped at intake ("no line starts with a
@@ -415,7 +414,7 @@ def test_a_review_on_a_pr_locked_meanwhile_is_not_a_failure(live, line):
     assert len(refused) == 1 and refused[0].method == ("POST" if "help" in line else "PATCH")
 
 
-# --- found by a review ---
+# --- a comment's time that is no time -------------------------------------------------
 
 
 def test_a_comment_updated_at_that_is_not_a_time_does_not_keep_notes_off_for_good(tmp_path):
@@ -566,7 +565,7 @@ def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live
     assert reactions(fake, c) == set()
 
 
-# --- found by a review ---
+# --- a command after a bare carriage return, at intake --------------------------------
 
 
 def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(live):
@@ -582,6 +581,9 @@ def test_a_command_after_a_bare_carriage_return_is_run_not_ignored_at_intake(liv
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert state(rt).opted_out
+
+
+# --- a review's commands: their source and time ---------------------------------------
 
 
 # kills: bot/command_events.py:_source a review's commands kept as said in "comment:ID" (the
@@ -603,7 +605,7 @@ def test_a_review_is_known_as_a_review_and_dated_by_its_submitted_at():
     assert _comment_source(comment_payload(comment)).origin == "comment:77"
 
 
-# --- found by a review ---
+# --- a command typed full-width, at intake --------------------------------------------
 
 
 # kills: bot/command_events.py:_MAY_HOLD_COMMAND (hand) an ASCII `/` and letters only: a
@@ -618,6 +620,9 @@ def test_a_command_typed_full_width_is_run_not_ignored_at_intake(live, typed):
     drain(rt)
     assert reactions(fake, c) == {"eyes", "+1"}
     assert state(rt).opted_out
+
+
+# --- what an edit runs again ----------------------------------------------------------
 
 
 # kills: bot/commands.py:Command.key (hand) the words after `off` part of its key: an edit of
@@ -639,9 +644,6 @@ def test_editing_the_words_after_an_off_does_not_turn_the_notes_off_again(live):
     assert post(client, "issue_comment", edited).status_code == 202
     drain(rt)
     assert not state(rt).opted_out, "the edit of an off's reason turned the notes off again"
-
-
-# --- found by a review ---
 
 
 # kills: bot/commands.py:Command.key (hand) a full-width argument not read as its ASCII: an

@@ -35,7 +35,7 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("Based on https://github.com/vllm-project/vllm/pull/50011", [(50011, "builds on")]),
         ("Builds on https://github.com/vllm-project/vllm/issues/600", [(600, "builds on")]),
         # a reference written as a Markdown link: its target is this repository's PR
-        # (found by a review, PRs 52093 and 50932)
+        # (PRs 52093 and 50932)
         (
             "- Revert [#51430](https://github.com/vllm-project/vllm/pull/51430) and restore",
             [(51430, "reverts")],
@@ -69,7 +69,7 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("This revisits closed PR #51750 with a new design", []),
         ("as the resolved issue #3 asked", []),
         ("Closed #5; resolved: #6", [(5, "fixes"), (6, "fixes")]),
-        # as verbs before a determiner they still close (found by a review)
+        # as verbs before a determiner they still close
         ("Resolved the issue #1234", [(1234, "fixes")]),
         ("Closed the previous PR #5", [(5, "fixes")]),
         ("This PR resolved the regression from #51750", [(51750, "fixes")]),
@@ -79,7 +79,7 @@ def rel(body: str, own: int | None = None) -> list[tuple[int, str]]:
         ("This never fixed #13", []),
         ("It is not really a revert of #14", []),
         # Chinese text runs into the number: ASCII word edges, as bot.prfacts reads
-        # references (found by a review)
+        # references
         ("Reverts #52401中的改动，恢复 ROCm 默认。", [(52401, "reverts")]),
         ("修复：Fixes vllm-project/vllm#53155中提到的问题", [(53155, "fixes")]),
     ],
@@ -247,13 +247,13 @@ def test_a_relation_after_a_fenced_html_comment_opener_is_read():
 
 
 def test_a_quote_from_a_description_is_printed_inert():
-    # found by a review: the quote is the PR author's words, printed to a terminal
+    # the quote is the PR author's words, printed to a terminal
     got = [Suggestion("read_with", 1, Relation.FOLLOWS, "Follow-up to \x1b]8;;x\x07#1")]
     (line,) = [x for x in render_refs(note(), got) if "+=" in x]
     assert "\x1b" not in line and "\\x1b]8;;x\\x07#1" in line
 
 
-# --- found by a review ---------------------------------------------------------------
+# --- a reference shown as code --------------------------------------------------------
 
 
 def test_a_reference_shown_as_code_relates_nothing():
@@ -265,7 +265,7 @@ def test_a_reference_shown_as_code_relates_nothing():
     assert mentioned(body, note(), []) == [52420]
 
 
-# --- found by a review ---
+# --- `notes refs` with a GITHUB_API_URL that is not the API ---------------------------
 
 
 class _HTMLHandler(http.server.BaseHTTPRequestHandler):

@@ -447,7 +447,7 @@ def test_a_paused_comment_shows_no_note_and_pausing_again_costs_no_write(ctx):
 
 def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
     # nor does removing the label later: the deletion opted the PR out, as `/notes off`
-    # (a deleted comment is a maintainer's "go away"; found by a review)
+    # (a deleted comment is a maintainer's "go away")
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     r = refresh_sticky(ctx, REF, facts(labels=("no-review-notes",)))
@@ -458,7 +458,6 @@ def test_pausing_never_recreates_a_comment_a_human_deleted(ctx):
 
 
 # a deleted comment's reason, and "any more" across an upgrade through a pause or why mode
-# (found by a review)
 
 
 def test_a_deleted_comment_reason_is_words_not_a_dict(ctx):
@@ -600,8 +599,7 @@ def test_a_pause_looks_for_a_comment_a_write_never_confirmed(ctx):
     assert "paused on this pull request by the label" in bodies(ctx)[0]
 
 
-# a notes comment a maintainer deleted is a "go away" (found by a review; end to
-# end in test_e2e.py)
+# a notes comment a maintainer deleted is a "go away" (end to end in test_e2e.py)
 
 
 def test_a_deleted_comment_is_not_posted_again_and_the_pr_is_opted_out(ctx, caplog):
@@ -885,7 +883,7 @@ def test_a_second_event_of_the_same_second_makes_every_run_of_it_a_tie(ctx):
     assert ctx.prs.get(REF.repo, REF.number).event_by is None
 
 
-# --- found by a review ---
+# --- payload times kept as GitHub writes them -----------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -940,7 +938,7 @@ def test_a_payload_time_without_a_zone_is_utc_whatever_the_servers_zone(monkeypa
         time.tzset()
 
 
-# --- found by a review (a surviving mutant showed it) ---
+# --- a command after a retarget reads the new diff ------------------------------------
 
 
 def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files(ctx):
@@ -1103,7 +1101,7 @@ def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
 
 
 def test_the_comment_names_a_source_pr_of_the_prs_own_repository_by_its_number(ctx):
-    # found by a review: "source: vllm-project/vllm PR 52419" on a vllm PR
+    # it said "source: vllm-project/vllm PR 52419" on a vllm PR
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
     (body,) = bodies(ctx)
     assert " · source: [PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)" in body
