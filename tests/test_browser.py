@@ -201,7 +201,7 @@ def test_every_text_on_every_page_is_readable_in_both_palettes(browser, base_url
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
-# --- found by a review ---
+# --- the plain-text source page asks for no missing icon ------------------------------
 
 
 def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
@@ -213,7 +213,7 @@ def test_the_plain_text_source_page_asks_for_no_missing_icon(browser, base_url):
     assert not problems, problems
 
 
-# --- found by a review ---
+# --- no page scrolls sideways on a phone ----------------------------------------------
 
 PHONE = {"width": 360, "height": 800, "deviceScaleFactor": 1, "mobile": True}
 LONG_REPO = "kubernetes-sigs/gateway-api-inference-extension"  # a real one, 47 characters
@@ -250,6 +250,9 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, base_url):
         assert not wide, wide
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# --- what Chromium must not keep: a former id's redirect, a retired note's 410 --------
 
 
 # kills: bot/pages.py:NotesSite.former (hand) the redirect of a former id cacheable: Chromium
@@ -296,7 +299,7 @@ def test_a_note_brought_back_from_retirement_opens_again(browser):
         assert browser.title == "Fix a CUDA graph capture deadlock · review notes"
 
 
-# --- found by a review ---
+# --- the scrollbar in the page's palette ----------------------------------------------
 
 # The colour of one pixel of a PNG screenshot, read by a canvas on a blank page (the notes
 # pages' CSP would refuse the data: image)
@@ -343,6 +346,9 @@ def test_the_scrollbar_is_drawn_in_the_pages_palette(browser, base_url, scheme):
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
 
+# --- a link a Chinese sentence runs on from -------------------------------------------
+
+
 # kills: bot/pages.py:pasted_off (hand) only punctuation taken off: the link a Chinese sentence
 #   runs on from, as GitHub's autolinker makes it and Chromium sends it (percent-encoded), was
 #   a 404
@@ -354,7 +360,7 @@ def test_a_link_a_chinese_sentence_runs_on_from_opens_the_note(browser, base_url
     assert browser.current_url == f"{base_url}/notes/b-graph/source"
 
 
-# --- found by a review ---
+# --- a note's source readable on a phone ----------------------------------------------
 
 # The size the note's text is drawn at on the phone's screen: its font size times the page's
 # zoom (a page without a viewport is laid out 980 px wide and shrunk to fit)
@@ -381,6 +387,9 @@ def test_a_notes_source_is_readable_on_a_phone(browser, base_url):
         assert not problems, problems  # the stylesheet and icon under the CSP
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# --- back from a search: the form the list was made by --------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -434,7 +443,7 @@ def test_back_from_a_search_shows_the_form_the_list_was_made_by(request, base_ur
     assert not problems, problems  # the script ran under the CSP
 
 
-# --- found by a review ---
+# --- a search that finds nothing, a deleted note's link: saying why -------------------
 
 
 # kills: bot/templates/notes.html (hand) "No notes match." alone: a reviewer whose two words no

@@ -725,7 +725,7 @@ def test_without_library_flags_match_reads_the_servers_library(setup, capsys, mo
     assert code == 2 and "configuration error" in err
 
 
-# --- found by a review -----------------------------------------------------------------
+# --- no terminal control sequence from a payload --------------------------------------
 
 
 def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, capsys):
@@ -743,7 +743,7 @@ def test_match_prints_no_terminal_control_sequence_from_a_payload(tmp_path, caps
     assert "\x1b" not in out and "\x07" not in out, out
 
 
-# --- found by a review ---
+# --- payloads, batch lines and flags `match` cannot use: named, no traceback ----------
 
 R16M_EXAMPLE = ROOT / "examples" / "pr-52419-opened.json"
 
@@ -1072,7 +1072,7 @@ def test_a_batch_of_dash_is_read_from_stdin_and_its_lines_named(setup, tmp_path)
     assert [n["id"] for n in json.loads(r.stdout)["notes"]] == ["vllm-aaaa0001"]
 
 
-# --- found by a review (CLI) ---
+# --- git's name-status lines, renames, copies and absolute paths ----------------------
 
 
 # kills: bot/given_paths.py:_listed a `git diff --name-status` line taken whole ("M\tvllm/x.py"
@@ -1161,7 +1161,7 @@ def test_a_rename_line_given_with_a_payload_is_one_file_as_the_bot_counts_it(tmp
     assert code == 0 and cli_notes(out) == server_match(server)
 
 
-# --- found by a review (CLI: paths as a curator gives them) ---
+# --- paths as a curator gives them ----------------------------------------------------
 
 
 def _git(repo: Path, *argv: str) -> str:
@@ -1577,6 +1577,9 @@ def test_a_comma_git_quotes_or_in_a_word_or_in_a_listed_line_is_no_joined_path(
     assert (code, err) == (0, "")
 
 
+# --- a title typed without its quotes -------------------------------------------------
+
+
 # kills: bot/cli.py:_parsed a title typed without its quotes left as 'unrecognized
 #   arguments' with no word of the quotes, or another word left over said to be a title's
 def test_a_title_typed_without_its_quotes_is_told_to_take_them(setup, capsys):
@@ -1642,6 +1645,9 @@ def test_the_title_hint_reads_the_command_line_itself(setup, capsys, monkeypatch
     )
 
 
+# --- --version ------------------------------------------------------------------------
+
+
 def test_version_names_the_installed_release(capsys):
     """`review-notes --version` prints the version the package was installed as (a bug
     report names it) and exits 0, with no sub-command."""
@@ -1653,7 +1659,7 @@ def test_version_names_the_installed_release(capsys):
     assert capsys.readouterr().out == f"review-notes {version('review-notes')}\n"
 
 
-# --- found by a review ---
+# --- `match`'s repository and settings ------------------------------------------------
 
 
 # kills: bot/cli.py:server_library (hand) `match`'s repository left vllm-project/vllm when

@@ -303,7 +303,7 @@ def test_a_tie_the_curator_made_is_the_first_reason():
             assert m.reasons[0].startswith(TIES), f"PR {number}: {list(m.reasons)}"
 
 
-# --- found by a review of the fixes above ------------------------------------------
+# --- the "title shares" line: what it says, in which order, at what weight ------------
 
 ALSO_TITLE = "also in this note's title;"  # the title alone (not "title and keywords")
 
@@ -428,7 +428,7 @@ def test_scores_are_unchanged_when_the_similar_lines_weight_moves_to_another_lin
     assert m.score == 3.7, (m.score, m.reasons)  # 696968a: 3.7
 
 
-# --- found by a review -------------------------------------------------------------
+# --- what a reason quotes: shared words, parentheses, keywords, the aspect gloss ------
 
 
 def _reasons(title: str, files: tuple[str, ...] = ()) -> list[list[str]]:
@@ -632,7 +632,7 @@ def test_a_name_the_note_writes_at_the_end_of_the_titles_name_does_not_crash_quo
     assert written_form(title, "init", said)  # a quote, not an IndexError
 
 
-# --- found by a review -------------------------------------------------------------
+# --- an aspect in another topic's tag or inside a topic's phrase ----------------------
 
 
 def _lines(title: str, files: tuple[str, ...] = ()) -> dict[str, list[str]]:
@@ -697,6 +697,9 @@ def test_an_aspect_word_inside_a_topic_phrase_is_not_quoted_on_a_line_of_its_own
             if line.startswith("title mentions") and "MLA" in line.split(" (", 1)[0]
         ]
         assert len(quoting) == 1, f"{title!r}: its one 'MLA' is quoted by {quoting}"
+
+
+# --- quotes across brackets, closed, unmatched or nested ------------------------------
 
 
 def test_a_quote_across_a_bracket_keeps_the_name_the_bracket_explains():
@@ -775,8 +778,6 @@ def test_a_tag_with_brackets_is_not_quoted_as_a_tag_the_title_does_not_have():
         tag = line[len("title is tagged [") : line.index("]")]
         assert not tag.startswith("("), f"a tag the title does not have: {line!r}"
 
-
-# --- found by a review -------------------------------------------------------------
 
 EC_FILES = ("vllm/distributed/ec_transfer/ec_connector/base.py",)
 
@@ -1024,7 +1025,7 @@ def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_wr
 def test_a_line_counting_for_two_topics_names_them_after_one_topics():
     # PR 44987 ("[XPU] Enable XPU eplb") read "changes tests/distributed/test_elastic_ep.py
     # (a path of this note; topic: Elastic EP scaling; topic: Expert parallelism and
-    # elastic EP)": the word said twice read as a line repeated. Found by a review
+    # elastic EP)": the word said twice read as a line repeated.
     files = ("tests/conftest.py", "tests/distributed/test_elastic_ep.py")
     res = match_pr(
         PRFacts("vllm-project/vllm", 44987, "[XPU] Enable XPU eplb", files=files), LIB, CFG
