@@ -493,7 +493,7 @@ def test_a_routed_event_moves_its_prs_state_to_the_repositorys_new_name(tmp_path
         assert row["repo_id"] is None
 
 
-# --- found by a review ---
+# --- events of one second: a label put back, a PR converted to a draft ----------------
 
 OPT_OUT = "no-review-notes"
 
@@ -588,7 +588,7 @@ def test_a_late_event_from_before_converted_to_draft_posts_nothing_on_the_draft(
     assert "Automatic updates are paused" not in sticky_text(fake)
 
 
-# --- found by a review ---
+# --- a replayed pull_request body costs no GitHub call --------------------------------
 
 
 def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live):
@@ -624,7 +624,7 @@ def test_a_replayed_pull_request_body_does_not_cost_a_github_call_each_time(live
     assert sum(rt.queue.counts().values()) == 1
 
 
-# --- found by a review ---
+# --- a put-back or re-checked event is no tie with its own time -----------------------
 
 
 def test_a_put_back_pr_event_costs_no_extra_get_of_the_pr_when_it_runs_again(
@@ -677,7 +677,7 @@ def test_a_re_check_after_another_event_of_its_second_is_a_tie(tmp_path, fake_gi
         assert len(fake.calls("GET", f"/repos/{DEFAULT_REPO}/pulls/7001")) == 2
 
 
-# --- found by a review ---
+# --- a signed payload's impossible fields: a time, an installation --------------------
 
 
 def test_a_pull_request_updated_at_that_is_not_a_time_does_not_silence_the_pr_for_good(tmp_path):

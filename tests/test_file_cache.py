@@ -191,7 +191,7 @@ def test_a_cached_list_is_of_its_head_and_of_its_base_when_both_are_known():
     assert unknown.files_for(A, "main") is None and unknown.files_for(A) == ("a.py",)
 
 
-# --- found by a review of the fixes above ------------------------------------------
+# --- files_base across a rollback -----------------------------------------------------
 
 PREVIOUS = "696968a"  # the release before the file cache kept its base
 
@@ -268,6 +268,9 @@ def test_a_rollback_leaves_files_base_stale_and_the_retarget_race_it_fixed_comes
         )
 
 
+# --- a PR that deletes a file ---------------------------------------------------------
+
+
 def _sticky(fake, number: int) -> str | None:
     found = [
         c.body
@@ -319,7 +322,7 @@ def test_a_pr_that_deletes_a_file_is_listed_again_on_every_event(
         )
 
 
-# --- found by a review -------------------------------------------------------------
+# --- a listing behind a push or a retarget; lists cached before bases were kept -------
 
 FILES = "/repos/*/pulls/*/files"
 

@@ -173,7 +173,7 @@ def test_reply_budget_memory_is_bounded():
     assert not budget.allow("a")
 
 
-# --- found by a review ---
+# --- a reply not posted is refunded ---------------------------------------------------
 
 
 def test_a_reply_not_posted_is_refunded_up_to_the_burst():
@@ -221,7 +221,7 @@ def test_the_limiter_keeps_at_most_max_keys_windows():
         assert len(limiter._windows) <= 2
 
 
-# --- found by a review ---
+# --- replies across many PRs stay under GitHub's content-creation limit ---------------
 
 
 def test_replies_across_many_prs_stay_under_githubs_hourly_content_creation_limit():
@@ -248,6 +248,9 @@ def test_replies_across_many_prs_stay_under_githubs_hourly_content_creation_limi
     assert flood.allow_reply("o/r#1", 2002) is None  # another installation has its own
 
 
+# --- the installation's budget says once that it starts refusing ----------------------
+
+
 def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     """A refusal tells which budget refused, and whether it is the installation's first
     since its budget was last full (the one to log). A PR's spent budget costs the
@@ -272,9 +275,6 @@ def test_the_installations_reply_budget_says_first_when_it_starts_refusing():
     assert flood.allow_reply("pr5", 7) is None
     assert flood.allow_reply("pr6", 7) is None
     assert flood.allow_reply("pr7", 7) == Overspent(installation=True, first=True)  # said again
-
-
-# --- found by a review ---
 
 
 def test_a_sustained_flood_is_warned_of_once_not_at_every_refill():

@@ -75,7 +75,7 @@ def test_metrics_render_prometheus_text_and_run_collect_hooks():
     Metrics().deliveries.labels("ping", "done").inc()
 
 
-# --- found by a review -----------------------------------------------------------------
+# --- redaction: JSON escapes, the manifest code, PyGithub's records, plain lines ------
 
 
 def test_a_secret_is_redacted_also_as_a_json_line_escapes_it():
@@ -313,7 +313,7 @@ def test_a_non_ascii_secret_with_a_quote_is_redacted_whole_in_a_json_line():
     assert lines[0]["msg"] == "secret was [redacted]"
 
 
-# --- found by a review ----------------------------------------------------------------------
+# --- the outcomes an alert watches start at zero --------------------------------------
 
 
 # kills: bot/metrics.py:Metrics.__init__ the outcomes an alert watches left without a sample

@@ -151,7 +151,7 @@ def test_rollback_then_forward_a_deleted_comment_is_not_posted_again(
         assert state(rt, n).opted_out
 
 
-# Found by a review: the older release edits the resumed comment itself
+# The older release edits the resumed comment itself
 # 884085a: "A comment other than the one resumed ends the state" -- but an older
 # release (rollback) that EDITS the comment the `on` resumed leaves comment_id as it was
 # and resumed_for untouched (it does not know the column), so `resumed` stays True.
@@ -218,7 +218,7 @@ def test_rollback_editing_the_resumed_comment_then_a_deletion_is_a_go_away(
         assert state(rt, n).opted_out
 
 
-# --- found by a review ---
+# --- pr_state.event_by left stale by a rollback ---------------------------------------
 
 OPT_OUT = "no-review-notes"
 
@@ -277,7 +277,7 @@ def test_a_stale_event_by_after_a_rollback_hides_no_real_tie(
         )
 
 
-# --- found by a review ---
+# --- a rollback's retry starts the put-backs' waits afresh ----------------------------
 
 
 # kills: bot/queue.py:DeliveryQueue.defer a rollback's retry's waits left over read as
@@ -323,7 +323,7 @@ def test_a_rollbacks_retry_starts_the_put_backs_held_back_afresh_too(tmp_path, m
     q.db.close()
 
 
-# --- found by a review ---
+# --- what an older release leaves behind: owed deletions, pauses, kept commands -------
 
 
 # kills: bot/deletion_events.py:delete_owed a debt an older release's `on` took back, paid
