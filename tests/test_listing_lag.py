@@ -152,7 +152,7 @@ def test_a_command_after_a_push_hides_the_lag_from_the_push_s_own_event(ctx):
         assert NOTE_FILE in shown, "B's synchronize settled on A's listing: " + shown[:300]
 
 
-# --- found by a review -------------------------------------------------------------
+# --- a listing at neither the event's head nor the PR's; a failing GET of the PR ------
 
 
 def test_a_listing_at_neither_the_events_head_nor_the_prs_is_not_taken_as_the_prs_now(ctx):

@@ -139,7 +139,7 @@ def test_state_written_before_the_upgrade_moves_once_an_event_has_marked_it(tmp_
 
 
 def test_the_notes_shown_on_a_pr_not_yet_moved_are_found_under_its_old_name(prs):
-    # found by a review: a revert under the new name, of a PR whose state is still
+    # a revert under the new name, of a PR whose state is still
     # under the old one (it moves at its own next event), got none of its notes
     follow(prs, OLD, 1)
     prs.update(OLD, 1, notes=("vllm-aaaa1111",))

@@ -80,7 +80,7 @@ def test_a_word_is_quoted_as_written_in_the_title_and_no_more_than_the_note_says
 def test_a_similar_titles_reason_quotes_only_what_the_note_says():
     # reasons.shared_detail quoted the whole PR identifier a shared word was read from
     # ("title shares 'get_kv_connector_stats' with this note's title" for a note whose
-    # title says "KV connector stats"); found by a review
+    # title says "KV connector stats")
     facts = PRFacts(repo="o/r", number=1, title="[NIXL] Fix connector_worker in get_kv_stats")
     title = "Aggregate KV connector stats"
     keywords = "get_kv_stats connector worker"

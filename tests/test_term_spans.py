@@ -185,7 +185,7 @@ def test_apart_quotes_the_first_of_several_mentions_as_written():
     assert said == TermHit("connector stats", "Connector stats", 2, ((24, 39), (44, 59)))
 
 
-# --- found by a reviewer's walk: a description that says one term thousands of times ----
+# --- a description that says one term thousands of times ------------------------------
 
 
 def random_probes(seed: int) -> Iterator[tuple[Cover, list[tuple[int, int]], tuple[int, int]]]:
