@@ -3089,8 +3089,7 @@ def test_a_token_minted_across_an_installation_event_is_used_once_not_cached(
     fake_github, make_github_client
 ):
     # a worker's mint is in flight when new_permissions_accepted is answered: the token
-    # it gets predates the permission, so it must not serve the next call (found by
-    # a review)
+    # it gets predates the permission, so it must not serve the next call
     from bot.installations import InstallationChange
     from tests.webhook_kit import wait_until
 

@@ -221,7 +221,7 @@ def test_list_is_newest_first_then_by_id_and_only_the_repo(client):
     "path", ["/notes?repo=acme/widgets", "/topics?repo=acme/widgets", "/notes/n-other-repo"]
 )
 def test_the_site_links_keep_the_repository_chosen(client, path):
-    # noticed by a review: Notes and Topics went back to the default repository
+    # Notes and Topics went back to the default repository
     html = client.get(path).text
     assert html.count('href="/notes?repo=acme%2Fwidgets"') >= 2  # the brand and Notes
     assert 'href="/topics?repo=acme%2Fwidgets"' in html

@@ -1039,7 +1039,7 @@ def test_a_line_counting_for_two_topics_names_them_after_one_topics():
     assert "title mentions 'eplb' (topic: Expert parallelism)" in reasons
 
 
-# --- found by session 36: reason lines saying the same kind of thing ---
+# --- reason lines saying the same kind of thing ---------------------------------------
 
 
 def test_words_the_title_says_for_one_reason_are_one_line():

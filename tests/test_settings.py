@@ -222,8 +222,7 @@ def test_dotenv_file_is_read(tmp_path):
 
 
 def test_a_dotenv_not_in_utf8_is_named(tmp_path):
-    # the decoding error was reported as "config/bot.toml: not UTF-8" (found by a
-    # review)
+    # the decoding error was reported as "config/bot.toml: not UTF-8"
     env = tmp_path / ".env"
     env.write_bytes("TZ=caf\u00e9\n".encode("latin-1"))
     with pytest.raises(SettingsError) as exc:
@@ -861,7 +860,7 @@ def test_an_empty_value_is_not_a_later_sources_value(tmp_path, monkeypatch):
 
 
 def test_a_value_a_cross_check_refuses_is_named_where_it_was_set(tmp_path, monkeypatch):
-    # found by review: the checks of several settings together named the variable alone,
+    # the checks of several settings together named the variable alone,
     # a value read from .env or bot.toml too (`GITHUB_PRIVATE_KEY: not a PEM private
     # key` of .env's line 3), where every other bad value is named by its file and line
     toml, env = tmp_path / "bot.toml", tmp_path / ".env"
@@ -1295,7 +1294,7 @@ _PADDED_FROM = [
 def test_blanks_around_a_setting_that_is_no_secret_are_dropped(
     tmp_path, monkeypatch, field, given, read, needs, source
 ):
-    # found by review: `REVIEW_NOTES_OPT_OUT_LABEL=" skip "` matched no label, a padded
+    # `REVIEW_NOTES_OPT_OUT_LABEL=" skip "` matched no label, a padded
     # `REVIEW_NOTES_DB_PATH` named a file with spaces, `REVIEW_NOTES_REPOS="acme/one\n"`
     # (a mounted file's line end) was an allow-list matching no repository, a padded
     # `REVIEW_NOTES_PUBLIC_URL` was "must be an http(s) URL", a padded `true` no yes/no
@@ -1328,7 +1327,7 @@ def test_a_line_end_after_a_repository_or_the_command_word_is_no_part_of_it():
 
 @pytest.mark.parametrize("blank", ["\t", "\n", "\r\n"])
 def test_a_list_entry_of_blanks_is_none_whatever_the_blank(monkeypatch, blank):
-    # found by review: a list's entries were cut at spaces alone, so an entry of a tab or
+    # a list's entries were cut at spaces alone, so an entry of a tab or
     # a line end (`acme/one,` and a mounted file's line end) was refused as a repository
     # named "" (": not owner/name"), and a blank list of delays was "Input should be a
     # valid number" where "  " meant none; JSON written over lines kept its quotes
@@ -1346,7 +1345,7 @@ def test_a_list_entry_of_blanks_is_none_whatever_the_blank(monkeypatch, blank):
 
 @pytest.mark.parametrize("blank", ["", " ", "\t", "\n"])
 def test_a_blank_entry_of_a_bot_toml_list_is_none_as_in_the_environment(tmp_path, blank):
-    # found by review: `repos = ["acme/one", " "]` was refused as a repository named ""
+    # `repos = ["acme/one", " "]` was refused as a repository named ""
     # (": not owner/name") and `files_recheck_delays = ["\t"]` as "a valid number", where
     # the same blank entries from the environment are none (`_split_list`)
     toml = tmp_path / "bot.toml"
@@ -1373,7 +1372,7 @@ _WEBHOOK_SECRETS = ["GITHUB_WEBHOOK_SECRET", "GITHUB_PREVIOUS_WEBHOOK_SECRET"]
 def test_blanks_around_a_webhook_secret_are_refused_not_shown(
     tmp_path, monkeypatch, name, padded, source
 ):
-    # found by review: `GITHUB_WEBHOOK_SECRET="s3cret "` (a template's or a quoted value's
+    # `GITHUB_WEBHOOK_SECRET="s3cret "` (a template's or a quoted value's
     # blank) was kept: the start was clean, then every delivery failed its signature
     # check, a 401 logged once a minute. Blanks may be a secret's own, so they are not
     # dropped either: the start says so, without the value.

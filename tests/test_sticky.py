@@ -388,8 +388,8 @@ def test_a_command_on_a_pr_that_never_matched_reuses_its_last_file_list(ctx):
 def test_a_comment_deleted_by_a_human_is_not_recreated_to_say_nothing_matches(ctx):
     # with nothing to show, a missing comment stays missing (never a "no note" comment
     # out of nowhere). It used to be forgotten, and created again once notes matched
-    # again; a deleted comment is a maintainer's "go away" now (found by a
-    # review): the PR is opted out as by `/notes off`, and stays without a comment
+    # again; a deleted comment is a maintainer's "go away" now: the PR is opted out as
+    # by `/notes off`, and stays without a comment
     refresh_sticky(ctx, REF, facts())
     ctx.github.db.execute("DELETE FROM dry_run_comments")
     ctx.github.files = []
@@ -546,8 +546,8 @@ def test_a_dry_run_takes_for_its_notes_comment_only_one_that_opens_with_the_mark
     assert quoted == f"quoted:\n{MARKER}\nnot the notes" and notes.startswith(MARKER)
 
 
-# a write GitHub applied but never confirmed is looked for, not trusted away (found by
-# a review; end to end in test_faults.py)
+# a write GitHub applied but never confirmed is looked for, not trusted away (end to
+# end in test_faults.py)
 
 
 def test_a_create_never_confirmed_is_looked_for_once_nothing_matches(ctx):
@@ -668,8 +668,7 @@ def test_a_deletion_is_an_off_said_when_it_was_noticed(ctx):
 
 
 # After `/notes on` (resumed): our comment found gone is no new deletion, whichever
-# refresh finds it (found by reviews of sessions 13 and 14; end to end in
-# test_command_updates.py)
+# refresh finds it (end to end in test_command_updates.py)
 
 
 def _paused_then_deleted(ctx) -> None:
