@@ -60,14 +60,13 @@ T = TypeVar("T")
 
 # a repository as the installation caches know it: its name, and its id when calls go by id
 RepoKey = tuple[str, int | None]
-K = TypeVar("K", int, RepoKey)  # an installation id, or a repository
 # How long a permission a new token was refused is not minted for again (no installation
 # event since): the first refusal after it mints a new token, as any first refusal does
 REFUSAL_KEPT = timedelta(minutes=15)
-# How long a lone 404 saying the App is not installed is kept: GitHub may answer 404 for
-# an installation or repository just given the App, its replicas behind the event by a
-# few seconds (octokit's auth-app gives a new token's refusals 5 s). Only a second 404,
-# asked after these, is kept `not_installed_kept` seconds
+# How long a lone 404 to an installation's mint is kept: GitHub may answer 404 for an
+# installation just made, its replicas behind the event by a few seconds (octokit's
+# auth-app gives a new token's refusals 5 s). Only a second 404, asked after these, is
+# kept `not_installed_kept` seconds
 LONE_404_KEPT = 10.0
 
 
@@ -172,9 +171,10 @@ class GitHubSessions:
     - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
       `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
       drops it, mints a new token and retries once. A 404 to a mint (the App uninstalled)
-      or to finding a repository's installation is kept `not_installed_kept` seconds
-      (LONE_404_KEPT until a second one confirms it), or until an installation event: the
-      calls meanwhile fail unsent. Token mode uses `Auth.Token`.
+      is kept `not_installed_kept` seconds (LONE_404_KEPT until a second one confirms
+      it), or until an installation event: the calls meanwhile mint nothing and ask
+      where the repository is now (the App installed again, its event lost, is another
+      installation). Token mode uses `Auth.Token`.
     - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
       one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
       own lazy `Github` per installation and token, closed when that thread sees a new token
@@ -246,13 +246,14 @@ class GitHubSessions:
         self._moves: dict[tuple[RepoKey, int], int] = {}
         # (installation, permission) -> clock time a new token was refused it
         self._refusals: dict[tuple[int, str], float] = {}
-        # GitHub's 404s saying the App is not installed, kept `not_installed_kept` seconds
-        # (no installation event since), lest each call of a queue of deliveries for an
-        # uninstalled installation ask again to fail the same way: clock time, whether a
-        # 404 before it confirmed it (a lone one is kept LONE_404_KEPT), and error
+        # GitHub's 404s to an installation's mint (the App uninstalled from it), kept
+        # `not_installed_kept` seconds (no installation event since), lest each call of a
+        # queue of deliveries naming it ask again to fail the same way: clock time, whether
+        # a 404 before it confirmed it (a lone one is kept LONE_404_KEPT), and error. A
+        # removed installation's id is never given back; a repository's lookup 404 is
+        # not kept: the App may be installed on it again, its event lost
         self._not_installed_kept = not_installed_kept
         self._gone: dict[int, _Kept404] = {}  # installation -> its mint's 404
-        self._not_installed: dict[RepoKey, _Kept404] = {}  # repository -> lookup's
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
         self._forgotten = 0
@@ -571,8 +572,6 @@ class GitHubSessions:
             for refused in [k for k in self._refusals if k[0] == change.installation_id]:
                 del self._refusals[refused]
             self._gone.pop(change.installation_id, None)
-            # an installation created for "all repositories" need not list them
-            self._not_installed.clear()
             for key, installation_id in list(self._repo_installations.items()):
                 if installation_id == change.installation_id or key[0] in change.repos:
                     del self._repo_installations[key]
@@ -612,20 +611,19 @@ class GitHubSessions:
         key = self._repo_key(ref)
         with self._lock:
             lock = self._lookup_locks.setdefault(key, threading.Lock())
-        with lock:  # one lookup of a repository at a time: those waiting take its answer
+        with lock:  # one lookup of a repository at a time: those waiting take what it found
             return self._look_up(ref, key)
 
     def _look_up(self, ref: PRRef, key: RepoKey) -> int:
         """The installation a lookup found `ref`'s repository in, cached; else GitHub's
-        answer (its 404 kept); the caller holds the repository's lookup lock."""
+        answer, a 404 not kept (`NotInstalled`: the App may be installed there again
+        with its event lost, and a retry must see it); the caller holds the repository's
+        lookup lock."""
         with self._lock:
             known = self._repo_installations.get(key)
             before = self._forgotten
-            kept = self._kept_404(self._not_installed, key)
         if known is not None:
             return known
-        if kept is not None:
-            raise kept
         integration = self.integration
         assert integration is not None
         path = self._lookup_path(ref)
@@ -642,10 +640,8 @@ class GitHubSessions:
                 " (deleted: GitHub answers finding its installation 404 either way); once"
                 " the App is installed on it, `review-notes retry` runs this delivery again"
             )
-            self._keep_404(self._not_installed, key, said, before)
             raise NotInstalled(said) from err
         with self._lock:
-            self._not_installed.pop(key, None)  # installed: a 404 before confirms nothing
             if self._forgotten == before:
                 self._repo_installations[key] = found
         return found
@@ -675,7 +671,7 @@ class GitHubSessions:
             with self._lock:
                 cached = self._grants.get(installation_id)
                 before = self._forgotten
-                kept = self._kept_404(self._gone, installation_id)
+                kept = self._kept_404(installation_id)
             if cached is not None and cached.expires_at - self._refresh_margin > datetime.now(UTC):
                 return cached
             if kept is not None:  # uninstalled: mint no token to be refused again
@@ -685,7 +681,7 @@ class GitHubSessions:
             except GitHubError as err:
                 if err.status != 404:
                     raise
-                self._keep_404(self._gone, installation_id, str(err), before)
+                self._keep_404(installation_id, str(err), before)
                 raise NotInstalled(str(err), sent=err.sent) from err
             grant = _Grant(access.token, access.expires_at)
             with self._lock:
@@ -694,25 +690,26 @@ class GitHubSessions:
                     self._grants[installation_id] = grant
             return grant
 
-    def _keep_404(self, kept: dict[K, _Kept404], key: K, said: str, before: int) -> None:
-        """Keep GitHub's 404 saying the App is not installed, unless an installation event
-        came since the call was made (its answer may predate the App installed again): a
-        lone one LONE_404_KEPT, one confirming a 404 asked after those `not_installed_kept`."""
+    def _keep_404(self, installation_id: int, said: str, before: int) -> None:
+        """Keep GitHub's 404 to the installation's mint, unless an installation event came
+        since the call was made (its answer may predate the App installed again): a lone
+        one LONE_404_KEPT, one confirming a 404 asked after those `not_installed_kept`."""
         with self._lock:  # a few keys at most: deliveries come for allow-listed repositories
             if self._forgotten == before and self._not_installed_kept > 0:
-                now, earlier = self._clock(), kept.get(key)
+                now, earlier = self._clock(), self._gone.get(installation_id)
                 confirmed = earlier is not None and now - earlier.at >= LONE_404_KEPT
-                kept[key] = _Kept404(now, confirmed, said)
+                self._gone[installation_id] = _Kept404(now, confirmed, said)
 
-    def _kept_404(self, kept: dict[K, _Kept404], key: K) -> NotInstalled | None:
-        """The 404 kept for `key`, as the error of a call not sent; the caller holds
-        `_lock`. A lone one past LONE_404_KEPT stays, for the next 404 to confirm."""
-        held = kept.get(key)
+    def _kept_404(self, installation_id: int) -> NotInstalled | None:
+        """The 404 kept for the installation's mint, as the error of a call not sent; the
+        caller holds `_lock`. A lone one past LONE_404_KEPT stays, for the next 404 to
+        confirm."""
+        held = self._gone.get(installation_id)
         if held is None:
             return None
         age = self._clock() - held.at
         if age >= self._not_installed_kept:
-            del kept[key]
+            del self._gone[installation_id]
             return None
         span = self._not_installed_kept if held.confirmed else LONE_404_KEPT
         if age >= span:

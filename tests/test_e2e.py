@@ -1170,9 +1170,10 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     # The App is uninstalled while PR events wait in the queue: each call of each of them
     # asked GitHub for a token of the gone installation (404) and for the repository's
     # installation (404), two requests a call, to fail the same way every time. The
-    # refusals are remembered: the burst costs one mint and one lookup, each delivery
-    # fails saying why, and once the App is installed again (a new installation id, as
-    # GitHub gives) `review-notes retry` gets the comment at once.
+    # mint's refusal is remembered (GitHub never gives the id back): the burst costs one
+    # mint and a lookup each, each delivery fails saying why, and once the App is
+    # installed again (a new installation id, as GitHub gives) `review-notes retry` gets
+    # the comment at once.
     client, rt, fake = live
     numbers = range(N, N + 4)  # four PRs: three workers run them at once
     for number in numbers:
@@ -1187,7 +1188,7 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     rt.workers.start()
     drain(rt)
     asked = Counter((r.method, r.path.rsplit("/", 1)[-1], r.status) for r in fake.requests)
-    assert asked == {("POST", "access_tokens", 404): 1, ("GET", "installation", 404): 1}
+    assert asked == {("POST", "access_tokens", 404): 1, ("GET", "installation", 404): 4}
     for delivery in ids:
         failed = rt.queue.get(delivery)
         assert failed.state == "failed"
@@ -1204,6 +1205,26 @@ def test_a_burst_of_deliveries_for_an_uninstalled_installation_mints_once(live):
     assert [len(ours(fake, number)) for number in numbers] == [1] * 4
     assert len(fake.calls("POST", "/app/installations/1001/access_tokens")) == 1
     assert len(fake.calls("POST", "/app/installations/2002/access_tokens")) == 1
+
+
+def test_a_retry_after_the_app_is_installed_again_needs_no_installation_event(live):
+    # The App installed again (a new installation id), its `installation` event lost
+    # (the server down, or GitHub failing to send it): the operator's `review-notes retry`
+    # failed again, GitHub's 404 to finding the repository's installation kept from the
+    # failure (the reason says the retry runs it once the App is installed). The removed
+    # installation stays refused unasked; the repository's installation is asked afresh.
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
+    fake.uninstall(1001)
+    delivery = deliver_pr(client, rt, title=MATCHING_TITLE)["delivery"]
+    assert rt.queue.get(delivery).state == "failed"
+    fake.add_installation(2002, [DEFAULT_REPO])
+    fake.clear_requests()
+    assert rt.queue.retry([delivery]) == [delivery]
+    drain(rt)
+    assert rt.queue.get(delivery).state == "done", rt.queue.get(delivery).last_error
+    assert len(ours(fake)) == 1
+    assert fake.calls("POST", "/app/installations/1001/access_tokens") == []  # kept
 
 
 # kills: bot/workers.py:retry_hint the worker's advice added to a reason giving its own:
