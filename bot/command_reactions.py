@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from bot.command_policy import TAKEN
 from bot.context import BotContext
 from bot.github_port import (
+    Advisable,
     ClientClosed,
     ConversationLocked,
     GitHubError,
@@ -30,8 +31,10 @@ from bot.github_port import (
 log = logging.getLogger(__name__)
 
 
-class ReactionsFailed(Exception):
-    """Reactions GitHub did not take: the delivery fails with them so that a retry adds them."""
+class ReactionsFailed(Advisable):
+    """Reactions GitHub did not take: the delivery fails with them so that a retry adds
+    them. `advised` when a reaction's failure says what to do (`Advisable`), as its words
+    are in the message."""
 
 
 def _gone(exc: Exception) -> bool:
@@ -79,6 +82,7 @@ class Reactions:
         self.spent = spent or Spent()  # each reaction asked for is a write
         self._added: set[tuple[int, str]] = set()
         self.failed: list[str] = []  # "content on comment N: error", in order
+        self.advised = False  # a failure's words say what to do (`Advisable`)
         self.limited: list[Exception] = []  # of those, GitHub's rate limits
 
     def add(self, comment_id: int | None, content: str | None, on_diff: bool = False) -> None:
@@ -103,6 +107,7 @@ class Reactions:
                 return
             log.warning("reacting %s to comment %s failed: %s", content, comment_id, exc)
             self.failed.append(f"{content} on comment {comment_id}: {exc}")
+            self.advised |= isinstance(exc, Advisable) and exc.advised
             if rate_limit_wait(exc) is not None:
                 self.limited.append(exc)
 
@@ -112,4 +117,5 @@ class Reactions:
         if self.limited:  # the longest wait: every reaction's limit is over by then
             raise max(self.limited, key=lambda e: rate_limit_wait(e) or 0.0)
         if self.failed:
-            raise ReactionsFailed("reacting failed: " + "; ".join(self.failed))
+            failed = "reacting failed: " + "; ".join(self.failed)
+            raise ReactionsFailed(failed, advised=self.advised)

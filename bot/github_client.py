@@ -902,7 +902,12 @@ def _repo_path(ref: PRRef, by_id: bool) -> str:
 def _no_deletion(err: GitHubError, why: str) -> GitHubError:
     """`err`, a 404 to a call on a comment, said not to be the comment's deletion; a 404
     still, for `as_installation` to look for where the repository is now."""
-    return GitHubError(f"{err} ({why}: not taken for its deletion)", status=404, sent=err.sent)
+    return GitHubError(
+        f"{err} ({why}: not taken for its deletion)",
+        status=404,
+        sent=err.sent,
+        advised=err.advised,
+    )
 
 
 def _pr(ref: PRRef) -> str:

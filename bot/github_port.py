@@ -91,7 +91,19 @@ def listed_short(listed: int, changed_files: int) -> bool:
     return listed < min(changed_files, MAX_LISTED_FILES)
 
 
-class GitHubError(Exception):
+class Advisable(Exception):
+    """A failure whose message may say itself what to do about it. `advised`: it names the
+    fix and the `review-notes retry` to run once it is made (the App not installed, a
+    permission lacking, the App's JWT refused), so a failed delivery's WARNING does not
+    say it twice (`bot.workers.retry_hint`). Set where those words are written: nothing
+    reads them back out of the text."""
+
+    def __init__(self, message: str, *, advised: bool = False):
+        super().__init__(message)
+        self.advised = advised
+
+
+class GitHubError(Advisable):
     """A GitHub call failed for good: not retryable, attempts used up, or asked to wait too long.
 
     `transient`: what kind of failure, not what happens next. True when its cause may
@@ -106,7 +118,7 @@ class GitHubError(Exception):
     went out: none of its tries did (each was held back, by a rate limit pause or the
     client's close, or failed connecting, or another server than GitHub's API answered
     it), or it was never tried (its token's mint failed, a 404 kept from a call before):
-    GitHub saw nothing of it (`never_sent`).
+    GitHub saw nothing of it (`never_sent`). `advised`: see `Advisable`.
     """
 
     def __init__(
@@ -117,8 +129,9 @@ class GitHubError(Exception):
         transient: bool = False,
         retry_after: float | None = None,
         sent: bool = True,
+        advised: bool = False,
     ):
-        super().__init__(message)
+        super().__init__(message, advised=advised)
         self.status = status
         self.transient = transient
         self.retry_after = retry_after
@@ -141,8 +154,8 @@ class NotInstalled(GitHubError):
     (bot.github_sessions). Not a resource gone: a comment the call was for may be there,
     for a retry once the App is installed again."""
 
-    def __init__(self, message: str, *, sent: bool = True):
-        super().__init__(message, status=404, sent=sent)
+    def __init__(self, message: str, *, sent: bool = True, advised: bool = False):
+        super().__init__(message, status=404, sent=sent, advised=advised)
 
 
 def never_sent(exc: BaseException) -> bool:

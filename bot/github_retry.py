@@ -223,7 +223,9 @@ class Retrier:
             # a clock drifted since the start's check: every JWT call fails the same way
             clock = jwt_clock_problem(exc, time.time(), then=RETRY_AFTER)
             said = f": {clock}" if clock is not None else ""
-            return GitHubError(f"GitHub {what}: {detail(exc)}{said}", status=status)
+            return GitHubError(
+                f"GitHub {what}: {detail(exc)}{said}", status=status, advised=clock is not None
+            )
         asked = self.asked_wait(exc)
         if asked is not None and asked > self.policy.sleep_max:
             message = (

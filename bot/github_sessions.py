@@ -504,6 +504,7 @@ class GitHubSessions:
             " permissions or not accepted new ones. Once it has them, `review-notes retry`"
             " runs this delivery again)",
             status=refused.status,
+            advised=True,
         )
         lacking.__cause__ = refused
         if named is None and not stale:
@@ -640,7 +641,7 @@ class GitHubSessions:
                 " (deleted: GitHub answers finding its installation 404 either way); once"
                 " the App is installed on it, `review-notes retry` runs this delivery again"
             )
-            raise NotInstalled(said) from err
+            raise NotInstalled(said, advised=True) from err
         with self._lock:
             if self._forgotten == before:
                 self._repo_installations[key] = found
@@ -735,7 +736,9 @@ class GitHubSessions:
         except GitHubError as err:
             if err.status != 401 or jwt_clock_problem(err.__cause__, time.time()) is not None:
                 raise
-            raise GitHubError(f"{err}: {_KEY_REFUSED}", status=401, sent=err.sent) from err
+            raise GitHubError(
+                f"{err}: {_KEY_REFUSED}", status=401, sent=err.sent, advised=True
+            ) from err
 
     def _count(self, requester: Requester, identity: str) -> None:
         """Count every HTTP call of this requester, and keep the rate limit left of its

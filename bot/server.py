@@ -245,7 +245,7 @@ class Runtime:
                 failed.repo,
                 failed.pr_number,
                 failed.last_error,
-                retry_hint(failed.id, failed.last_error or ""),
+                retry_hint(failed.id),  # interrupted: no advice of its own
                 extra={"delivery": failed.id, "repo": failed.repo, "pr": failed.pr_number},
             )
             self.ctx.metrics.deliveries.labels(failed.event, "failed").inc()

@@ -26,6 +26,7 @@ from typing import Any
 
 from bot.db import is_locked
 from bot.github_port import (
+    Advisable,
     ClientClosed,
     LimitsSeen,
     github_outage,
@@ -41,12 +42,12 @@ def _log_context(delivery: Delivery) -> dict[str, Any]:
     return {"delivery": delivery.id, "repo": delivery.repo, "pr": delivery.pr_number}
 
 
-def retry_hint(delivery_id: str, error: str) -> str:
+def retry_hint(delivery_id: str, failure: BaseException | None = None) -> str:
     """How a failed delivery's WARNING ends ("; ..."), whatever failed it: the log is
-    what an operator reads first, and this is what to do. Nothing when its reason says
-    it already (the App not installed, a permission lacking, the App's JWT refused: with
-    what to fix first), lest the WARNING say it twice."""
-    if "`review-notes retry" in error:
+    what an operator reads first, and this is what to do. Nothing when its `failure`
+    says it already (`Advisable.advised`: the App not installed, a permission lacking,
+    the App's JWT refused: with what to fix first), lest the WARNING say it twice."""
+    if isinstance(failure, Advisable) and failure.advised:
         return ""
     return (
         f"; once its cause is fixed, `review-notes retry {delivery_id}` runs it again"
@@ -452,7 +453,7 @@ class Workers:
                 delivery.id,
                 delivery.event,
                 error,
-                retry_hint(delivery.id, error),
+                retry_hint(delivery.id, exc),
                 extra=extra,
             )
             if self._record(delivery, State.FAILED, lambda: self.queue.fail(delivery.id, error)):
@@ -560,7 +561,7 @@ class Workers:
                 most,
                 which,
                 error,
-                retry_hint(delivery.id, error),
+                retry_hint(delivery.id),  # a rate limit: no advice of its own
                 extra=extra,
             )
             return

@@ -296,10 +296,28 @@ def test_a_reaction_the_app_not_installed_refused_fails_not_taken_for_a_deleted_
     fake.uninstall(DEFAULT_INSTALLATION_ID)
     reacting = Reactions(SimpleNamespace(github=client), PRRef(DEFAULT_REPO, N, named))
     with caplog.at_level("INFO", logger="bot.command_reactions"):
-        for c in comments:  # GitHub's 404, then that answer kept
+        for c in comments:  # GitHub's 404 each time (a mint's kept after the first)
             reacting.add(c.id, "eyes")
     logged = [r.getMessage() for r in caplog.records if r.name == "bot.command_reactions"]
     assert not any(m.startswith("not reacting") for m in logged), logged
     assert len(logged) == 2 and all("the App is not installed" in m for m in logged), logged
-    with pytest.raises(ReactionsFailed, match="the App is not installed"):
+    with pytest.raises(ReactionsFailed, match="the App is not installed") as caught:
         reacting.check()
+    assert caught.value.advised  # the reason's own advice: the worker adds none
+
+
+def test_a_reaction_refused_for_another_cause_leaves_the_advice_to_the_worker(
+    fake_github, make_github_client
+):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+    reacting = Reactions(
+        SimpleNamespace(github=make_github_client()),
+        PRRef(DEFAULT_REPO, N, DEFAULT_INSTALLATION_ID),
+    )
+    fake.inject("POST", REACTIONS, Fault(status=422))
+    reacting.add(c.id, "eyes")
+    with pytest.raises(ReactionsFailed) as caught:
+        reacting.check()
+    assert not caught.value.advised  # the worker's WARNING says which retry runs it

@@ -1230,7 +1230,9 @@ def test_a_retry_after_the_app_is_installed_again_needs_no_installation_event(li
 # kills: bot/workers.py:retry_hint the worker's advice added to a reason giving its own:
 #        "... `review-notes retry` runs this delivery again (...); once its cause is fixed,
 #        `review-notes retry ID` runs it again"
-@pytest.mark.parametrize("cause", ["not installed", "permission", "refused"])
+# kills: bot/workers.py:retry_hint (as it was) a reason taken for advice by its words:
+#        GitHub's message quoting `review-notes retry` left the WARNING without the ID
+@pytest.mark.parametrize("cause", ["not installed", "permission", "refused", "quoting"])
 def test_a_failed_delivery_s_warning_says_once_how_to_run_it_again(live, caplog, cause):
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
@@ -1238,14 +1240,18 @@ def test_a_failed_delivery_s_warning_says_once_how_to_run_it_again(live, caplog,
         fake.uninstall(1001)
     elif cause == "permission":  # no write on issues or pull requests
         fake.set_permissions(1001, {"pull_requests": "read", "metadata": "read"})
-    else:  # a reason that says nothing of what to do: the worker says it
+    elif cause == "refused":  # a reason that says nothing of what to do: the worker says it
         fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=422))
+    else:  # GitHub's words, not ours, name the command: no advice of the bot's
+        quoting = {"message": "Validation Failed: `review-notes retry` is no field"}
+        fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=422, body=quoting))
     with caplog.at_level(logging.WARNING, logger="bot.workers"):
         delivery = deliver_pr(client, rt, title=MATCHING_TITLE)["delivery"]
     said = [r.getMessage() for r in caplog.records if r.name == "bot.workers"]
     warned = [m for m in said if m.startswith(f"delivery {delivery} (pull_request) failed")]
-    assert len(warned) == 1 and warned[0].count("`review-notes retry") == 1, said
-    assert ("review-notes retry " + delivery in warned[0]) == (cause == "refused"), warned
+    hinted = cause in ("refused", "quoting")
+    assert len(warned) == 1 and warned[0].count("`review-notes retry") == 1 + (cause == "quoting")
+    assert ("review-notes retry " + delivery in warned[0]) == hinted, warned
 
 
 def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_key, monkeypatch):

@@ -398,7 +398,7 @@ def test_a_token_mint_the_app_key_is_refused_for_says_what_to_fix(fake_github, m
     said = str(caught.value)
     assert caught.value.status == 401 and said.startswith("GitHub mint a token"), said
     assert "one of the App's private keys" in said and "GITHUB_APP_ID" in said, said
-    assert "review-notes retry --all" in said, said
+    assert "review-notes retry --all" in said and caught.value.advised, said
 
 
 def test_the_installation_is_looked_up_once_when_the_ref_has_none(fake_github, make_github_client):
@@ -2247,6 +2247,7 @@ def test_an_uninstalled_installation_is_asked_for_once_a_while(
     with pytest.raises(NotInstalled) as caught:  # not a resource gone (bot.command_reactions)
         client.list_files(PR)
     assert caught.value.status == 404 and not caught.value.sent  # the call never went out
+    assert caught.value.advised  # its words say to retry once installed (bot.workers)
     manual_time.advance(10)  # a lone 404 is asked again, and confirmed (`LONE_404_KEPT`)
     with pytest.raises(GitHubError, match="not installed"):
         client.list_files(PR)
@@ -2870,6 +2871,7 @@ def test_a_refusal_remembered_says_no_token_was_minted_for_it(fake_github, make_
         client.add_reaction(PR, said.id, "eyes")
     assert mints() == 2
     assert "a new token too" not in str(second.value)
+    assert first.value.advised and second.value.advised  # "... `review-notes retry` ..."
     assert (
         "(no new token minted: one was refused it too in the last 15 minutes: installation"
         " 1001 of the App lacks the permission this call needs (issues: write)"
