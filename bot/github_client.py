@@ -350,8 +350,7 @@ class GitHubClient:
     def _on_this_pr(self, ref: PRRef, repo: Repository, comment_id: int) -> IssueComment | None:
         """Comment `comment_id`, asked for by its id (one GET); None when it is gone
         (`_gone_when_called`) or on another issue."""
-        comment = repo.get_issue(ref.number).get_comment(comment_id)  # lazy: no request yet
-        what = f"get comment {comment_id} on {_pr(ref)}"
+        comment, what = _comment_get(ref, repo, comment_id)
         if self._gone_when_called(
             ref, repo, comment_id, what, lambda: comment.raw_data, looked=True
         ):
@@ -486,10 +485,9 @@ class GitHubClient:
         self, ref: PRRef, repo: Repository, comment_id: int, err: GitHubError, *, looked: bool
     ) -> None:
         """Raise `err`, said why, unless GitHub shows `repo` and not comment `comment_id`
-        (`looked`: the 404 was the comment's own GET)."""
+        (`looked`: the 404 was the comment's own GET, `_comment_get`'s)."""
         if not looked:
-            comment = repo.get_issue(ref.number).get_comment(comment_id)  # lazy: no request yet
-            what = f"get comment {comment_id} on {_pr(ref)}"
+            comment, what = _comment_get(ref, repo, comment_id)
             if not self._not_found(what, lambda: comment.raw_data):
                 raise _no_deletion(err, "the comment is still there") from err
         if self._not_found(f"get {ref.repo}", lambda: repo.raw_data):
@@ -897,6 +895,13 @@ def _repo_path(ref: PRRef, by_id: bool) -> str:
     if by_id and ref.repo_id is not None:
         return f"/repositories/{ref.repo_id}"
     return f"/repos/{ref.repo}"
+
+
+def _comment_get(ref: PRRef, repo: Repository, comment_id: int) -> tuple[IssueComment, str]:
+    """Comment `comment_id` asked for under the PR, lazy (its GET is reading `raw_data`),
+    and that GET in words."""
+    comment = repo.get_issue(ref.number).get_comment(comment_id)  # lazy: no request yet
+    return comment, f"get comment {comment_id} on {_pr(ref)}"
 
 
 def _no_deletion(err: GitHubError, why: str) -> GitHubError:
