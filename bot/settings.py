@@ -189,6 +189,15 @@ class SettingsError(Exception):
     """Start-up configuration problems, one `NAME: message` per line."""
 
 
+# GitHub's credentials, any one of which means live mode (`has_credentials`)
+_CREDENTIALS = (
+    "github_app_id",
+    "github_private_key",
+    "github_private_key_path",
+    "github_token",
+)
+
+
 def _github(name: str) -> Any:
     return Field(default=None, validation_alias=AliasChoices(name))
 
@@ -643,12 +652,8 @@ class Settings(BaseSettings):
 
     @property
     def has_credentials(self) -> bool:
-        return bool(
-            self.github_app_id
-            or self.github_private_key is not None
-            or self.github_private_key_path is not None
-            or self.github_token is not None
-        )
+        # (an App ID is never "": blank is unset, and `_app_id_shape` refuses it)
+        return any(getattr(self, field) is not None for field in _CREDENTIALS)
 
     @property
     def is_dry_run(self) -> bool:
@@ -1016,9 +1021,6 @@ def unknown_variables(environ: Mapping[str, str], *, github: bool = False) -> li
     return warnings
 
 
-_CREDENTIALS = ("GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH", "GITHUB_TOKEN")
-
-
 def credentials_emptied(environ: Mapping[str, str], env_file: str | Path) -> list[str]:
     """A warning for each credential empty in `environ` while `env_file` sets it: empty is
     unset, so .env's value is not read and the server runs dry, which its start alone
@@ -1028,7 +1030,7 @@ def credentials_emptied(environ: Mapping[str, str], env_file: str | Path) -> lis
     return [
         f"{name}: empty in the environment, so .env's value is not read (a dry run):"
         " unset it there to use .env's"
-        for name in _CREDENTIALS
+        for name in map(env_name, _CREDENTIALS)
         if name in environ and not environ[name].strip() and (written.get(name) or "").strip()
     ]
 
