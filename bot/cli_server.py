@@ -158,7 +158,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     unknown = unknown_variables(os.environ)
     setup_logging(settings.log_level, secrets=settings.secret_values())
     if not settings.has_credentials:
-        unknown += credentials_emptied(os.environ, ".env")
+        unknown += credentials_emptied(settings)
     for warning in unknown:
         logging.getLogger("review_notes").warning(warning)
     try:

@@ -27,6 +27,8 @@ from dotenv.parser import parse_stream
 from pydantic import (
     AliasChoices,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
@@ -301,6 +303,9 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    # the settings whose `.env` value was not read, an empty variable read first (unset)
+    _passed_over_in_env_file: frozenset[str] = PrivateAttr(default=frozenset())
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -326,6 +331,19 @@ class Settings(BaseSettings):
             ).sharing(emptied),
             _TomlSource(settings_cls),
         )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_passed_over(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        # `_DotEnvSource` hands them on among the settings' values, the one way out of a
+        # source; taken out before those are validated
+        passed: frozenset[str] = frozenset()
+        if isinstance(data, dict) and _PASSED_OVER in data:
+            data = dict(data)
+            passed = data.pop(_PASSED_OVER)
+        settings = handler(data)
+        settings._passed_over_in_env_file = passed
+        return settings
 
     # Defined first, so it runs after the other "before" validators (pydantic runs them
     # last-defined first): `_split_list`'s items are stripped too.
@@ -656,6 +674,12 @@ class Settings(BaseSettings):
         return any(getattr(self, field) is not None for field in _CREDENTIALS)
 
     @property
+    def passed_over_in_env_file(self) -> frozenset[str]:
+        """The settings `.env` sets whose value was not read: an empty variable (unset)
+        was read first (`load_settings`' values, as `serve --host ""`, alike)."""
+        return self._passed_over_in_env_file
+
+    @property
     def is_dry_run(self) -> bool:
         return self.dry_run if self.dry_run is not None else not self.has_credentials
 
@@ -789,12 +813,14 @@ class _EmptyUnset:
     """A source before config/bot.toml whose empty values are unset (`_blank_unset`): not
     read, nor a later source's value of the same setting but bot.toml's (`GITHUB_TOKEN=`
     is no token, even where .env holds one). `emptied`, shared by these sources, holds the
-    settings an earlier one left empty."""
+    settings an earlier one left empty; `passed_over`, those of this source's values."""
 
     emptied: set[str]
+    passed_over: set[str]
 
     def sharing(self, emptied: set[str]) -> Self:
         self.emptied = emptied
+        self.passed_over = set()
         return self
 
     def _unset(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -802,6 +828,8 @@ class _EmptyUnset:
         for key, value in data.items():
             field = _field_named(key)
             if field in self.emptied:
+                if not _blank_unset(key, value):  # (an emptied setting's empty is unset)
+                    self.passed_over.add(field)
                 continue
             if _blank_unset(key, value):
                 self.emptied.add(field)
@@ -824,6 +852,10 @@ class _EnvSource(_EmptyUnset, EnvSettingsSource):
         return self._unset(super().__call__())
 
 
+# The key `_DotEnvSource` hands its passed-over settings on by, which no setting has
+_PASSED_OVER = "(passed over in .env)"
+
+
 class _DotEnvSource(_EmptyUnset, DotEnvSettingsSource):
     """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
@@ -839,7 +871,10 @@ class _DotEnvSource(_EmptyUnset, DotEnvSettingsSource):
                 data[key] = value
             elif key.startswith((ENV_PREFIX.lower(), "github_")):
                 data[written.get(key, key)] = value  # "unknown setting"
-        return self._unset(data)
+        data = self._unset(data)
+        if self.passed_over:  # for `Settings.passed_over_in_env_file`
+            data[_PASSED_OVER] = frozenset(self.passed_over)
+        return data
 
     def _names_as_written(self) -> list[str]:
         # read with python-dotenv, as the source itself reads the files (its dependency)
@@ -1021,17 +1056,16 @@ def unknown_variables(environ: Mapping[str, str], *, github: bool = False) -> li
     return warnings
 
 
-def credentials_emptied(environ: Mapping[str, str], env_file: str | Path) -> list[str]:
-    """A warning for each credential empty in `environ` while `env_file` sets it: empty is
-    unset, so .env's value is not read and the server runs dry, which its start alone
-    would not explain to an operator whose .env holds the credentials."""
-    path = Path(env_file)
-    written = dotenv_values(path) if path.is_file() else {}
+def credentials_emptied(settings: Settings) -> list[str]:
+    """A warning for each credential `.env` sets that the environment's empty value of it
+    hid (`passed_over_in_env_file`): empty is unset, so .env's value is not read and the
+    server runs dry, which its start alone would not explain to an operator whose .env
+    holds the credentials."""
     return [
-        f"{name}: empty in the environment, so .env's value is not read (a dry run):"
-        " unset it there to use .env's"
-        for name in map(env_name, _CREDENTIALS)
-        if name in environ and not environ[name].strip() and (written.get(name) or "").strip()
+        f"{env_name(field)}: empty in the environment, so .env's value is not read (a dry"
+        " run): unset it there to use .env's"
+        for field in _CREDENTIALS
+        if field in settings.passed_over_in_env_file
     ]
 
 

@@ -1849,12 +1849,24 @@ def test_the_operators_commands_help_says_what_the_docs_say(command, said, capsy
     assert "Change the port with `REVIEW_NOTES_PORT`, not `serve --port`" in operating
 
 
-def test_a_dry_run_says_which_empty_variable_hid_a_credential_of_dot_env(tmp_path):
+# names are read in any case: `github_token` in .env or in the environment hid it too,
+# and the warning, which looked for GITHUB_TOKEN alone (reading .env again), said nothing
+@pytest.mark.parametrize(
+    ("in_env_file", "in_environment"),
+    [
+        ("GITHUB_TOKEN", "GITHUB_TOKEN"),
+        ("github_token", "GITHUB_TOKEN"),
+        ("GITHUB_TOKEN", "github_token"),
+    ],
+)
+def test_a_dry_run_says_which_empty_variable_hid_a_credential_of_dot_env(
+    tmp_path, in_env_file, in_environment
+):
     # `GITHUB_TOKEN=` in the environment (compose's `${GITHUB_TOKEN}` of an unset
     # variable) is unset, and .env's token is not read: the start said DRY RUN and
     # nothing of why, to an operator whose .env holds a token.
-    (tmp_path / ".env").write_text("GITHUB_TOKEN=ghp_intheenvfile\n")
-    serve = server(tmp_path, base_env(tmp_path, GITHUB_TOKEN=""))
+    (tmp_path / ".env").write_text(f"{in_env_file}=ghp_intheenvfile\n")
+    serve = server(tmp_path, base_env(tmp_path, **{in_environment: ""}))
     with serve.run():
         log = serve.logs[0].read_text()
     assert "DRY RUN" in log, log

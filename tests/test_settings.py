@@ -17,6 +17,7 @@ from bot.settings import (
     DEV_WEBHOOK_SECRET,
     Settings,
     SettingsError,
+    credentials_emptied,
     env_name,
     load_settings,
     unknown_variables,
@@ -219,6 +220,23 @@ def test_dotenv_file_is_read(tmp_path):
     env.write_text("REVIEW_NOTES_WORKERS=5\nGITHUB_WEBHOOK_SECRET=from-dotenv\n")
     s = load_settings(env_file=env)
     assert s.workers == 5 and s.webhook_secret() == "from-dotenv"
+
+
+def test_the_settings_know_which_dotenv_values_an_empty_variable_hid(tmp_path, monkeypatch):
+    # the dry run's warning (`credentials_emptied`) is taken from the one read of .env
+    env = tmp_path / ".env"
+    env.write_text("github_token=ghp_intheenvfile\nREVIEW_NOTES_WORKERS=3\nTZ=UTC\n")
+    assert load_settings(env_file=env, dry_run=True).passed_over_in_env_file == frozenset()
+    monkeypatch.setenv("GITHUB_TOKEN", "")
+    monkeypatch.setenv("review_notes_workers", " ")
+    monkeypatch.setenv("TZ", "")
+    s = load_settings(env_file=env)
+    assert s.workers == 2 and s.is_dry_run
+    assert s.passed_over_in_env_file == {"github_token", "workers"}
+    assert credentials_emptied(s) == [
+        "GITHUB_TOKEN: empty in the environment, so .env's value is not read (a dry run):"
+        " unset it there to use .env's"
+    ]
 
 
 def test_a_dotenv_not_in_utf8_is_named(tmp_path):
