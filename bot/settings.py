@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Self, get_args
 from urllib.parse import urlsplit
 
-from dotenv import dotenv_values
-from dotenv.parser import parse_stream
+from dotenv.parser import Binding, parse_stream
 from pydantic import (
     AliasChoices,
     Field,
@@ -473,7 +472,8 @@ class Settings(BaseSettings):
         secret = v.get_secret_value().rstrip("\r\n")
         if secret.strip() not in ("", secret):  # (blank: empty, `has_webhook_secret`)
             raise ValueError(
-                "starts or ends with a space or a tab (a template's or a quoted value's?),"
+                "starts or ends with a space or a tab (a template's or a quoted value's?"
+                " in .env, around an unquoted value, `docker run --env-file` keeps them),"
                 " which the secret set on GitHub would have to hold too: write it without"
                 " them; if GitHub's holds them, set a new secret without, in both places"
                 " (the value is not shown)"
@@ -859,36 +859,57 @@ _PASSED_OVER = "(passed over in .env)"
 class _DotEnvSource(_EmptyUnset, DotEnvSettingsSource):
     """`.env` as docker (`--env-file`) and compose share it: a name without the bot's
     prefixes (TZ, COMPOSE_PROJECT_NAME) is another tool's and left alone; an unknown
-    name with them stays an error, named as written in the file (not lower-cased)."""
+    name with them stays an error, named as written in the file (not lower-cased). A
+    webhook secret is read as docker reads it (`_as_docker_reads`)."""
 
     def __call__(self) -> dict[str, Any]:
         fields = self.settings_cls.model_fields
         known = set(fields) | {env_name(f) for f in fields}  # a field's name, or its alias
-        written = {name.lower(): name for name in self._names_as_written()}
-        data = {}
+        written = self._bindings()
+        data: dict[str, Any] = {}
         for key, value in super().__call__().items():
-            if key in known:
+            if _field_named(key) in _WEBHOOK_SECRETS and key.lower() in written:
+                data[key] = _as_docker_reads(written[key.lower()], value)
+            elif key in known:
                 data[key] = value
             elif key.startswith((ENV_PREFIX.lower(), "github_")):
-                data[written.get(key, key)] = value  # "unknown setting"
+                binding = written.get(key)
+                data[binding.key if binding and binding.key else key] = value  # "unknown setting"
         data = self._unset(data)
         if self.passed_over:  # for `Settings.passed_over_in_env_file`
             data[_PASSED_OVER] = frozenset(self.passed_over)
         return data
 
-    def _names_as_written(self) -> list[str]:
-        # read with python-dotenv, as the source itself reads the files (its dependency)
+    def _bindings(self) -> dict[str, Binding]:
+        """Each name's line (the last, whose value is read), by the name in lower case as
+        the source reads it; read with python-dotenv's parser, as the source reads the
+        files (its dependency)."""
         files = self.env_file
         if files is None:
-            return []
+            return {}
         paths = [files] if isinstance(files, str | os.PathLike) else list(files)
         encoding = self.env_file_encoding or "utf-8"
-        return [
-            name
+        return {
+            binding.key.lower(): binding
             for path in map(Path, paths)
             if path.is_file()
-            for name in dotenv_values(path, encoding=encoding)
-        ]
+            for binding in parse_stream(io.StringIO(path.read_text(encoding)))
+            if binding.key is not None
+        }
+
+
+# The webhook secrets, whose blanks may be their own (`_secret_line_end_is_the_files`)
+_WEBHOOK_SECRETS = ("github_webhook_secret", "github_previous_webhook_secret")
+
+
+def _as_docker_reads(binding: Binding, value: str | None) -> str | None:
+    """`value`, python-dotenv's reading of `binding`, as `docker run --env-file` reads it:
+    the blanks around an unquoted value, which python-dotenv drops, kept (its line end
+    aside). Else the same .env would be one secret to a checkout's server and another,
+    refused as padded, to the image's."""
+    raw = binding.original.string.lstrip().partition("=")[2]
+    raw = raw.removesuffix("\n").removesuffix("\r")
+    return raw if value is not None and raw != value and raw.strip() == value else value
 
 
 # A key file saved by an editor that starts UTF-8 with a byte order mark (Windows'

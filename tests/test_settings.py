@@ -1406,6 +1406,31 @@ def test_blanks_around_a_webhook_secret_are_refused_not_shown(
     assert "s3cret" not in str(exc.value)
 
 
+@pytest.mark.parametrize(
+    "written", ["s3cret-of-the-hook ", " s3cret-of-the-hook", "s3cret-of-the-hook\t\r"]
+)
+@pytest.mark.parametrize("name", _WEBHOOK_SECRETS)
+def test_blanks_around_an_unquoted_webhook_secret_of_dotenv_are_refused(
+    tmp_path, monkeypatch, name, written
+):
+    # python-dotenv drops the blanks around an unquoted value, where `docker run
+    # --env-file` keeps them (and the start refused them there, naming no file): the same
+    # .env was two secrets, one of them failing every delivery's signature. Read as docker
+    # reads it, the start names its line.
+    env = tmp_path / ".env"
+    env.write_text(f"TZ=UTC\n{name}={written}\n# the end\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=None)
+    said = str(exc.value)
+    assert said.startswith(f"{env}:2: {name}: starts or ends with a space or a tab"), said
+    assert "`docker run --env-file` keeps them" in said and "s3cret" not in said
+    monkeypatch.setenv(name, HOOK)  # the environment's is read: .env's is no matter
+    assert load_settings(env_file=env, toml_file=None).webhook_secret() in (
+        HOOK,
+        DEV_WEBHOOK_SECRET,
+    )
+
+
 def test_secret_values_are_every_secret_the_logs_must_hide():
     live = {"github_webhook_secret": HOOK, "public_url": "https://x.org"}
     assert load().secret_values() == ["review-notes-dev-secret"]
