@@ -3,6 +3,8 @@
 A curator's mistake names the file and the field, never a traceback: malformed TOML,
 a file saved in another encoding (TOML is UTF-8), a value out of range. `read_config`
 also names the line, as `notes check` does for a note: `file:line: field: message`.
+Where the shipped library and config files are (`ROOT`, the `DEFAULT_*` paths) is named
+here too: the settings' defaults, read without the notes' model.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,9 +26,19 @@ from bot.note_files import (
     parse_toml,
     pydantic_problems,
 )
-from bot.similarity import Vocabulary
+
+if TYPE_CHECKING:  # imported where read: the settings read their file with this module
+    from bot.similarity import Vocabulary
 
 M = TypeVar("M", bound=BaseModel)
+
+ROOT = Path(__file__).resolve().parent.parent
+# the shipped library and config: the settings' defaults (`bot.library` names them too)
+DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
+DEFAULT_TOPICS_FILE = ROOT / "config" / "topics.toml"
+# the matching config checked with them (bot.match_config reads it): named here, so that
+# the settings name the shipped files without importing the matcher
+DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 
 
 class ConfigError(LibraryError, ValueError):
@@ -78,6 +90,8 @@ def load_vocabulary(path: Path) -> Vocabulary:
     """Read a title vocabulary (config/title_vocabulary.json, bot/similarity.py); a bad
     one raises ValueError naming the file and field. Cached per path: every config
     naming the file shares one Vocabulary, so equal configs compare equal."""
+    from bot.similarity import Vocabulary
+
     try:
         data = json.loads(Path(path).read_text("utf-8"))
     except (OSError, ValueError) as exc:

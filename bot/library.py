@@ -18,6 +18,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+# the shipped files, named in config_files (the settings' defaults) and here as before
+from bot.config_files import DEFAULT_MATCHING_FILE as DEFAULT_MATCHING_FILE
+from bot.config_files import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE
+from bot.config_files import ROOT as ROOT
 from bot.note_dump import FENCE, toml_string
 from bot.note_files import (
     Header,
@@ -36,12 +40,6 @@ from bot.note_terms import LIST_SEPARATORS, describe_character
 from bot.notes import ID_PATTERN, Note, Topic, note_id_shape, topic_key, topics_by_key
 from bot.toml_lines import scan
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_NOTES_DIR = ROOT / "seeds" / "notes"
-DEFAULT_TOPICS_FILE = ROOT / "config" / "topics.toml"
-# the matching config checked with them (bot.match_config reads it): named here, so that
-# the settings name the shipped files without importing the matcher
-DEFAULT_MATCHING_FILE = ROOT / "config" / "matching.toml"
 NOTE_SUFFIX = ".md"
 
 

@@ -20,23 +20,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cached_property
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from bot.markdown_text import without_fences
 from bot.note_dump import FENCE, toml_string, toml_value
 from bot.note_terms import LIST_SEPARATORS, describe_character
-from bot.notes import (
-    ID_PATTERN,
-    REPO_PATTERN,
-    Note,
-    Repeated,
-    Verdict,
-    derive_verdict,
-    near_verdict,
-    stated_verdict,
-)
 from bot.toml_errors import (
     bad_date,
     bad_escape,
@@ -51,6 +40,12 @@ from bot.toml_errors import (
     year_first_date,
 )
 from bot.toml_lines import BARE_KEY, Layout, layout
+
+# The notes' model and the Markdown parser are imported where a note needs them: the
+# settings read config/bot.toml with this module (`config_files`), and importing those
+# cost every command that reads the settings, `replay` and `retry` too, ~40 ms.
+if TYPE_CHECKING:
+    from bot.notes import Note
 
 
 @dataclass(frozen=True, order=True)
@@ -171,6 +166,8 @@ def _bad_verdict(value: Any) -> str:
     """What to write for a verdict that is none: the one it seems meant as, by its name in
     another case, its label as the comment shows it (`Quick read`, or as an identifier,
     `deep-read`) or its Chinese words (`值得快速阅读`, as the guidance states it)."""
+    from bot.notes import Verdict, derive_verdict, near_verdict
+
     msg = f"bad verdict {value!r}; use one of: " + ", ".join(Verdict)
     if isinstance(value, list) and value in ([v.value] for v in Verdict):  # `["deep"]`
         return f"{toml_value(value)} is a list: write the verdict alone, as {toml_value(value[0])}"
@@ -264,6 +261,8 @@ def _another_repos_pr(value: str, field: str, repo: Any) -> str | None:
 def _misshapen(pattern: str, value: Any) -> str | None:
     """What an id or a repository is, in words, or None to keep pydantic's (which quotes
     the regular expression)."""
+    from bot.notes import ID_PATTERN, REPO_PATTERN
+
     if not isinstance(value, str):
         return None
     if pattern == ID_PATTERN:
@@ -306,6 +305,8 @@ def pydantic_problems(
     """Turn pydantic's errors into problems on the right lines; an unknown field gets the
     `known` one it seems a misspelling of, else, given `whose` ("a note's"), the list of
     them."""
+    from bot.notes import Repeated
+
     out = []
     errors = exc.errors()
     # fields with an element at fault: pydantic also counts the list short of its good ones
@@ -525,6 +526,8 @@ def merge_conflict(text: str, *, fenced: bool = False) -> int | None:
     one (guidance on a tool that writes or checks them): it counts only with `fenced`."""
     if "<<<<<<< " not in text:  # most notes: no search
         return None
+    from bot.markdown_text import without_fences
+
     text = normalise_text(text)
     m = _CONFLICT.search(text if fenced else without_fences(text))
     return None if m is None else text[: m.start()].count("\n") + 1
@@ -696,9 +699,6 @@ CURATED_FIELDS = {
     "summary_en": "missing: write a one- or two-sentence English summary",
 }
 
-# what a note's header may set (the guidance is the body)
-_HEADER_FIELDS = tuple(f for f in Note.model_fields if f != "guidance")
-
 
 def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     """Parse one note file; raise LibraryError naming file, line and field.
@@ -706,6 +706,10 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     With `curated`, a note must also have its English title and summary (the
     library requires them; a freshly imported note does not have them yet).
     """
+    from bot.notes import Note
+
+    # what a note's header may set (the guidance is the body)
+    header_fields = tuple(f for f in Note.model_fields if f != "guidance")
     if (conflict := merge_conflict(text)) is not None:
         raise LibraryError([Problem(path, conflict, "file", _CONFLICT_FIX)])
     header_text, body, first = split_front_matter(text, path)
@@ -721,7 +725,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     # a field written misspelt (`Verdict`) is that problem alone, not also one missing:
     # the field its problem says it means
     misspelt = {
-        _meant_field(k, v, _HEADER_FIELDS) for k, v in data.items() if k not in Note.model_fields
+        _meant_field(k, v, header_fields) for k, v in data.items() if k not in Note.model_fields
     }
     if curated:
         for key, msg in CURATED_FIELDS.items():
@@ -734,7 +738,7 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         missing = {p.field for p in problems}  # blank: its whitespace is no second problem
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
-            for p in pydantic_problems(exc, path, header, data, 1, _HEADER_FIELDS, "a note's")
+            for p in pydantic_problems(exc, path, header, data, 1, header_fields, "a note's")
             if p.field not in missing
             and not (p.message == "missing required field" and p.field in misspelt)
         ]
@@ -751,6 +755,8 @@ def _another_header(body: str, body_line: int) -> tuple[int, str] | None:
     """The file line and message of a note pasted into the guidance below its own (two
     copied in one go), else None: read as guidance, it would load nowhere. One shown in a
     fenced code block is a sample of a header, guidance as the rest."""
+    from bot.markdown_text import without_fences
+
     m = _ANOTHER_HEADER.search(without_fences(body))
     if m is None:
         return None
@@ -778,6 +784,8 @@ def _with_fix(problem: Problem, guidance: str) -> Problem:
     it."""
     if problem.message != "missing required field":
         return problem
+    from bot.notes import ID_PATTERN, stated_verdict
+
     fix = _MISSING_FIX.get(problem.field)
     if problem.field == "id":
         stem = problem.path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".md")

@@ -45,8 +45,15 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from bot.config_files import ConfigError, ConfigFile, read_config
-from bot.library import DEFAULT_MATCHING_FILE, DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT
+from bot.config_files import (
+    DEFAULT_MATCHING_FILE,
+    DEFAULT_NOTES_DIR,
+    DEFAULT_TOPICS_FILE,
+    ROOT,
+    ConfigError,
+    ConfigFile,
+    read_config,
+)
 from bot.note_files import Problem
 from bot.toml_lines import first_lines
 

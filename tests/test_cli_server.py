@@ -1351,6 +1351,9 @@ _SERVERS = {"fastapi", "uvicorn", "starlette", "github", "jinja2"}
 # A search's modules: `notes check` and `match` read one number of it, what a search reads
 # of a guidance, and imported it and its prose rules for it (20 ms of their CPU time)
 _SEARCH = {"bot.search", "bot.comment_prose"}
+# The notes' model, the library and the Markdown parser: the settings read config/bot.toml
+# with the config files' reader, which imported them with the note files' (40 ms of CPU)
+_NOTES = {"bot.notes", "bot.library", "bot.markdown_text"}
 
 
 @pytest.mark.parametrize(
@@ -1362,8 +1365,8 @@ _SEARCH = {"bot.search", "bot.comment_prose"}
             {"bot.queue", "bot.db", "bot.github_port", "bot.commands", *_SEARCH},
         ),
         (["match", "--title", "Fix EAGLE"], 0, {"bot.queue", "bot.db", "bot.commands", *_SEARCH}),
-        (["retry"], 0, {"bot.match_config", "bot.matching", "bot.search", "bot.commands"}),
-        (["serve", "--port", "1"], 2, {"bot.server"}),  # its settings refused (below)
+        (["retry"], 0, {"bot.match_config", "bot.matching", "bot.search", "bot.commands", *_NOTES}),
+        (["serve", "--port", "1"], 2, {"bot.server", *_NOTES}),  # its settings refused (below)
         # nor another command's: `redeliver`'s bound is the sweep's (bot.redelivery)
         (
             ["retry", "--help"],
