@@ -2763,7 +2763,7 @@ def test_the_notes_own_word_in_another_spelling_does_not_show_its_topic_either()
     assert score("tool call") == score("tool calls")
 
 
-# --- found by mutation testing ---
+# --- keywords' separators, plurals and overlaps; a reason said once ---
 
 
 # kills: bot/reasons.py:reason_lines `why and why not in whys` -> `why`
@@ -2862,7 +2862,7 @@ def test_eval_script_scan_terms_title_only_scans_titles(tmp_path, capsys, eval_s
     assert "title only" in titles and note.id not in titles  # the title links nothing
 
 
-# --- found by mutation testing ---
+# --- reason lines: renames, tags, ranking and merging ---
 
 
 # kills: bot/reasons.py:changes a rename's two paths counted as two files
@@ -3063,7 +3063,7 @@ def test_the_file_a_line_named_first_leads_the_rest_its_shared_files_leave():
     assert _named_by("title mentions 'x'", frozenset({"s.py"}), ["s.py"]) == "title mentions 'x'"
 
 
-# --- found by mutation testing ---
+# --- scores at their thresholds: sweeps, tags, titles, ties to the PR ---
 
 
 # kills: bot/matching.py:_files_alone a description word makes a note's topic evidence more than
@@ -3326,7 +3326,7 @@ def test_a_note_keyword_adding_nothing_over_its_topics_mention_is_no_reason_of_i
     )
 
 
-# --- found by mutation testing ---
+# --- the glob index and a keyword's forms ---
 
 
 # kills: bot/pathindex.py:GlobIndex.__init__ a one-character run never counted as present where a
@@ -3365,7 +3365,7 @@ def test_a_keyword_ending_in_one_capital_letter_has_any_plural():
     assert set(index.find("Vectorize top-Ks in the sampler")) == {"topk"}
 
 
-# --- found by mutation testing: a keyword inside a longer one starting with its plural ----
+# --- a keyword inside a longer one starting with its plural ------------------------------
 
 
 # Found beside the mutants (fixed): a check that an index of many keywords finds each one where an
@@ -3397,7 +3397,7 @@ def test_a_keyword_is_found_inside_a_longer_keyword_that_starts_with_its_plural(
     assert set(connectors) == {"connector", "connectorselastic"}
 
 
-# --- found by mutation testing: the reason wording's helpers ----------------------------
+# --- the reason wording's helpers ----------------------------------------------------------
 
 
 # kills: bot/matching.py:CompiledMatcher._code_first `_code_first` sorting a docs file (`aux_files`)
@@ -3562,7 +3562,7 @@ def test_a_label_spelled_as_a_title_terms_key_is_no_mention_of_it():
     )
 
 
-# --- found by mutation testing (bot/link_rules.py) ---
+# --- the link rules: ranking, places, ambiguity and notes held back ---
 
 
 # kills: bot/link_rules.py:LinkRules.link.rank `m.note.id in source_ids` (the PR's own note ranks
@@ -3761,7 +3761,7 @@ def test_far_below_names_the_best_note_linked_not_the_best_held_back():
     assert result.held_back[-1] == ("c", "far below the best note (b)")
 
 
-# --- found by mutation testing (bot/match_config.py) ---
+# --- the matching config's ranges and its vocabulary ---
 
 
 # kills: bot/match_config.py:Weights a weight's floor `ge=0` -> `ge=1`

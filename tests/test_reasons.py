@@ -241,11 +241,11 @@ def test_the_aspect_gloss_says_why_the_word_counts_in_plain_english():
 
 
 def test_a_notes_terms_and_aspects_are_glossed_in_plain_words():
-    """Found by a review, reading the comment as a reviewer: "title mentions
-    'partial-hash-hit' (keyword of this note)", "'Draft' also in this note's keywords" and
-    "(this note's focus within CUDA graphs)" are the curators' words (a note's keywords,
-    its aspects), which a reviewer has to decode. The glosses say what they are, the
-    keyword and its "also in" form in the same words, as the note page's labels say them."""
+    """Read as a reviewer reads the comment, "title mentions 'partial-hash-hit' (keyword of
+    this note)", "'Draft' also in this note's keywords" and "(this note's focus within CUDA
+    graphs)" are the curators' words (a note's keywords, its aspects), which a reviewer has
+    to decode. The glosses say what they are, the keyword and its "also in" form in the same
+    words, as the note page's labels say them."""
     lines = {
         line
         for title, files in (
@@ -936,7 +936,7 @@ def test_the_words_a_gloss_names_are_in_the_order_the_name_writes_them():
     assert checked >= 2, "no gloss names two words of a name any more"
 
 
-# --- found by mutation testing -----------------------------------------------------
+# --- where a quote starts and ends; a line counting for two topics -----------------
 
 
 # kills: bot/terms.py:_balanced `lead -= 1` -> `lead -= 2`: the walk back over a run of opening

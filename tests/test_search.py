@@ -742,7 +742,7 @@ def test_a_chinese_term_typed_without_a_space_finds_the_text_with_one(quoted):
     assert found("前缀缓存", RANKED) == ["前缀\n缓存", "前缀 缓存", "前缀缓存"]
 
 
-# --- found by the review of the notes pages in a browser ---
+# --- words as readers type them: apostrophes, an English word's other forms ---
 
 
 # kills: bot/search.py:fold (hand) an apostrophe compared as typed: a phone's keyboard types

@@ -169,7 +169,7 @@ def test_shipped_vocabulary_loads_and_knows_common_words():
     assert vocab.idf("fix") < 2 < 5 < vocab.idf("watermarking")
 
 
-# --- found by mutation testing ---
+# --- shared words: their forms, quotes and rarity ---
 
 
 # kills: bot/similarity.py:title_words `len(word) > 3` -> `len(word) > 2`
@@ -204,9 +204,6 @@ def test_a_word_exactly_as_rare_as_the_floor_counts():
     ]
 
 
-# --- found by mutation testing ---
-
-
 # kills: bot/reasons.py:shared_detail words shared with the note's title quoted as its keywords
 # write them
 # kills: bot/reasons.py:shared_detail words shared with the keywords quoted as the note's title
@@ -228,9 +225,6 @@ def test_each_shared_word_is_quoted_as_the_part_of_the_note_it_comes_from_writes
     # `kv` and `stat` both read from `get_kv_stats`: one quote
     detail = shared_detail(["kv", "stat"], title_words(title), names, facts)
     assert detail == "title shares 'get_kv_stats' with this note's title"
-
-
-# --- found by mutation testing ---
 
 
 # kills: bot/similarity.py:written_form the glue to the left of a name's first piece wrapping round
