@@ -262,7 +262,6 @@ def test_dry_run_answers_from_the_event(tmp_path, monkeypatch):
         assert {r["content"] for r in rt.dry_run.reactions()} == {"eyes", "+1"}
 
 
-# found by mutation testing (bot/dryrun.py)
 # kills: bot/dryrun.py:DryRunGitHub.permission `return "write"` -> `return None`
 def test_in_a_dry_run_anyone_may_turn_the_notes_off(tmp_path, monkeypatch):
     # no GitHub to ask for permissions: local development tries every command, one the
@@ -1009,7 +1008,7 @@ def test_a_second_put_back_of_an_admitted_command_is_still_answered_whole(
         assert "Automatic updates are paused" in sticky(fake).body
 
 
-# --- found by mutation testing ---
+# --- the notes comment under a spent reply budget; a 👍 owed with an update ---
 
 
 # kills: bot/command_answers.py:run_commands a comment not all of whose commands want a reply
@@ -1039,7 +1038,7 @@ def test_a_comment_whose_update_is_deferred_gets_its_thumbs_up_only_with_the_upd
     assert reactions(fake, c) == {"eyes"}  # not done yet: its 👍 comes with the update
 
 
-# --- found by mutation testing ---
+# --- the reply and write budgets: the log's lines, a diff line's confused reaction ---
 
 
 # kills: bot/command_answers.py:_run_judged and :97 the log says `None` for what a comment's

@@ -118,8 +118,7 @@ def test_wrong_naming_no_shown_note_is_answered_and_hides_nothing(live, line, an
 
 
 def test_wrong_with_no_notes_comment_says_there_is_none(live):
-    # the reply described "the notes comment" on a PR where the bot wrote none (found by
-    # a review)
+    # the reply described "the notes comment" on a PR where the bot wrote none
     client, rt, fake = live
     say(client, rt, fake, "/notes wrong 1", login=AUTHOR)
     assert sticky(fake) is None
@@ -302,7 +301,7 @@ def test_wrong_run_again_means_the_note_it_meant_the_first_time(live):
     assert state(rt).dismissed == (shown[0], shown[1])
 
 
-# Found by a review. A retry for a missing 👍 ran every command of the comment again
+# A retry for a missing 👍 ran every command of the comment again
 # docs/commands.md: a 👍 GitHub refused fails the delivery and `review-notes retry` adds it; "the
 # retry redoes nothing else". The retry ran the comment's commands again: an old `/notes
 # wrong 1` hid again the note a later `/notes restore` showed (and its mark, taken back,
@@ -366,11 +365,10 @@ def test_a_wrong_whose_reply_failed_is_done_by_its_retry_after_a_later_wrong(liv
     assert set(state(rt).dismissed) == {first, second}
 
 
-# Found by a review. Two people mark the same note in one flood-control window (the
-# comment still shows it to both): the second's `record` found the standing mark, and
-# `set_reason` overwrote its reason, so the curators' report (`review-notes notes
-# feedback`) said the author wrote the maintainer's words. The first mark stands, with
-# its author's words.
+# Two people mark the same note in one flood-control window (the comment still shows it to
+# both): the second's `record` found the standing mark, and `set_reason` overwrote its
+# reason, so the curators' report (`review-notes notes feedback`) said the author wrote
+# the maintainer's words. The first mark stands, with its author's words.
 
 
 def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live):
@@ -396,7 +394,7 @@ def test_a_second_reviewers_reason_is_not_put_in_the_first_reviewers_mouth(live)
     assert all(m.reason == said[m.login] for m in marks), [(m.login, m.reason) for m in marks]
 
 
-# --- found by mutation testing ---
+# --- `wrong` and `restore` handled out of order ---
 
 
 # kills: bot/command_feedback.py:take_feedback a late `wrong` records its own older key as the
@@ -422,7 +420,7 @@ def test_a_restore_said_between_two_wrongs_run_late_does_not_take_back_the_newer
     assert hidden_by_newer[0] in {m.note_id for m in rt.ctx.feedback.marks()}
 
 
-# --- found by mutation testing ---
+# --- a `wrong` or `restore` retried; a `wrong` typed on a Chinese keyboard ---
 
 
 # kills: bot/command_answers.py:run_commands a comment holding a `wrong` among other commands keeps

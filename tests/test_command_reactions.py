@@ -166,7 +166,7 @@ def test_a_put_back_for_a_reaction_runs_again_without_replying_twice(
         assert len(replies(fake)) == 1 and reactions(fake, c) == {"eyes", "+1"}
 
 
-# --- found by mutation testing ---
+# --- commands in a review's body: no reaction tried ---
 
 
 # kills: bot/command_reactions.py:Reactions.add a review body's commands (no comment to react on)

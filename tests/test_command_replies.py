@@ -742,10 +742,10 @@ def test_an_unknown_topic_guesses_the_topics_whose_names_hold_it(library, asked,
 
 
 def test_an_unknown_topic_with_guesses_names_them_without_every_topic(library):
-    """Found by a review: `/notes topic cuda` answered "Did you mean `cuda-graphs`,
-    `cmake-build` or `hardware-ci`?" and then every one of the 35 topics, 1,400 characters
-    in a new comment that notifies everyone on the PR, the guesses lost in the list. With
-    guesses the reply names them and says how to see the list; with none, the list."""
+    """`/notes topic cuda` answered "Did you mean `cuda-graphs`, `cmake-build` or
+    `hardware-ci`?" and then every one of the 35 topics, 1,400 characters in a new comment
+    that notifies everyone on the PR, the guesses lost in the list. With guesses the reply
+    names them and says how to see the list; with none, the list."""
     body = reply("/notes topic cuda", library, repo="vllm-project/vllm")
     assert "Did you mean `cuda-graphs` (CUDA graphs, " in body, body
     assert "`spec-decode`" not in body and "no notes yet" not in body, body
@@ -1284,10 +1284,10 @@ def test_a_replys_notes_name_their_source_pr_by_its_number_in_its_repository(lib
 
 
 def test_a_search_that_finds_nothing_points_to_the_topics_in_one_line(library):
-    """Found by a review: `/notes search` that found no note answered with every
-    topic, 35 of them in 1,400 characters, a new comment that notifies everyone on the
-    PR. Its words named no topic either (a topic's name finds its notes), so the list
-    held nothing closer than `/notes topic` gives: the reply says that, in one line."""
+    """`/notes search` that found no note answered with every topic, 35 of them in 1,400
+    characters, a new comment that notifies everyone on the PR. Its words named no topic
+    either (a topic's name finds its notes), so the list held nothing closer than `/notes
+    topic` gives: the reply says that, in one line."""
     for repo in ("vllm-project/vllm", None, "acme/widgets"):
         body = reply("/notes search zzzq frobnicate", library, repo=repo)
         said = body.split("\n", 2)[2].strip()

@@ -468,8 +468,7 @@ def test_a_notes_on_said_before_the_deletion_and_retried_posts_the_comment_again
     # deletes the notes comment: the next PR event opts the PR out ("go away", as
     # `/notes off`). `review-notes retry` re-runs the old `on`: said before the deletion
     # was noticed, it changes nothing. It used to turn updates on again and post a NEW
-    # comment (a notification to everyone): the deletion recorded no `switched_at`
-    # (found by review of session 13's change).
+    # comment (a notification to everyone): the deletion recorded no `switched_at`.
     client, rt, fake = live
     c0 = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
     post(client, "issue_comment", comment_payload(c0))
@@ -513,7 +512,7 @@ def test_notes_on_after_off_and_a_deletion_resumes_the_updates(live):
     # the author says `/notes on`. docs/commands.md: "`/notes on` resumes the updates (a new
     # comment as soon as notes match)". The `on`'s refresh used to find the comment
     # (known since before the `off`) gone and take that for a NEW opt-out: the PR was
-    # off again right after `on`, with nothing posted (found by review of session 13).
+    # off again right after `on`, with nothing posted.
     client, rt, fake = live
     say(client, rt, fake, "/notes")
     first = sticky(fake)
@@ -1276,7 +1275,7 @@ def test_a_deferred_update_gives_its_write_back_once_not_at_each_re_run_nor_afte
         assert budget.left(1001) == 6, "given back a write this process was never paid"
 
 
-# --- found by mutation testing ---
+# --- deferred updates: a command after one, writes put back, late `off` and `why` ---
 
 
 # kills: bot/command_updates.py:handle_refresh the deferred update does not open the next window
@@ -1296,9 +1295,6 @@ def test_a_command_after_a_deferred_update_ran_is_answered(live):
     drain(rt)
     assert "(why mode)" not in sticky(fake).body
     assert reactions(fake, later) == {"eyes", "+1"} and state(rt).pending is None
-
-
-# --- found by reviews ---
 
 
 @pytest.mark.parametrize(
@@ -1336,9 +1332,6 @@ def test_a_deferred_update_put_back_before_any_write_still_gives_back_its_write(
         assert budget.left(1001) == 10 - 6 + 1, (
             "the write prepaid for a notes comment the update never wrote was kept"
         )
-
-
-# --- found by mutation testing ---
 
 
 # kills: bot/command_updates.py:newer_switch an `off` said before the `on` that stands, run late in

@@ -1666,7 +1666,7 @@ def test_a_table_padded_to_megabytes_inside_a_list_item_is_not_rendered(monkeypa
     assert rendered == []  # refused by the estimate, before rendering
 
 
-# --- found by mutation testing ---
+# --- the bounds on a command's arguments and on an edit's new commands ---
 
 
 # kills: bot/commands.py:_cap_args `used = -1` -> `used = 0`
@@ -1834,7 +1834,7 @@ def test_the_least_values_commands_toml_allows_load(tmp_path: Path):
     assert {k: getattr(config, k) for k in least} == least
 
 
-# --- found by mutation testing ---
+# --- what GitHub shows around a command: blanks, markup, math, footnotes, nesting ---
 
 
 # kills: bot/comment_prose.py:164 U+3000 (the ideographic space) left out of the spaces
@@ -2041,7 +2041,7 @@ def test_the_walk_reads_text_400_levels_deep_not_401():
     assert kinds(head + "<ul/<>" * 396 + tail) == []
 
 
-# found by mutation testing: the closing line's text before its `$$` was read as prose
+# the closing line's text before its `$$` was read as prose
 def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula():
     # GitHub shows "x = 1 /notes off" as one display formula, up to the closing "$$"; the
     # math scan counts only the lines between the two "$$" lines as the formula, and the
@@ -2049,8 +2049,8 @@ def test_a_command_before_the_closing_dollars_of_a_math_block_is_in_the_formula(
     assert kinds("$$\nx = 1\n/notes off $$") == []
 
 
-# found by mutation testing: a `$$` opened a formula only at the line's very start; a
-# paragraph's indent of 1-3 spaces is no part of its text
+# a `$$` opened a formula only at the line's very start; a paragraph's indent of 1-3
+# spaces is no part of its text
 def test_a_math_block_opened_by_a_dollar_pair_indented_one_to_three_spaces_is_a_formula():
     # " $$" is the paragraph line "$$" (CommonMark strips up to three spaces of indent),
     # the same formula as "$$\n/notes off\n$$" and "1. $$\n   /notes off\n   $$", which

@@ -1469,7 +1469,7 @@ def test_every_reason_the_matcher_gives_on_real_prs_names_its_term():
     assert seen > 1000
 
 
-# --- found by mutation testing (bot/feedback.py, hand mutants) ---
+# --- `notes feedback`'s report: marked PRs, notes never marked, ids shown, days ---
 
 
 # kills: bot/feedback.py:summarise a mark's repository not lower-cased; :summarise a shown PR's
@@ -1552,7 +1552,7 @@ def test_a_lines_gloss_gives_no_term_of_its_own():
     assert evidence_terms([line]) == {"'EC (encoder cache) connector'"}
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- `notes feedback` on a library that does not load; its JSON as written ---
 
 
 def one_mark_database(tmp_path, reason: str = "") -> str:
@@ -1938,7 +1938,7 @@ def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
     assert [r["origin"] for r in db.execute("SELECT origin FROM numbering")] == ["comment:1"]
 
 
-# --- `/notes wrong`'s parser nits (session 35) ---
+# --- `/notes wrong`'s parser nits: counts and decimals after a note's number ---
 
 
 # kills: bot/feedback.py:_LISTED (hand) a count of digits after a note's number read as a
@@ -2587,7 +2587,7 @@ def test_a_note_number_before_a_counted_noun_keeps_it_the_notes(typed, reason):
     assert command.key == parse_commands("/notes wrong 1,2")[0].key
 
 
-# --- `/notes wrong`'s readings left by session 45 ---
+# --- `/notes wrong`'s readings: numbers and counts glued to a reason ---
 
 
 # kills: bot/feedback.py:_LISTED (hand) a second number with a Chinese reason glued on
@@ -2793,7 +2793,7 @@ def test_first_and_foremost_is_the_reasons_words_no_ordinal(typed):
         assert pick_note(command.args, SHOWN[:1]).reason == said
 
 
-# --- `/notes wrong`'s readings after session 46: notes hidden that were not meant ---
+# --- `/notes wrong`'s readings: notes hidden that were not meant ---
 
 
 # kills: bot/feedback.py:_ordinal (hand) an ordinal in digits before a noun it qualifies
