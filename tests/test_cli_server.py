@@ -1016,7 +1016,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert "webhook at" not in r.stdout and " replay " not in r.stdout, r.stdout
 
 
-# --- found by mutation testing of bot/server.py ---
+# --- `serve`'s banner, a port in use, the request log at debug ---
 
 
 # kills: bot/server.py:run_server the banner left in stdout's buffer: without PYTHONUNBUFFERED (a
@@ -1103,7 +1103,7 @@ def test_redeliver_with_a_token_asks_for_the_apps_credentials(tmp_path):
     clear_error(r, "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "not a token")
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- `retry`, `replay`, `redeliver` and `serve`: exit codes, flags, imports, logs ---
 
 
 # kills: bot/cli_server.py:_retry (hand) a listing of every failed delivery said to be "the newest

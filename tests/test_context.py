@@ -28,7 +28,7 @@ def _env(monkeypatch):
     clean_env(monkeypatch)
 
 
-# --- found by mutation testing ---
+# --- a matcher compiled for another library; the command word and public URL ---
 
 
 # kills: bot/context.py:BotContext.__post_init__ hand: a matcher compiled for another library is

@@ -183,7 +183,7 @@ def test_sigterm_finishes_the_work_in_hand_claims_nothing_new_and_exits_0(
     assert serve.processed() == Counter({d: 1 for d, _ in sent})
 
 
-# --- found by mutation testing of bot/server.py ---
+# --- SIGTERM while a client is still sending ---
 
 
 # kills: bot/server.py:DrainingServer.handle_exit (hand) the workers told to stop claiming only once

@@ -1,5 +1,4 @@
-"""A value quoted in a docker --env-file (found by a review, the image run as an
-operator runs it).
+"""A value quoted in a docker --env-file (the image run as an operator runs it).
 
 `docker run --env-file .env` keeps a value's quotes: the line `NAME="value"` gives the
 process `"value"`, quotes included (python-dotenv, which reads the same `.env` for a

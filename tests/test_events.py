@@ -739,7 +739,7 @@ def test_a_signed_payload_with_an_impossible_installation_is_refused_naming_it(
     assert (r.status_code, r.json()) == (400, {"error": f"malformed pull_request payload: {said}"})
 
 
-# --- found by mutation testing ---
+# --- a retargeted PR at the same head ---
 
 
 # kills: bot/prstate.py:PRState.files_for a new base keeps the file list listed against the old
@@ -764,7 +764,7 @@ def test_a_retargeted_pr_lists_its_files_again_though_its_head_is_the_same(live)
     assert MARKER in sticky_text(fake)
 
 
-# --- found by mutation testing (bot/dispatch.py) ---
+# --- the dispatcher: ids, routes, locked conversations, logins asked ---
 
 
 # kills: bot/dispatch.py:payload_id id 0 taken as an id

@@ -157,7 +157,7 @@ def test_losing_an_allow_listed_repository_is_a_warning_like_a_suspension(event,
     assert DEFAULT_REPO in warning and "no more events" in warning, f"only at INFO: {what!r}"
 
 
-# --- found by mutation testing ---
+# --- installation events: unsuspended, an enterprise's slug, no login, renames ---
 
 
 # kills: bot/installations.py:InstallationChange.adds unsuspend not counted as giving repositories

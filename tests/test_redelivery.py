@@ -183,7 +183,7 @@ def test_a_sweep_stopped_while_listing_reads_no_queue_and_asks_nothing(caplog):
     assert "while listing" in warning and "review-notes redeliver" in warning
 
 
-# --- found by mutation testing (the shell) ---
+# --- an event answered with a redirect; an attempt at `since` exactly ---
 
 
 # kills: redelivery.HookDelivery.succeeded: `status_code < 300` -> `status_code <= 300`
@@ -291,7 +291,7 @@ def test_a_start_sweeps_from_where_the_last_complete_sweep_left_off():
     assert start_since(None, newest, NOW) == since_last_seen(newest, NOW)
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- `redeliver`'s exit codes ---
 
 
 class _ClosedGitHub:
@@ -377,7 +377,7 @@ def redeliver_reporting_status(tmp_path) -> int:
         db.close()
 
 
-# --- found by mutation testing of bot/redelivery.py ---
+# --- the sweeps: refusals for good, `since`, the waits, the order, events given up ---
 
 
 # kills: bot/redelivery.py:_ask `400 <= exc.status` -> `400 < exc.status` (a 400 refusal

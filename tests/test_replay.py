@@ -17,7 +17,7 @@ from tests.webhook_kit import SECRET, free_port, make_settings
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pr-52419-opened.json"
 
-# --- found by mutation testing of bot/replay.py ---
+# --- `replay`: telling events apart, signing, refusals, the server's health ---
 
 
 # kills: bot/replay.py:guess_event `"zen" in payload and` -> `"zen" not in payload and` (a ping

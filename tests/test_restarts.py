@@ -1,7 +1,7 @@
-"""What a start makes of the database it finds (found by a review, "the operator's
-bad days"): a file it cannot write or another process holds is refused in words; a
-second server reaching the file through a bind mount is refused; the redelivery sweep
-starts from the newest delivery GitHub sent; a delivery given up is logged and counted.
+"""What a start makes of the database it finds (the operator's bad days): a file it
+cannot write or another process holds is refused in words; a second server reaching
+the file through a bind mount is refused; the redelivery sweep starts from the
+newest delivery GitHub sent; a delivery given up is logged and counted.
 
 Real parts only: `review-notes serve` as a process, its SQLite file in tmp_path, the
 fake GitHub over HTTP.

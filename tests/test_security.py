@@ -174,7 +174,7 @@ def test_healthz_shows_a_failed_deliverys_error_without_the_secrets(live, monkey
     assert failure["error"] == "RuntimeError: refused header 'X-Hub-Signature: [redacted]'"
 
 
-# --- found by mutation testing (the shell) ---
+# --- a comment body replayed later ---
 
 
 # kills: webhook.WebhookEndpoint.triage: `once = not route.same_bodies` -> `route.same_bodies`

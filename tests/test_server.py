@@ -880,7 +880,6 @@ def test_dry_run_comments_of_one_pr_show_its_reactions_only(app):
     assert [r["comment_id"] for r in everyone] == [11, 22, 33]
 
 
-# found by mutation testing (bot/dryrun.py)
 # kills: bot/dryrun.py:DryRunGitHub.comments `sticky` listed as SQLite's 1 and 0, not as true and
 # false
 def test_dry_run_comments_tell_the_notes_comment_from_a_reply_as_true_or_false(app):
@@ -1134,7 +1133,7 @@ def test_an_unknown_page_says_its_answer_depends_on_accept_in_both_forms(app):
         assert r.status_code == 404 and r.headers["vary"] == "Accept", accept
 
 
-# --- found by mutation testing (bot/server.py: the app and its routes) ---
+# --- the app and its routes ---
 
 
 # kills: bot/server.py:_operator_routes.dry_run_comments a live server's /dry-run/comments answered
@@ -1632,7 +1631,7 @@ def test_favicon_ico_is_the_icon_under_the_public_url_path(tmp_path):
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
 
 
-# --- found by mutation testing ---
+# --- the webhook signature's check ---
 
 
 # kills: bot/signature.py:verify hmac.compare_digest(...) -> sign(...) == header.strip()
@@ -1802,7 +1801,7 @@ def test_a_stop_during_the_listing_logs_no_traceback(tmp_path, fake_github, app_
     assert len(stopped) == 1 and "100 attempts listed" in stopped[0], stopped
 
 
-# --- found by mutation testing (the shell) ---
+# --- malformed deliveries, another process's lock, the start's first write ---
 
 
 # kills: webhook.WebhookEndpoint.check: RecursionError dropped from the parse errors
@@ -2324,7 +2323,7 @@ def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_gith
         assert rt.queue.sweep_since() == "2030-01-01T00:00:00+00:00"
 
 
-# --- found by mutation testing (the server's wiring) ---
+# --- the server's wiring ---
 
 
 # kills: bot/server.py:Runtime.__post_init__ redeliver_every_minutes taken for seconds (`* 1.0`, not

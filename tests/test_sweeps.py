@@ -1,9 +1,9 @@
-"""The sweeps of GitHub's webhook delivery log with real parts (found by
-reviews): where a start's sweep looks back to (past an old release's own rows, past
-redeliveries a killed sweep left stored, past a secret rotated server first, past an
-upgrade killed mid-migration), a running server's sweep asking again for a redelivery
-GitHub refused, the waiting after an ask in a quiet repository or a write outage, a
-stop that outlasts a sweep's call, and an upgrade's start on a locked database.
+"""The sweeps of GitHub's webhook delivery log with real parts: where a start's sweep
+looks back to (past an old release's own rows, past redeliveries a killed sweep left
+stored, past a secret rotated server first, past an upgrade killed mid-migration), a
+running server's sweep asking again for a redelivery GitHub refused, the waiting after
+an ask in a quiet repository or a write outage, a stop that outlasts a sweep's call,
+and an upgrade's start on a locked database.
 
 Real parts only: the fake GitHub over HTTP, the server in-process (serving_in_thread)
 or as a process (`review-notes serve`), its SQLite file in tmp_path.
