@@ -188,7 +188,7 @@ def test_a_reply_not_posted_is_refunded_up_to_the_burst():
     assert budget.allow("pr1") and not budget.allow("pr1")
 
 
-# --- found by mutation testing ---
+# --- the limiter's bounds: lost_after and max_keys ---
 
 
 # kills: bot/flood_control.py:UpdateWindows.__init__ `lost_after_s <= 0` -> `lost_after_s < 0`
@@ -430,7 +430,7 @@ def test_only_deliveries_admitted_before_count_as_admitted_and_the_oldest_are_fo
     assert flood.admitted("d1") and flood.admitted("d3") and not flood.admitted("d2")
 
 
-# --- found by mutation testing (bot/flood_control.py) ---
+# --- the budgets' edges: refills, prepaid writes, spells of refusals ---
 
 
 # kills: bot/flood_control.py:UpdateWindows._prune `now - w.last_run >= self.min_interval_s` -> `>`

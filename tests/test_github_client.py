@@ -3997,8 +3997,8 @@ def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
 
 
-# found by mutation testing (bot/github_sessions.py:390, the Location check dropped): a 307
-# without a Location was taken for the answer, a comment "created" with no id, none posted
+# bot/github_sessions.py:390, the Location check dropped: a 307 without a Location was taken
+# for the answer, a comment "created" with no id, none posted
 def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
     fake_github, make_github_client
 ):

@@ -16,7 +16,7 @@ from bot.github_port import (
     write_asked,
 )
 
-# --- found by mutation testing ---
+# --- the port's bounds: ids, short file lists, counted writes, queued payloads ---
 
 
 # kills: bot/github_port.py:repository_id a repository id of 0 is taken for an id

@@ -211,7 +211,7 @@ def test_order_keys_sort_as_things_were_said():
     assert command_key(None, 0) is None
 
 
-# --- found by mutation testing (the shell) ---
+# --- the PR store: resumed states, reply records, event times, concurrent updates ---
 
 
 # kills: prstate.PRState.resumed: drop `and same_text`
@@ -300,7 +300,7 @@ def test_an_update_run_between_anothers_read_and_write_waits_and_keeps_both(tmp_
         b_db.close()
 
 
-# --- found by mutation testing (bot/order_keys.py) ---
+# --- order keys; idle PRs' file lists pruned ---
 
 
 # kills: bot/order_keys.py:said_before what has a key taken as said before itself

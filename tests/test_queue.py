@@ -65,8 +65,7 @@ def test_enqueue_is_idempotent_per_delivery_id(tmp_path):
 
 def test_a_webhook_body_seen_before_is_a_duplicate_whatever_its_delivery_id(tmp_path):
     # GitHub signs the body, not X-GitHub-Delivery: the same body under a new id is a
-    # replay; a failed delivery's replay does not run it again either (found by a
-    # review)
+    # replay; a failed delivery's replay does not run it again either
     q = queue_at(tmp_path)
     first = Incoming("d1", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
     replay = Incoming("d2", "issue_comment", "created", '{"x": 1}', "o/r", 1, body_sha="s1")
@@ -1262,7 +1261,7 @@ def test_a_delivery_put_back_for_a_rate_limit_keeps_its_prs_order_and_is_bounded
     assert q.retry(["first"]) == ["first"] and q.get("first").deferrals == 0
 
 
-# --- found by mutation testing ---
+# --- a put-back's due time; how many before a delivery fails ---
 
 
 # kills: bot/queue.py:DeliveryQueue.claim `d.not_before <= ?` -> `d.not_before < ?`
@@ -1368,7 +1367,7 @@ def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_pat
     assert len(failed) == 1 and "`review-notes retry d1` runs it again" in failed[0], failed
 
 
-# --- found by mutation testing (the shell) ---
+# --- the queue's edges: defer, held, stored errors, retention, counts ---
 
 
 # kills: queue.DeliveryQueue.defer: drop `AND state = 'processing'` from the put-back

@@ -1048,7 +1048,7 @@ def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_
         ("https://notes.example.org # production", "an inline comment"),
         ("https://notes.example.org:84a3", "the port '84a3' is not a number"),
         ("https://notes.example.org?x=1", "a query"),
-        # found by mutation testing: a space or a control character inside, no host
+        # a space or a control character inside, no host
         ("https://notes example.org", "holds whitespace or a control character"),
         ("https://notes.example.org/\x07", "holds whitespace or a control character"),
         ("https://:443/review-notes", "names no host"),
@@ -1131,7 +1131,7 @@ def test_the_5xx_back_off_cap_is_a_setting_the_live_client_gets():
             client.close()
 
 
-# --- found by mutation testing ---
+# --- each setting's range, default, blanks, quotes and keys ---
 
 # The range each numeric setting takes, as an operator may set it: the lowest and
 # highest values accepted (a value past either is refused, named). 0 where it means

@@ -728,7 +728,7 @@ def test_a_write_that_finds_the_comment_ends_the_resumed_state(ctx):
     assert "deleted" in r.reason and ctx.prs.get(REF.repo, REF.number).opted_out
 
 
-# --- found by mutation testing ---
+# --- refreshing the notes comment: staleness, closed PRs, comments gone, ties ---
 
 
 # kills: bot/sticky.py:refresh_sticky `if not force and event_at` -> `if event_at`
@@ -911,7 +911,7 @@ def test_an_event_time_stored_before_times_were_checked_does_not_outrank_real_on
     assert ctx.prs.get(ref.repo, ref.number).event_at == "2026-09-02T10:00:00Z"
 
 
-# --- found by mutation testing (the shell) ---
+# --- a PR known from commands only; a payload time without a zone ---
 
 
 # kills: sticky._with_files: drop "no head in the payload: use the last files seen"
@@ -1054,7 +1054,7 @@ def test_a_cached_list_takes_no_rename_its_paths_do_not_hold(ctx, monkeypatch):
     assert f"changes `{old}` (" in bodies(ctx)[-1]
 
 
-# --- found by mutation testing (bot/dryrun.py) ---
+# --- the dry run's client as the live one ---
 
 
 # kills: bot/dryrun.py:DryRunGitHub.upsert_sticky `row is not None or create` -> `row is None or

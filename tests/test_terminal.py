@@ -6,7 +6,7 @@ import pytest
 
 from bot.terminal import inert, shown
 
-# --- found by mutation testing ---
+# --- escaping controls for a terminal and the log ---
 
 
 # kills: bot/terminal.py:inert hand: "Cf" (a bidi override) left out of what is escaped
