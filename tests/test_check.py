@@ -2685,7 +2685,7 @@ def test_a_topic_scale_factor_out_of_range_is_named_on_its_own_line(tmp_path, ca
     assert err[0].startswith(f"{config}:{line}: topic_scale.rocm: Input should be ")
 
 
-# --- found by mutation testing (bot/library.py) ---
+# --- the line a topics file's problem is named on ---
 
 
 @pytest.mark.parametrize(
@@ -2738,7 +2738,7 @@ def test_a_problem_of_topics_written_as_inline_tables_is_named_on_line_1(tmp_pat
     ]
 
 
-# --- found by mutation testing (bot/toml_errors.py) ---
+# --- TOML errors placed: arrays left open, keys set twice, a header refused ---
 
 
 # kills: bot/toml_errors.py:_open_bracket each line's first character skipped looking for the open
@@ -2809,7 +2809,7 @@ def test_an_input_method_comma_on_the_headers_last_line_is_named(tmp_path):
     )
 
 
-# --- found by mutation testing (bot/config_files.py) ---
+# --- the line a config file's problem is named on ---
 
 
 # kills: bot/config_files.py:ConfigFile.problem a problem of a field the file does not set put on
@@ -2835,8 +2835,7 @@ def test_a_config_problem_of_a_field_the_file_does_not_set_is_on_line_1(tmp_path
     assert str(caught.value) == f"{path}:1: needed: missing required field"
 
 
-# found by mutation testing: every [[topic]] sets its own `id`, which was taken for
-# the key set twice
+# every [[topic]] sets its own `id`, which was taken for the key set twice
 def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
     lines = DEFAULT_TOPICS_FILE.read_text("utf-8").split("\n")
     second = [i for i, line in enumerate(lines) if line.strip() == "[[topic]]"][1]
@@ -2851,7 +2850,7 @@ def test_a_key_set_twice_in_a_later_topic_is_named_on_its_own_line(tmp_path):
     assert "name_en" in problem and f"(first on line {first})" in problem, problem
 
 
-# --- found by mutation testing (bot/match_config.py) ---
+# --- the matching config's problems beside the notes' ---
 
 
 # kills: bot/match_config.py:config_problems `return [Problem(...)]` -> `return None`, and line 1 ->
@@ -2880,7 +2879,7 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
     ]
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- a warning on a list written one value per line ---
 
 
 # kills: bot/cli_notes.py:_warnings (hand) a warning about one keyword or path of a list written one
@@ -3564,7 +3563,7 @@ def test_a_note_saved_as_utf16_is_told_to_be_saved_as_utf8(tmp_path, encoding):
     assert problem.endswith("; it is UTF-16 (Notepad's 'Unicode'): save the file as UTF-8")
 
 
-# --- found by a curator following docs/curating.md ---
+# --- a topic new in a scratch taxonomy; an empty note file ---
 
 
 # kills: bot/library.py:_unknown_topic (hand) the taxonomy left unsaid: "unknown topic

@@ -1293,7 +1293,7 @@ def test_a_retitle_taken_with_force_ages_every_mark_of_a_note_whose_guidance_is_
     )
 
 
-# --- found by mutation testing of bot/cli.py ------------------------------------------
+# --- `notes import` on broken settings writes nothing ---------------------------------
 
 
 # kills: bot/cli_notes.py:_cmd_notes_import `notes import` without --notes-dir exiting 0 on settings

@@ -918,7 +918,7 @@ def test_the_curators_report_gives_a_renamed_note_one_row_under_its_id_now(
     assert [(r["note"], r["shown"], len(r["marks"])) for r in renamed] == [("vllm-renamed01", 2, 2)]
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- the curators' report on retired and renamed notes ---
 
 
 # kills: bot/cli_notes.py:_updated_of a retired note's marks made before its last update not flagged

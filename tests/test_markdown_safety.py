@@ -174,7 +174,7 @@ def test_a_code_span_of_the_text_keeps_its_url_as_typed():
     assert "<a " not in page and f"<code>{url}</code>" in page
 
 
-# --- found by mutation testing ---
+# --- escaping's edges: joiners, the limit, entities, backticks, brackets ---
 
 
 # kills: bot/markdown_safety.py:joins_emoji 0 < i -> 0 <= i

@@ -879,7 +879,7 @@ def test_match_number_out_of_range_is_refused(tmp_path):
     assert r.returncode == 2 and "--number" in r.stderr, r.stdout
 
 
-# --- found by mutation testing (bot/cli_match.py) ---
+# --- `match`'s inputs and outputs: labels, file lists, batches, JSON, encodings ---
 
 
 # kills: bot/cli_match.py:_facts_from_payload_file `lb not in facts.labels` -> `lb in facts.labels`

@@ -315,7 +315,7 @@ def test_notes_refs_with_an_api_url_that_is_not_the_api_is_no_traceback(tmp_path
     assert r.returncode == 1
 
 
-# --- found by mutation testing ---
+# --- `notes refs`' suggestions: the numbers named, in order ---
 
 
 # kills: bot/note_refs.py:render_refs the numbers named are joined without commas
@@ -343,7 +343,7 @@ def test_numbers_named_are_listed_in_the_order_the_description_names_them():
     assert mentioned("See #900, then #12 and #500.", note(), []) == [900, 12, 500]
 
 
-# --- found by mutation testing (bot/relations.py) ---
+# --- relations a description states: wordings, wrapped lines, partial reverts, denials ---
 
 
 # kills: bot/relations.py:31-39 hand: each phrase dropped from `_PHRASES`, `&` dropped from
@@ -415,7 +415,7 @@ def test_not_just_a_relation_is_still_that_relation():
     assert rel("It won’t just fix #9") == []
 
 
-# --- found by mutation testing of bot/cli.py ---
+# --- `notes refs`' exit codes ---
 
 
 # kills: bot/cli_notes.py:_cmd_notes_refs settings that do not load taken for success (exit 0,

@@ -201,7 +201,7 @@ def test_round_trip_keeps_awkward_text():
     assert parse_note(dump_note(note), "x.md") == note
 
 
-# --- found by mutation testing of bot/note_files.py ---
+# --- a note's `+++` fences typed wrong ---
 
 
 # kills: bot/note_files.py:split_front_matter `.strip()` dropped (a fence typed with a space
@@ -524,8 +524,8 @@ def test_a_long_array_is_written_one_element_a_line_but_one_element_stays_on_its
         # directory at once (possessively), so the segments after it could never match
         ("**/spec_decode/*.py", "vllm/v1/spec_decode/eagle.py", True),
         ("vllm/**/core/*.py", "vllm/v1/core/kv_cache_utils.py", True),
-        # a trailing `/` names directories only, as in CODEOWNERS (found by mutation run
-        # `disaggregated*/` took `disaggregated_serving.py`)
+        # a trailing `/` names directories only, as in CODEOWNERS (`disaggregated*/`
+        # took `disaggregated_serving.py`)
         ("vllm/*/", "vllm/x.py", False),
         ("vllm/*/", "vllm/a/x.py", True),
         ("serving/disaggregated*/", "serving/disaggregated_serving.py", False),
@@ -622,7 +622,7 @@ def test_toml_lines_finds_comments_and_not_a_hash_in_a_string():
     assert comments(text) == {0: 0, 1: 20, 2: 6, 7: 4}
 
 
-# --- terms a PR's text can hold (bot.note_terms): found by mutation testing ---------------
+# --- terms a PR's text can hold (bot.note_terms) ------------------------------------------
 
 
 # kills: bot/note_terms.py:check_term a term of spaces only called padded instead of empty

@@ -559,10 +559,10 @@ def test_guidance_html(text, html):
     assert guidance_html(text) == html
 
 
-# Found by mutation testing: a line of spaces after an empty one, or at either end of
-# the guidance, was shown as a line of its own (a <br> and the spaces), though a blank
-# line is no text: "段落一\n\n\u3000\n段落二" opened its second paragraph with an empty
-# line, where "段落一\n\u3000\n\n段落二" gave two plain paragraphs.
+# A line of spaces after an empty one, or at either end of the guidance, was shown as a
+# line of its own (a <br> and the spaces), though a blank line is no text:
+# "段落一\n\n\u3000\n段落二" opened its second paragraph with an empty line, where
+# "段落一\n\u3000\n\n段落二" gave two plain paragraphs.
 @pytest.mark.parametrize(
     ("text", "html"),
     [
@@ -878,7 +878,7 @@ def test_favicon_ico_leads_to_the_sites_icon(library, public_url, location):
         assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
 
 
-# --- found by mutation testing (bot/page_json.py) ---
+# --- JSON or HTML: the format and Accept a reader asks for ---
 
 
 def asking(accept: str, fmt: str | None = None) -> Request:
@@ -933,7 +933,7 @@ def test_a_404_is_a_page_when_format_or_accept_prefers_html(accept, fmt, html):
     assert prefers_html(asking(accept, fmt)) is html
 
 
-# --- found by mutation testing of bot/pages.py ---
+# --- the site's headers, caching, titles and lists ---
 
 
 def curated(library: Library) -> Library:

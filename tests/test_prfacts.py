@@ -661,7 +661,7 @@ def test_code_tags_written_as_inline_code_hide_no_reference():
     )
 
 
-# --- found by mutation testing ---
+# --- code spans, fences and HTML comments as CommonMark reads them ---
 
 
 # kills: bot/markdown_text.py:24 a blank line holding spaces does not end a paragraph
@@ -757,7 +757,6 @@ def test_outside_nested_mode_a_fence_in_a_quote_is_not_blanked_line_by_line():
     assert without_fences("> ```\nx\n> ```") == "> ```\nx\n> ```"
 
 
-# found by mutation testing (a strict xfail until fixed)
 def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
     # The opt-out used to be read on the text without its code, where a quoted fence was
     # left to cmark-gfm, which was skipped when the text had no four spaces or tab: a PR
@@ -771,9 +770,9 @@ def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
         assert opted_out_by_pr(pr, "no-review-notes") is None, body
 
 
-# --- found by mutation testing ---
-# (of bot/prfacts.py as it was then: its title and description parts are now
-# bot/pr_text.py, its diff part bot/pr_diff.py; the line numbers are of that run)
+# --- title tags, a description's clean-up, references and code names ---
+# (the `kills:` lines name bot/prfacts.py as it was: its title and description parts are
+# now bot/pr_text.py, its diff part bot/pr_diff.py; the line numbers are of that file)
 
 
 # kills: bot/prfacts.py:37 a tag may be at most 39 characters, not 40
@@ -1042,8 +1041,7 @@ def test_a_record_number_below_0_is_no_pr_number(number):
 
 
 # kills: bot/pr_text.py:_numeric_line none: a defect seen while studying the survivor that made a
-# line exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU is one already
-# found by mutation testing (a strict xfail until fixed)
+# line exactly half digits "figures" (`digits * 2 >=`): a list item naming a GPU was one too
 def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     # "- H100" is 3 digits of 5 characters: `_numeric_line` takes it for a benchmark row,
     # and the description loses topic keywords (H100 and B200 are the nvidia topic's)
@@ -1053,7 +1051,7 @@ def test_a_list_of_the_gpus_a_pr_was_tested_on_is_words_not_figures():
     assert clean_body("On:\n- H100\n| 123.4 | 56.78 |\nB200 | 1234.5 | 67.89") == "On:\n- H100"
 
 
-# --- found by mutation testing: "cannot" denies as "can't" does ---
+# --- "cannot" denies as "can't" does ---
 
 
 # Found beside the mutants (fixed), probing what bot/relations.py's `_DENIED` reads as a denial
@@ -1073,7 +1071,7 @@ def test_cannot_denies_a_relation_as_cant_does():
     assert related_refs("This should fix #5.", repo)[0].number == 5  # a tie still
 
 
-# --- found by mutation testing ---
+# --- scopes, paragraphs, fences and comments; code names and import-only patches ---
 
 
 # kills: bot/pr_text.py:title_text a tag inside a conventional commit's scope cut again, leaving
@@ -1206,9 +1204,9 @@ def test_a_patch_without_a_hunk_header_starts_outside_any_import():
     assert not imports_only("+x = load()")
 
 
-# found by mutation testing: cmark-gfm gives a fence left open in a block quote (or a list item in
-# one) the line after the quote too, so an opt-out written there was taken for code and
-# the bot kept commenting on a PR whose author had asked it not to
+# cmark-gfm gives a fence left open in a block quote (or a list item in one) the line after the
+# quote too, so an opt-out written there was taken for code and the bot kept commenting on a PR
+# whose author had asked it not to
 def test_an_opt_out_after_a_fence_left_open_in_a_quote_is_read():
     from bot.sticky import opted_out_by_pr
 

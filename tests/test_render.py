@@ -646,7 +646,7 @@ def test_full_guidance_link_says_the_guidance_is_in_chinese():
     assert links and set(links) == {"full guidance (Chinese)"}, body
 
 
-# --- found by mutation testing ---
+# --- the comment's budget and counts at their edges ---
 
 
 # kills: bot/render.py:render `len(body) <= opts.budget` -> `<`
@@ -977,10 +977,10 @@ def test_a_reasons_paths_and_quoted_terms_are_code_spans_that_read_cleanly_raw()
 def test_why_mode_names_the_topics_in_english_alone():
     """Why mode named each topic the PR touches with its Chinese name in brackets after
     the English one: "Model runner (V1 / V2) (Model Runner)", "Distributed execution
-    (TP/PP/DP, collectives) (分布式执行)", a name said twice for a reader of English
-    and two brackets in a row, where each note's "Topics:" line and the notes pages
-    (the Chinese name as a tooltip) give the English alone. (Found by a review
-    before: the Chinese name's own brackets inside the brackets holding it.)"""
+    (TP/PP/DP, collectives) (分布式执行)", a name said twice for a reader of English and two
+    brackets in a row, where each note's "Topics:" line and the notes pages (the Chinese
+    name as a tooltip) give the English alone. (Earlier still, the Chinese name's own
+    brackets sat inside the brackets holding it.)"""
     res = matched(1, "[Model Runner V2] Fix input batch", "vllm/v1/worker/gpu_model_runner.py")
     assert [t.topic.id for t in res.topics_without_notes] == ["model-runner"]
     body = render(res, LIB, opts=RenderOptions(verbose=True))
@@ -1003,11 +1003,10 @@ def test_a_topics_short_name_holds_no_brackets():
 
 
 def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
-    """Found by a review: every note on a vllm PR read "source: vllm-project/vllm PR
-    52419", the repository the reviewer is in said again. A note from the PR's repository
-    (GitHub's names: case aside) says "source: PR 52419"; one from another repository
-    keeps its repository. The link is the same, through redirect.github.com: no
-    backlink on the source PR."""
+    """Every note on a vllm PR read "source: vllm-project/vllm PR 52419", the repository
+    the reviewer is in said again. A note from the PR's repository (GitHub's names: case
+    aside) says "source: PR 52419"; one from another repository keeps its repository. The
+    link is the same, through redirect.github.com: no backlink on the source PR."""
     link = "(https://redirect.github.com/vllm-project/vllm/pull/50001)"
     for repo, said in (
         ("vllm-project/vllm", "[PR 50001]"),
