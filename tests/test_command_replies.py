@@ -454,7 +454,7 @@ def test_search_lists_only_the_prs_repositorys_notes(library):
 
 def test_a_reply_stays_within_the_budget_however_long_the_library(library):
     # titles and topic names had no limit in a reply: fifty long-titled notes, or a long
-    # list of topics, passed GitHub's 65,536 characters (suspected by a review)
+    # list of topics, passed GitHub's 65,536 characters
     base = library.notes[0]
     long = tuple(
         base.model_copy(
@@ -865,7 +865,7 @@ def test_a_topic_named_by_one_character_ends_at_punctuation_too(library):
     assert "No notes on **Locks** (锁, `locks`) yet." in reply("/notes topic 锁，谢谢", lib)
 
 
-# --- mutation testing ---
+# --- replies at their edges: cut commands and replies, numbers out of range, counts ---
 
 
 # kills: bot/command_replies.py:note_line a note with no English title shows an empty one

@@ -1683,7 +1683,7 @@ def test_an_edit_runs_at_most_max_commands_new_commands():
     assert [c.kind.value for c in changed_commands("hi", new, max_commands=2)] == ["why", "topic"]
 
 
-# seen by mutation testing: `line` was cut to the command word plus max_arg_chars, a
+# `line` was cut to the command word plus max_arg_chars, a
 # count that took in the sub-command, so a reply's "In reply to" echo quoted less than the
 # arguments it answered
 def test_the_line_keeps_every_argument_kept():
@@ -2074,7 +2074,7 @@ def test_two_command_lines_joined_by_raw_html_are_one_line_from_the_first():
     assert kinds(text) == [("why", ("/notes", "off"))]
 
 
-# --- mutation testing ---
+# --- the command config frozen; punctuation and marks after the command word ---
 
 
 # kills: bot/commands.py:CommandConfig the config shared by every handler changeable in place

@@ -26,7 +26,7 @@ from bot.db import (
 from bot.queue import DeliveryQueue
 from tests.webhook_kit import wait_until
 
-# --- mutation testing --------------------------------------------------------------------
+# --- GitHub's times; the database file, its locks and its lock files ---------------------
 
 
 # kills: bot/db.py:as_github_time `or` -> `and` (a number from a payload reached fromisoformat: a

@@ -508,7 +508,7 @@ def test_admitting_a_delivery_again_forgets_no_other():
     assert [flood.admitted(d) for d in ("d1", "d2", "d3", "d4")] == [False, True, True, True]
 
 
-# --- mutation testing ----------------------------------------------------------------------
+# --- refunds; refusals under the installation's spell; held replies ------------------------
 
 
 # kills: bot/flood_control.py:ReplyBudget.refund its default `n=1` -> 2: a reply not posted
@@ -518,9 +518,6 @@ def test_a_refund_gives_back_one_reply_not_more():
     assert budget.allow("pr1") and budget.allow("pr1")
     budget.refund("pr1")
     assert budget.left("pr1") == 2.0
-
-
-# --- mutation testing: `refusing` under the installation's spell, held replies ----------
 
 
 def test_an_installations_spent_reply_budget_refuses_the_reply_commands_of_all_its_prs():

@@ -3381,7 +3381,7 @@ def test_backoff_max_caps_each_5xx_wait_as_it_doubles(fake_github, make_github_c
     assert len(waits) == 3 and all(w <= 3.0 for w in waits), waits
 
 
-# --- mutation testing ---
+# --- rate limits, lost creates, our comments told from others', redirects, Retry-After ---
 
 
 @contextmanager
@@ -4257,7 +4257,7 @@ def test_no_call_starts_after_the_client_is_closed(fake_github, make_github_clie
     assert fake_github.requests == []
 
 
-# --- mutation testing (bot/github_retry.py) ---
+# --- the retry's waits: sleep_max, jitter, secondary streaks, dropped connections ---
 
 
 # kills: bot/github_retry.py:Retrier.call.stop a rate limit asking exactly sleep_max ended the tries

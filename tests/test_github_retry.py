@@ -10,7 +10,7 @@ from github import GithubException
 from bot.github_port import GitHubError
 from bot.github_retry import Retrier, RetryPolicy
 
-# --- mutation testing --------------------------------------------------------------------
+# --- what a failed call waits for: rate limits, secondary limits, refusals ---------------
 
 
 # kills: bot/github_retry.py:Retrier.asked_wait its `if not rate_limited(exc): return None`

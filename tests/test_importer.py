@@ -1051,7 +1051,7 @@ def test_a_later_digests_colliding_entry_still_fails_a_run_of_all_digests(tmp_pa
     assert note.read_bytes() == before
 
 
-# --- mutation testing ---
+# --- a digest's spacing and capitals; collisions, failed writes, the notes directory ---
 
 
 # kills: bot/notes.py:note_id the id's name part keeps the repository's case

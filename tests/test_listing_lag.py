@@ -240,9 +240,6 @@ def test_a_failing_get_on_a_lagging_listing_does_not_fail_the_event_instead_of_a
         pytest.fail(f"a lagging list now fails its event instead of a re-check: {err}")
 
 
-# --- mutation testing ---
-
-
 # kills: bot/sticky.py:_with_files `moved_on = False` (GET failed) -> `moved_on = True`
 def test_a_failing_get_on_a_listing_at_another_head_is_looked_at_again_not_taken(ctx):
     # the GET cannot tell a lag from a move: while re-checks remain the event waits, and

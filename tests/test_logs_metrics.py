@@ -204,7 +204,7 @@ def test_plain_lines_for_a_terminal_are_redacted_too():
     assert stream.getvalue() == "warning: bot.github_retry: GitHub get: [redacted]; [redacted]\n"
 
 
-# --- mutation testing --------------------------------------------------------------------
+# --- redaction of every token, header, key and secret; the log's context fields ----------
 
 
 # kills: bot/logs.py:23 `gh[opsur]_` narrowed (to `ghs_`): a personal, OAuth, user or refresh
@@ -230,8 +230,8 @@ def test_auth_headers_signatures_and_the_apps_jwt_are_redacted():
 
 
 def test_the_old_sha1_webhook_signature_is_redacted_too():
-    # GitHub still sends X-Hub-Signature (HMAC-SHA1) beside X-Hub-Signature-256 (noticed
-    # by mutation testing): a line showing the headers shows both
+    # GitHub still sends X-Hub-Signature (HMAC-SHA1) beside X-Hub-Signature-256: a
+    # line showing the headers shows both
     sha1 = "sha1=" + "ab12" * 10
     assert Redactor()(f"X-Hub-Signature: {sha1}") == "X-Hub-Signature: [redacted]"
 

@@ -1081,7 +1081,7 @@ def test_a_tag_inside_a_conventional_commit_scope_leaves_no_trace_in_the_text():
 
 
 def test_a_tag_written_as_a_conventional_commit_scope_is_one_tag():
-    # noticed by mutation testing: the scope `[Core]` was read twice, as `[Core]` and as `Core`
+    # the scope `[Core]` was read twice, as `[Core]` and as `Core`
     assert title_tags("feat([Core]): keep the EAGLE cache") == ("Core",)
     assert title_tags("feat([Core]): [Spec Decode] keep it") == ("Core", "Spec Decode")
 

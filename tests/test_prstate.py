@@ -381,7 +381,7 @@ def test_pruning_file_lists_reads_only_the_prs_still_holding_one(prs):
         assert any("pr_state_listed" in r["detail"] for r in plan), [r["detail"] for r in plan]
 
 
-# --- mutation testing ---
+# --- a PR's state: file lists and their base, a damaged index, every field read back ---
 
 
 # kills: bot/prstate.py IDLE_LISTS `updated_at < ?` -> `updated_at <= ?` (by hand: the

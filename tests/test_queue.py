@@ -1816,7 +1816,7 @@ def test_a_refused_server_lock_leaves_the_processs_sqlite_locks_alone(tmp_path):
         first.close()
 
 
-# --- mutation testing (bot/queue.py, hand mutants of its SQL) ---
+# --- the queue's SQL: interruptions, put-backs, own rows; wakes, stops, warnings ---
 
 
 # kills: bot/queue.py:DeliveryQueue.recover `WHERE state = 'processing'` dropped from recover's

@@ -961,7 +961,7 @@ def test_a_command_after_a_retarget_matches_the_new_diff_not_the_old_bases_files
     assert asked.notes == ()
 
 
-# --- mutation testing ---
+# --- the cached file list: its base, its count, renames ---
 
 
 # kills: bot/sticky.py:_with_files `base = base or (state.files_base or "")` -> `base and ...`

@@ -7,7 +7,7 @@ import signal
 
 from bot.stop_signals import StopSignals
 
-# --- mutation testing --------------------------------------------------------------------
+# --- the stop signals: kept every time, said once ----------------------------------------
 
 
 # kills: bot/stop_signals.py:StopSignals.__call__ the once-only print dropped or inverted, the
