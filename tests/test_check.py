@@ -1890,7 +1890,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
             (p, False)
             for p in ("vllm/v1/**/*.py", "vllm/**/fused_moe*.py", "vllm/**/lora/", "**/lora/**")
         ],
-        # a wildcard directory, or a name every package repeats (left by session 14)
+        # a wildcard directory, or a name every package repeats
         *[(p, True) for p in ("vllm/*/*.py", "vllm/*/*/*", "**/__init__.py", "**/utils.py")],
         *[(p, False) for p in ("vllm/lora/__init__.py", "**/cuda_graph.py", "vllm/*/lora/")],
         # the root's own file is specific; a wildcard directory
@@ -1901,8 +1901,7 @@ def test_check_warns_of_a_keyword_as_common_as_fix_and_a_glob_matching_everywher
     ],
 )
 def test_a_whole_directory_is_broad_however_it_is_written(pattern, broad):
-    # `vllm` matches what `vllm/` matches (bot.globs): only the slash was flagged (found
-    # by a review)
+    # `vllm` matches what `vllm/` matches (bot.globs): only the slash was flagged
     assert broad_glob(pattern) is broad
 
 

@@ -521,7 +521,7 @@ def test_retention_leaves_no_reply_record_of_a_pruned_delivery(live, caplog):
         f"{left} reply records outlive the deliveries retention deleted: pr_replies grows"
         " with every reply, for good"
     )
-    # the log says so (left by session 14: the prune was counted nowhere)
+    # the log says so (the prune was counted nowhere)
     said = [r.getMessage() for r in caplog.records if r.name == "bot.retention"]
     assert any("and 3 records of replies posted by deliveries now gone" in m for m in said)
 

@@ -392,9 +392,9 @@ def test_files_given_are_the_whole_list_as_the_bot_sees_it(capsys, files, linked
 
 
 def test_changed_files_says_the_files_given_are_only_some(capsys):
-    # left by session 14: with --file the whole list, a curator could not preview the
-    # bot on a PR whose listing it saw only in part (GitHub's 3,000-file cap, a fork's
-    # files seen by hand); --changed-files says how many the PR changes in all
+    # with --file the whole list, a curator could not preview the bot on a PR whose
+    # listing it saw only in part (GitHub's 3,000-file cap, a fork's files seen by hand);
+    # --changed-files says how many the PR changes in all
     facts = PRFacts(repo="vllm-project/vllm", number=0, title=ELASTIC_TITLE, files=(ELASTIC_TEST,))
     bot = server_match(replace(facts, changed_files=2))
     assert [note for note, _ in bot] == ["vllm-64eca4f8"]  # not held back as tests-only

@@ -1090,8 +1090,8 @@ def test_load_match_config_reads_the_file_and_names_bad_fields(tmp_path):
     scale.write_text("[topic_scale]\nrocm = -1\n")
     with pytest.raises(ValueError, match="topic_scale"):
         load_match_config(scale)
-    # a cosmetic word is checked as a keyword is (left by session 14): one an input
-    # method typed never matches a title
+    # a cosmetic word is checked as a keyword is: one an input method typed never matches
+    # a title
     words = tmp_path / "words.toml"
     words.write_text('cosmetic_words = [\n  "typo",\n  "ｔｙｐｏ",\n  "log、print",\n]\n', "utf-8")
     with pytest.raises(ValueError) as err:

@@ -411,7 +411,7 @@ def test_scores_are_unchanged_when_the_similar_lines_weight_moves_to_another_lin
     `round(score, 2)` falls on the other side. A score at a link's edge (`threshold`
     4.0, `relative_floor`, `min_specific`) can flip the same way. Fix: sum the scores in
     their first order (before `_said_once` moves any), or keep the weight at the similar
-    line's place (`out.insert(at, ...)`). Since session 41 `broad_note_aspect` counts this
+    line's place (`out.insert(at, ...)`). A later rule, `broad_note_aspect`, counts this
     note's broad topics in full beside its `pip` aspect (4.32, linked); the rounding this
     test pins is the one without that rule, so it is measured with the rule off."""
     cfg = CFG.model_copy(update={"broad_note_aspect": False})
@@ -983,19 +983,17 @@ def test_a_shared_word_is_placed_where_the_title_writes_it_as_a_word_or_a_piece_
 
 
 def test_a_shared_word_a_name_writes_after_capitals_is_placed_where_the_title_writes_it():
-    """Found beside mutation testing of the reasons' wording. The "title shares" line
-    quotes its words "in
-    the title's order" (docs/matching.md), and `similarity.written_form` quotes the piece of a name
-    a word is, cut where `title_words` cuts it: 'Cache' of `KVCacheManager`, 'Graph' of
-    `CUDAGraphMode`. `reasons._place` took a piece to start only after a non-letter or a
-    capital after a small letter, so a piece after capitals (the `KV` of `KVCache`) was
-    "nowhere", placed after every other word: "Fix KVCacheManager eviction" read "title
-    shares 'eviction', 'Cache' with this note's title". 97 words of 94 of the 2,388
-    graded titles are such pieces (`RMSNorm`, `LLMEngine`, `KVConnector`...); none is
-    on a "title shares" line of a linked note today. Such a piece is placed where the
-    title writes it, but after a place as a word: PR 33714 "SHMConnector: Share Memory
-    based EC Connector" keeps reading 'EC', 'Connector' (a review named
-    `SHMConnector` as no place of 'Connector')."""
+    """The "title shares" line quotes its words "in the title's order" (docs/matching.md),
+    and `similarity.written_form` quotes the piece of a name a word is, cut where
+    `title_words` cuts it: 'Cache' of `KVCacheManager`, 'Graph' of `CUDAGraphMode`.
+    `reasons._place` took a piece to start only after a non-letter or a capital after a
+    small letter, so a piece after capitals (the `KV` of `KVCache`) was "nowhere", placed
+    after every other word: "Fix KVCacheManager eviction" read "title shares 'eviction',
+    'Cache' with this note's title". 97 words of 94 of the 2,388 graded titles are such
+    pieces (`RMSNorm`, `LLMEngine`, `KVConnector`...); none is on a "title shares" line of a
+    linked note today. Such a piece is placed where the title writes it, but after a place
+    as a word: PR 33714 "SHMConnector: Share Memory based EC Connector" keeps reading 'EC',
+    'Connector' (a review named `SHMConnector` as no place of 'Connector')."""
     from bot.reasons import _place, shared_detail
     from bot.similarity import names_in
 

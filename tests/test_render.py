@@ -485,7 +485,6 @@ def test_one_huge_note_is_clipped_not_dropped():
 def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
     # every topic hit, each with long evidence: the note-less comment was over the budget,
     # and render() raised AssertionError('unreachable'), render_no_match had no check
-    # (suspected by a review)
     evidence = tuple(Evidence(EvidenceKind.TITLE, 1.0, "r" * 290) for _ in range(12))
     hits = tuple(TopicHit(t, 1.0, evidence, ()) for t in LIB.topics.values())
     topics = tuple(h.topic.id for h in hits)

@@ -1,7 +1,6 @@
-"""Security properties a blind review (session 12, 'security') found missing: what a PR
-author, a captured signed body or a note's text must not be able to do. They drive the
-real paths: signed webhooks -> queue -> workers -> the real GitHubClient -> the fake
-GitHub over HTTP, or the CLI as an operator runs it.
+"""Security properties: what a PR author, a captured signed body or a note's text must
+not be able to do. They drive the real paths: signed webhooks -> queue -> workers -> the
+real GitHubClient -> the fake GitHub over HTTP, or the CLI as an operator runs it.
 """
 
 from __future__ import annotations
