@@ -1150,7 +1150,7 @@ def test_an_unknown_command_over_the_reply_budget_is_refused_not_failed(live):
     assert rt.queue.counts()["failed"] == 0
 
 
-# --- found by tests/test_command_scenarios.py (seed 137 of its first runs) ---
+# --- a reply whose answer was lost: paid from the budget once, kept until its retry ---
 
 
 # kills: bot/flood_control.py:FloodControl.take_reply the installation's budget not paid
@@ -1181,9 +1181,6 @@ def test_a_reply_github_took_while_its_answer_was_lost_is_paid_from_the_reply_bu
     c = say(client, rt, fake, "/notes topic rocm", login="someone-else")
     assert len(replies(fake)) == 1, "a reply past a budget of one"
     assert reactions(fake, c) == {"eyes", "confused"}
-
-
-# --- found by tests/test_command_scenarios.py (seeds 24 and 55 of 0-60) ---
 
 
 @pytest.mark.parametrize("landed", [True, False], ids=["posted", "not posted"])
@@ -1265,7 +1262,7 @@ def test_a_reply_github_may_have_taken_keeps_its_write_paid(live):
     assert full - writes.left(1001) == 2
 
 
-# --- found by tests/test_command_scenarios.py (seed 42 of 0-110) ---
+# --- a retry finishes a command as its first run judged it ---
 
 # What runs before each owner command of the maintainer's, and what the PR's state is
 # once it ran: `/notes off` on a PR whose updates run, `on` on one paused, `wrong 1` on
