@@ -73,7 +73,11 @@ CASES: dict[str, str] = {
     # an email reply's header is looked for before anything else, in every comment: each
     # sender's line has the header fields around it looked at
     "mail header fields 'To: x'": comment("To: x\n" * SIZE),
-    "sender lines 'From: a <address>'": comment(SENDER * SIZE),
+    # whole lines: a `From:` cut under the last would be Gmail's wrapped `wrote:`, and the
+    # command under it the quoted mail's (not rendered)
+    "sender lines 'From: a <address>'": comment(
+        "\n".join([SENDER.rstrip()] * (SIZE // len(SENDER)))
+    ),
     "sender lines, no command": (SENDER * SIZE)[:SIZE],
     "sender lines and 'To: x' in turn": comment((SENDER + "To: x\n") * SIZE),
 }

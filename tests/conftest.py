@@ -162,13 +162,13 @@ def manual_time() -> ManualTime:
     return ManualTime()
 
 
-def load_script(name: str):
-    """scripts/<name>.py as a module (scripts/ is not a package)."""
+def load_script(name: str, folder: str = "scripts"):
+    """<folder>/<name>.py as a module (scripts/ and bench/ are no packages)."""
     import importlib.util
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+    path = Path(__file__).resolve().parent.parent / folder / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -70,3 +72,19 @@ def test_wrong_spellings_keyed_alike_are_answered_alike():
     assert "answered differently: 0 groups hide different notes" in run.stdout, said
     # and the reverse, counted and printed: spellings that mean alike, keyed apart
     assert re.search(r"answered alike, keyed apart: [0-9,]+ meanings", run.stdout), run.stdout
+
+
+def test_the_command_bench_reads_the_command_under_its_mail_header_lines():
+    """bench_commands times 64 KB of mail header lines with a command (rendered) and
+    without one. Cut inside a line, its `From: a ***@***.***>` lines ended in `From:`,
+    which reads as Gmail's `wrote:` wrapped under the sender's line: the command was the
+    quoted mail's, nothing was rendered, and the case printed the no-command figure."""
+    bench = load_script("bench_commands", "bench")
+    for name in (
+        "mail header fields 'To: x'",
+        "sender lines 'From: a <address>'",
+        "sender lines and 'To: x' in turn",
+    ):
+        read = bench.READING.parse(bench.CASES[name])
+        assert [command.line for command in read] == ["/notes why"], name
+    assert bench.READING.parse(bench.CASES["sender lines, no command"]) == []
