@@ -27,15 +27,18 @@ every linked (PR, note) pair with its grade, score and reasons, for hand review;
 note's keywords or aspects fall short.
 
     python scripts/eval_matching.py [--prs FILE] [--title-only] [-v] [--show] [--misses]
-    python scripts/eval_matching.py --all [--before NOTES_DIR] [--before-config FILE]
-                                          [--before-topics FILE]
+    python scripts/eval_matching.py --all [--split] [--before NOTES_DIR]
+                                          [--before-config FILE] [--before-topics FILE]
     python scripts/eval_matching.py [--all] --scan-terms [--title-only]
 
 `--all` tabulates every graded set (the dev set and bench/graded/), title only and with
-what was captured, with totals. `--before` compares with another library (a copy of
-seeds/notes/ taken before an edit; `--before-config` another matching.toml,
-`--before-topics` another topics.toml) and lists
-every link the edit gained (+) or lost (-) with its grade: what a curator's change does.
+what was captured, with totals. `--split` adds the totals of the two halves a matcher
+change is judged on, TUNE first and HELD once (bench/graded/halves.toml), and the
+comments on the ungraded pools of bench/pools/. `--before` compares with another
+library (a copy of seeds/notes/ taken before an edit; `--before-config` another
+matching.toml, `--before-topics` another topics.toml) and lists every link the edit
+gained (+) or lost (-) with its grade: what a curator's change does; with `--split`,
+each half's totals and each pool's comments before the edit too.
 `--scan-terms` takes each note's aspects and keywords out one at a time and lists the
 links each one's absence loses or gains, by grade: which terms earn their keep.
 
@@ -50,8 +53,9 @@ import argparse
 import json
 import math
 import sys
+import tomllib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -66,6 +70,8 @@ from bot.prfacts import facts_from_record  # noqa: E402
 DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")
 DEFAULT_INDEX = ROOT / "seeds" / "raw" / "notes_prs.json"
 GRADED_DIR = ROOT / "bench" / "graded"
+HALVES_FILE = "halves.toml"  # in GRADED_DIR
+POOLS_DIR = ROOT / "bench" / "pools"
 
 
 def note_index(library: Library, index_file: Path) -> dict[int, str]:
@@ -312,37 +318,128 @@ def brief(t: Tally) -> str:
 
 
 MODES = (("title only", True), ("as captured", False))
+ByMode = dict[str, Tally]  # mode (MODES) -> tally
 
 
-def report_all(matcher: Matcher, sets: list[Path], before: Matcher | None) -> list[str]:
-    """A table of every set, title only and with what was captured; the links that
-    differ from `before`'s, one line each."""
+@dataclass
+class AllRuns:
+    """What `--all` measured: each set's tallies by mode (set name -> ByMode), with the
+    `--before` library too when given, and the links that differ."""
+
+    now: dict[str, ByMode] = field(default_factory=dict)
+    before: dict[str, ByMode] = field(default_factory=dict)
+    changes: list[str] = field(default_factory=list)
+
+
+def summed(tallies: Iterable[ByMode]) -> ByMode:
+    """Several sets' tallies added up, mode by mode."""
+    totals = {mode: Tally() for mode, _ in MODES}
+    for by_mode in tallies:
+        for mode, tally in by_mode.items():
+            totals[mode].merge(tally)
+    return totals
+
+
+def table_row(name: str, by_mode: ByMode) -> str:
+    """One row of `--all`'s table: PRs, then each mode's figures."""
+    cells = " | ".join(brief(by_mode[mode]) for mode, _ in MODES)
+    return f"{name:<28} {by_mode['title only'].prs:>4} | {cells}"
+
+
+def print_header(first: str) -> None:
+    """The two header lines of `--all`'s table, `first` naming its first column."""
     cell = f"{'precision':>15} {'grade-2 recall':>15} {'false com.':>9}"
     width = len(cell)
     print(f"{'':<28} {'':>4} | {'title only':^{width}} | {'as captured':^{width}}")
-    print(f"{'set':<28} {'PRs':>4} | {cell} | {cell}")
-    totals = {mode: Tally() for mode, _ in MODES}
-    changes: list[str] = []
+    print(f"{first:<28} {'PRs':>4} | {cell} | {cell}")
+
+
+def report_all(matcher: Matcher, sets: list[Path], before: Matcher | None) -> AllRuns:
+    """A table of every set, title only and with what was captured; every set's tallies
+    and the links that differ from `before`'s, one line each."""
+    print_header("set")
+    runs = AllRuns()
     for path in sets:
-        cells = []
         for mode, title_only in MODES:
             run = evaluate(matcher, path, title_only)
-            totals[mode].merge(run.tally)
-            cells.append(brief(run.tally))
+            runs.now.setdefault(path.stem, {})[mode] = run.tally
             if before is not None:
-                changes += link_changes(
-                    run, evaluate(before, path, title_only), path, mode, matcher
-                )
-        print(f"{path.stem:<28} {run.tally.prs:>4} | {cells[0]} | {cells[1]}")
-    cells = [brief(totals[mode]) for mode, _ in MODES]
-    print(f"{'all sets':<28} {totals['title only'].prs:>4} | {cells[0]} | {cells[1]}")
+                then = evaluate(before, path, title_only)
+                runs.before.setdefault(path.stem, {})[mode] = then.tally
+                runs.changes += link_changes(run, then, path, mode, matcher)
+        print(table_row(path.stem, runs.now[path.stem]))
+    totals = summed(runs.now.values())
+    print(table_row("all sets", totals))
     print(
         "== all sets as captured against issue 3's targets, with 95% Wilson intervals"
         " (the sets were tuned on after their blind first runs: bench/graded/README.md)"
     )
     print("\n".join(against_targets(totals["as captured"])))
     print_per_note(matcher.index, totals)
-    return changes
+    return runs
+
+
+def load_halves(path: Path) -> dict[str, tuple[str, ...]]:
+    """TUNE and HELD, each the names of its sets (bench/graded/halves.toml)."""
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SystemExit(f"{path}: {e}") from None
+    lists = set(data) == {"tune", "held"} and all(
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
+        for names in data.values()
+    )
+    if not lists:
+        raise SystemExit(f"{path}: wants `tune` and `held`, each a list of set names")
+    both = set(data["tune"]) & set(data["held"])
+    if both:
+        raise SystemExit(f"{path}: {', '.join(sorted(both))} in both halves")
+    return {"TUNE": tuple(data["tune"]), "HELD": tuple(data["held"])}
+
+
+def half_of(halves: dict[str, tuple[str, ...]], sets: Iterable[str], path: Path) -> dict[str, str]:
+    """Each set's half. A set in neither stops the run before anything is measured: its
+    PRs would count in all sets and in no half, and the halves would no longer add up."""
+    where = {name: half for half, names in halves.items() for name in names}
+    unplaced = [name for name in sets if name not in where]
+    if unplaced:
+        raise SystemExit(
+            f"{path}: {', '.join(unplaced)} in neither half: put each in `tune` or `held`"
+        )
+    return {name: where[name] for name in sets}
+
+
+def print_split(halves: dict[str, tuple[str, ...]], path: Path, runs: AllRuns) -> None:
+    """TUNE, HELD and all sets in `--all`'s columns, each with `--before`'s row below it
+    when given: the figures a matcher change is judged on."""
+    half = half_of(halves, runs.now, path)
+    print(f"== the halves of {path.name}: a change judged on TUNE first, measured on HELD once")
+    print_header("half")
+    for name in (*halves, "all sets"):
+        sets = [s for s in runs.now if name in ("all sets", half[s])]
+        counted = f"{len(sets)} set{'' if len(sets) == 1 else 's'}"
+        label = name if name == "all sets" else f"{name} ({counted})"
+        print(table_row(label, summed(runs.now[s] for s in sets)))
+        if runs.before:
+            print(table_row("  before", summed(runs.before[s] for s in sets)))
+
+
+def pool_comments(matcher: Matcher, path: Path) -> tuple[int, int]:
+    """How many PRs of an ungraded pool the bot comments on, of how many."""
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    commented = sum(1 for r in records if matcher.compiled.match(facts_from_record(r)).matches)
+    return commented, len(records)
+
+
+def print_pools(matcher: Matcher, before: Matcher | None) -> None:
+    """The comments on each pool of bench/pools/ (what was captured), and `before`'s."""
+    print("== comments on the ungraded pools: PRs commented on / PRs")
+    for path in sorted(POOLS_DIR.glob("*.jsonl")):
+        commented, prs = pool_comments(matcher, path)
+        then = ""
+        if before is not None:
+            then = f"  before {pool_comments(before, path)[0]}/{prs}"
+        print(f"  {path.stem:<28} {commented:>4}/{prs}{then}")
 
 
 def without_term(matcher: Matcher, note_id: str, attr: str, term: str) -> Matcher:
@@ -452,6 +549,12 @@ def main(argv: list[str] | None = None) -> int:
         "--before-topics", type=Path, metavar="FILE", help="the same for another topics.toml"
     )
     ap.add_argument(
+        "--split",
+        action="store_true",
+        help="with --all: the totals of TUNE and HELD (bench/graded/halves.toml) and the "
+        "comments on the ungraded pools (bench/pools/); with --before, before's too",
+    )
+    ap.add_argument(
         "--scan-terms",
         action="store_true",
         help="take each note's aspects and keywords out one at a time and list the links "
@@ -491,9 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         print_scan(scan_terms(matcher, sets, args.title_only), args.title_only)
         return 0
     if args.all:
-        changes = report_all(matcher, graded_sets(args.prs), before)
-        if before is not None:
-            print_changes(changes)
+        report_every_set(matcher, before, args.prs, args.split)
         return 0
 
     label = {nid: i for i, nid in matcher.index.items()}
@@ -534,12 +635,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def report_every_set(matcher: Matcher, before: Matcher | None, dev: Path, split: bool) -> None:
+    """`--all`: the table of every set; with `split`, the halves and the pools; with
+    `before`, what differs."""
+    sets = graded_sets(dev)
+    halves_file = GRADED_DIR / HALVES_FILE
+    halves: dict[str, tuple[str, ...]] = {}
+    if split:  # a set in neither half stops the run before anything is measured
+        halves = load_halves(halves_file)
+        half_of(halves, [p.stem for p in sets], halves_file)
+    runs = report_all(matcher, sets, before)
+    if split:
+        print_split(halves, halves_file, runs)
+        print_pools(matcher, before)
+    if before is not None:
+        print_changes(runs.changes)
+
+
 def ignored_options(args: argparse.Namespace) -> str | None:
     """Options the chosen report would leave unused, said rather than ignored: a curator
     reading `--all --misses` would take an empty list for "no misses"."""
     per_pr = {"--show": args.show, "--misses": args.misses, "-v": args.verbose}
+    if args.split and not args.all:
+        return "--split divides the sets of --all into halves: give --all too"
     if args.scan_terms:
         per_pr |= {"--before": bool(args.before or args.before_config or args.before_topics)}
+        per_pr |= {"--split": args.split}
         unused = [name for name, given in per_pr.items() if given]
         return f"--scan-terms lists terms, {', '.join(unused)} would go unused" if unused else None
     if args.all:

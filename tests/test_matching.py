@@ -1693,6 +1693,105 @@ def test_eval_script_all_tabulates_every_graded_set_both_ways(
     assert per_note[str(label[source.id])].count("linked   1  wrong  0  grade-2  1/1") == 2
 
 
+def _pairs(row):
+    """The counts of a row of `--all`'s table: PRs, then k/n of each figure in each mode."""
+    return [int(row.split("|")[0].split()[-1])] + [
+        int(n) for pair in re.findall(r"(\d+)/(\d+)", row) for n in pair
+    ]
+
+
+def test_eval_script_split_adds_the_halves_up_to_all_sets_and_counts_the_pools(
+    tmp_path, capsys, monkeypatch, eval_script
+):
+    import shutil
+
+    lib = load_library()
+    label = {nid: i for i, nid in eval_script.note_index(lib, eval_script.DEFAULT_INDEX).items()}
+    source = next(n for n in lib.notes if n.source_pr)
+    ptx = next(n for n in lib.notes if "PTX" in n.keywords)
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    hit = {"number": source.source_pr, "title": "found", "relevant": {str(label[source.id]): 2}}
+    _graded(graded / "one.jsonl", [hit, {"number": 5, "title": "[Doc] typo", "relevant": {}}])
+    wrong = {"number": 7, "title": "[Build] Keep PTX for the newest arch", "relevant": {}}
+    _graded(graded / "two.jsonl", [wrong, {"number": 8, "title": "[Doc] typo", "relevant": {}}])
+    dev = _graded(tmp_path / "dev.jsonl", [{"number": 6, "title": "Unrelated", "relevant": {}}])
+    (graded / "halves.toml").write_text('tune = ["dev", "one"]\nheld = ["two"]\n', "utf-8")
+    pools = tmp_path / "pools"
+    pools.mkdir()
+    _graded(
+        pools / "week.jsonl", [{"number": 9, "title": wrong["title"]}, {"number": 10, "title": "x"}]
+    )
+    before = tmp_path / "notes"  # the library without the PTX keyword: no PTX link
+    shutil.copytree(DEFAULT_NOTES_DIR, before)
+    path = before / f"{ptx.id}.md"
+    path.write_text(re.sub(r'\n\s*"PTX",', "", path.read_text("utf-8")), "utf-8")
+    monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
+    monkeypatch.setattr(eval_script, "POOLS_DIR", pools)
+    assert eval_script.main(["--all", "--split", "--prs", str(dev), "--before", str(before)]) == 0
+    out = capsys.readouterr().out
+    table, split = out.split("== the halves of halves.toml")
+    split, pooled = split.split("== comments on the ungraded pools")
+    every = next(line for line in table.splitlines() if line.startswith("all sets"))
+    rows = split.splitlines()[3:]
+    labels = [row.split("|")[0].rsplit(maxsplit=1)[0].strip() for row in rows]
+    assert labels == ["TUNE (2 sets)", "before", "HELD (1 set)", "before", "all sets", "before"]
+    tune, tune_then, held, held_then, both, both_then = (_pairs(row) for row in rows)
+    assert both == _pairs(every)  # the split's own total is the table's
+    assert [a + b for a, b in zip(tune, held, strict=True)] == both
+    assert [a + b for a, b in zip(tune_then, held_then, strict=True)] == both_then
+    # TUNE: the source PR's grade-2 link in each mode; HELD: the PTX link, wrong (a false
+    # comment), gone without the keyword
+    assert tune == tune_then == [3] + [1, 1, 1, 1, 0, 2] * 2
+    assert held == [2] + [0, 1, 0, 0, 1, 2] * 2
+    assert held_then == [2] + [0, 0, 0, 0, 0, 2] * 2
+    assert pooled.splitlines()[1].split() == ["week", "1/2", "before", "0/2"]
+
+
+def test_eval_script_split_refuses_a_set_in_neither_half_before_measuring(
+    tmp_path, capsys, monkeypatch, eval_script
+):
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    for name in ("one", "new"):
+        _graded(graded / f"{name}.jsonl", [{"number": 5, "title": "[Doc] typo", "relevant": {}}])
+    dev = _graded(tmp_path / "dev.jsonl", [{"number": 6, "title": "Unrelated", "relevant": {}}])
+    halves = graded / "halves.toml"
+    monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
+    args = ["--all", "--split", "--prs", str(dev)]
+    halves.write_text('tune = ["dev", "one"]\nheld = []\n', "utf-8")
+    with pytest.raises(SystemExit, match="new in neither half: put each in `tune` or `held`"):
+        eval_script.main(args)
+    assert capsys.readouterr().out == ""  # nothing measured, nothing half-printed
+    halves.write_text('tune = ["dev", "one"]\nheld = ["new", "one"]\n', "utf-8")
+    with pytest.raises(SystemExit, match="one in both halves"):
+        eval_script.main(args)
+    halves.write_text('tune = ["dev", "one", "new"]\n', "utf-8")
+    with pytest.raises(SystemExit, match="wants `tune` and `held`"):
+        eval_script.main(args)
+    halves.write_text('tune = ["dev", "one"\n', "utf-8")
+    with pytest.raises(SystemExit, match="halves.toml: Unclosed array"):
+        eval_script.main(args)
+    assert eval_script.main(["--all", "--prs", str(dev)]) == 0  # without --split: no halves
+
+
+def test_every_shipped_graded_set_is_in_exactly_one_half(eval_script):
+    # bench/graded/halves.toml: a new set put in neither half would stop `--split`; one
+    # renamed or dropped would leave a stale name behind
+    halves = eval_script.load_halves(eval_script.GRADED_DIR / eval_script.HALVES_FILE)
+    named = sorted(name for names in halves.values() for name in names)
+    shipped = {p.stem for p in eval_script.graded_sets(eval_script.GRADED_DIR / "none.jsonl")}
+    assert named == sorted(shipped | {eval_script.DEFAULT_PRS.stem})
+    assert set(halves) == {"TUNE", "HELD"} and all(halves.values())
+
+
+def test_eval_script_split_goes_with_all_only(capsys, eval_script):
+    for args in (["--split"], ["--split", "--scan-terms", "--all"]):
+        with pytest.raises(SystemExit):
+            eval_script.main(args)
+        assert "--split" in capsys.readouterr().err
+
+
 def test_eval_script_gives_each_target_its_interval_and_verdict(eval_script):
     # 481 of 523: the Wilson interval by hand is 0.8932..0.9400 (a normal margin gives
     # 0.8964..0.9430); 0/10 keeps its lower end at 0 and its upper end well above 0.
