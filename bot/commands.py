@@ -40,9 +40,8 @@ from bot.comment_prose import (
     opens_a_quote,
     starts_with_marks,
 )
-from bot.config_files import read_config
+from bot.config_files import ROOT, read_config
 from bot.feedback import as_said
-from bot.library import ROOT
 from bot.markdown_safety import joins_emoji
 from bot.notes import BRACKET_PAIRS, QUOTE_PAIRS, Topic, topic_key, topics_by_key
 from bot.search import query_terms
