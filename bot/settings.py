@@ -1175,7 +1175,7 @@ def _check_utf8(env_file: str | Path | None) -> None:
     # warning naming no file: the setting would silently keep its default.
     bad = [
         (
-            b.original.line + len(b.original.string) - len(b.original.string.lstrip("\n")),
+            _line_of(b),
             _PEM_END_HINT if b.original.string.lstrip().startswith("-----END ") else "",
         )
         for b in parse_stream(io.StringIO(text))
@@ -1185,6 +1185,14 @@ def _check_utf8(env_file: str | Path | None) -> None:
         raise SettingsError(
             "\n".join(f"{path}:{line}: not a NAME=value line{hint}" for line, hint in bad)
         )
+
+
+def _line_of(binding: Binding) -> int:
+    """The line `binding` of a .env starts on (1-based): python-dotenv's is where the
+    blank lines before it start, one holding a space, a tab or a CR among them."""
+    string = binding.original.string
+    blanks = string[: len(string) - len(string.lstrip())]
+    return binding.original.line + len(re.findall(r"\r\n|\r|\n", blanks))
 
 
 # A PEM key pasted unquoted: python-dotenv reads the lines before its END line as names
@@ -1298,8 +1306,7 @@ def _env_key_lines(env_file: str | Path | None, *, last: bool = False) -> dict[s
     lines: dict[str, int] = {}
     for binding in parse_stream(io.StringIO(text)):
         if binding.key is not None:
-            string = binding.original.string
-            line = binding.original.line + len(string) - len(string.lstrip("\n"))
+            line = _line_of(binding)
             lines[binding.key] = line if last else lines.get(binding.key, line)
             if last and _blank_unset(binding.key, binding.value):
                 del lines[binding.key]  # bot.toml's value is read

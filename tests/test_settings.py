@@ -1021,6 +1021,29 @@ def test_an_unclosed_quote_in_env_is_named_by_line(tmp_path):
         load_settings(env_file=env, toml_file=None)
 
 
+# python-dotenv numbers a line by where the blank lines before it start: one holding a
+# space or a tab (a template's indent), or a CRLF file's empty one, was taken for none,
+# and the line before was named
+@pytest.mark.parametrize(
+    ("eol", "blank"), [("\n", "\t\n"), ("\n", " \n"), ("\n", "\n \n"), ("\r\n", "\r\n")]
+)
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("REVIEW_NOTES_WORKERS: 3", "not a NAME=value line"),
+        ("REVIEW_NOTES_WORKERS=99", "REVIEW_NOTES_WORKERS: Input should be less than"),
+        ("GITHUB_WEBHOOK_SECRET=s3cret-of-the-hook ", "GITHUB_WEBHOOK_SECRET: starts or ends"),
+    ],
+)
+def test_a_dotenv_line_after_blank_ones_is_named_by_its_number(tmp_path, eol, blank, line, said):
+    env = tmp_path / ".env"
+    env.write_bytes(f"TZ=UTC{eol}{blank}{line}{eol}".encode())
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=None)
+    number = 2 + blank.count("\n")
+    assert str(exc.value).startswith(f"{env}:{number}: {said}"), str(exc.value)
+
+
 def test_a_key_pasted_over_several_lines_of_env_unquoted_says_how_to_set_it(tmp_path):
     # An operator's walkthrough of App mode: the App's key pasted into .env as it is,
     # unquoted, was refused as ".env:31: not a NAME=value line", naming its END line
