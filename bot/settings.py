@@ -477,6 +477,13 @@ class Settings(BaseSettings):
         if v is None:
             return v
         secret = v.get_secret_value().rstrip("\r\n")
+        if re.search(r"\s#", secret):  # `docker run --env-file` keeps `VALUE # comment`
+            raise ValueError(
+                "holds ' #', an inline comment's start, which `docker run --env-file` keeps"
+                " in the value (python-dotenv and compose drop it): put the comment on a"
+                " line of its own; if GitHub's secret holds it, set a new secret without, in"
+                " both places (the value is not shown)"
+            )
         if secret.strip() not in ("", secret):  # (blank: empty, `has_webhook_secret`)
             raise ValueError(
                 "starts or ends with a space or a tab (a template's or a quoted value's?"
@@ -911,12 +918,13 @@ _WEBHOOK_SECRETS = ("github_webhook_secret", "github_previous_webhook_secret")
 
 def _as_docker_reads(binding: Binding, value: str | None) -> str | None:
     """`value`, python-dotenv's reading of `binding`, as `docker run --env-file` reads it:
-    the blanks around an unquoted value, which python-dotenv drops, kept (its line end
-    aside). Else the same .env would be one secret to a checkout's server and another,
-    refused as padded, to the image's."""
+    the blanks around an unquoted value and an inline comment after it, which python-dotenv
+    drops, kept (its line end aside). Else the same .env would be one secret to a
+    checkout's server and another, refused as padded or commented, to the image's."""
     raw = binding.original.string.lstrip().partition("=")[2]
     raw = raw.removesuffix("\n").removesuffix("\r")
-    return raw if value is not None and raw != value and raw.strip() == value else value
+    dropped = re.sub(r"\s+#.*", "", raw).strip()  # what python-dotenv reads unquoted
+    return raw if value is not None and raw != value and dropped == value else value
 
 
 # A key file saved by an editor that starts UTF-8 with a byte order mark (Windows'

@@ -1454,6 +1454,33 @@ def test_blanks_around_an_unquoted_webhook_secret_of_dotenv_are_refused(
     )
 
 
+@pytest.mark.parametrize("source", ["environment", ".env"])
+@pytest.mark.parametrize("name", _WEBHOOK_SECRETS)
+def test_an_inline_comment_after_a_webhook_secret_is_refused_not_shown(
+    tmp_path, monkeypatch, name, source
+):
+    # `docker run --env-file` keeps `s3cret # the App's` whole, where python-dotenv (and
+    # compose) drop the comment: the image's start was clean, then every delivery failed
+    # its signature, while a checkout's server, on the same .env, verified them
+    env = tmp_path / ".env"
+    written = "s3cret-of-the-hook # the App's"
+    if source == "environment":
+        monkeypatch.setenv(name, written)
+    else:
+        env.write_text(f"TZ=UTC\n{name}={written}\n", "utf-8")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(env_file=env, toml_file=None)
+    said = str(exc.value)
+    where = name if source == "environment" else f"{env}:2: {name}"
+    assert said.startswith(f"{where}: holds ' #', an inline comment's start"), said
+    assert "s3cret" not in said and "App's" not in said
+    env.write_text(f"TZ=UTC\n# the App's\n{name}=s3cret-of-the-hook#1\n", "utf-8")
+    monkeypatch.delenv(name, raising=False)  # a comment's line, a '#' in it: the secret's
+    assert load_settings(env_file=env, toml_file=None).secret_values()[-1] == (
+        "s3cret-of-the-hook#1"
+    )
+
+
 def test_secret_values_are_every_secret_the_logs_must_hide():
     live = {"github_webhook_secret": HOOK, "public_url": "https://x.org"}
     assert load().secret_values() == ["review-notes-dev-secret"]
