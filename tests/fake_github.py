@@ -8,7 +8,8 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
   tokens it issued.
 - Auth is checked like GitHub does: App routes want an RS256 JWT signed with the
   App's key (`iss` = App ID); other routes want a token this server issued (and not
-  expired) or a configured personal access token; anything else is 401. An
+  expired) or a configured personal access token (a classic one's answers name its scopes
+  in X-OAuth-Scopes, as GitHub's do); anything else is 401. An
   installation token may do what the permissions it was minted with cover (403
   otherwise), and none of a suspended installation's may do anything.
   Comments are written as the authenticated identity (`<slug>[bot]`, type Bot,
@@ -377,6 +378,9 @@ class _Token:
     expires_at: float | None  # epoch seconds; None: never (a personal access token)
     # an installation token's, fixed when it was minted; None: a user's token (its roles)
     permissions: dict[str, str] | None = None
+    # a classic token's scopes, told in X-OAuth-Scopes of every answer to it; None: a
+    # fine-grained token or an installation's, which GitHub sends no such header for
+    scopes: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -708,11 +712,14 @@ class FakeGitHub:
             self.user(login)
             self.add_repo(repo).permissions[login.lower()] = role
 
-    def add_pat(self, token: str, login: str) -> Identity:
-        """A personal access token acting as `login`."""
+    def add_pat(self, token: str, login: str, scopes: Sequence[str] | None = None) -> Identity:
+        """A personal access token acting as `login`: a classic one with `scopes` (() for
+        none), which every answer to it names in X-OAuth-Scopes, as GitHub's do; without
+        them a fine-grained one, whose permissions no header tells. Either may do what
+        `login` may: the scopes are told, not enforced."""
         with self._lock:
             who = self.user(login)
-            self._tokens[token] = _Token(who, None)
+            self._tokens[token] = _Token(who, None, scopes=None if scopes is None else (*scopes,))
             return who
 
     def user(self, login: str, type: str = "User") -> Identity:
@@ -969,9 +976,9 @@ class FakeGitHub:
         reply, login, bucket = _Reply(500), None, None
         if fault is None or fault.apply or (fault.status is None and not fault.drop):
             # (a trickled answer is carried out: its status is None)
-            reply, login, bucket = self._dispatch(
-                method, path, query, raw, handler.headers.get("Authorization", ""), by_id
-            )
+            authz = handler.headers.get("Authorization", "")
+            reply, login, bucket = self._dispatch(method, path, query, raw, authz, by_id)
+            reply = self._with_scopes(reply, authz)
         if fault is not None and fault.status is not None:
             reply = self._fault_reply(fault)
         elif fault is not None and fault.headers:
@@ -1016,6 +1023,21 @@ class FakeGitHub:
         if not named:
             return path, True
         return f"/repos/{named[0]}{found[2] or ''}", True
+
+    def _with_scopes(self, reply: _Reply, authz: str) -> _Reply:
+        """`reply` with X-OAuth-Scopes when a classic token asked (GitHub names its scopes
+        on every answer to one it took, its errors too); a refused token's has none."""
+        with self._lock:
+            token = self._tokens.get(authz.partition(" ")[2])
+        if token is None or token.scopes is None or reply.status == 401:
+            return reply
+        return _Reply(
+            reply.status,
+            reply.body,
+            {"X-OAuth-Scopes": ", ".join(token.scopes), **reply.headers},
+            reply.raw,
+            reply.foreign,
+        )
 
     def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
         with self._lock:
