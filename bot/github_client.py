@@ -37,7 +37,9 @@ from bot.github_errors import (
     TRANSPORT_ERRORS,
     NotTheAPI,
     detail,
+    headers_of,
     may_have_applied,
+    oauth_scopes,
     rate_limited,
 )
 from bot.github_http import DEFAULT_DEADLINE
@@ -662,26 +664,30 @@ class GitHubClient:
         with self._lock:
             self._bot_login = self._bot_login or f"{slug}[bot]"
 
-    def check_token(self) -> None:
+    def check_token(self) -> tuple[str, ...] | None:
         """Ask GitHub once for the token's rate limit (GET /rate_limit: it spends none of
         it), not retried, as `check_app`. Raises GitHubError (`_asked_at_start`): refused
         is a 401 (a token mistyped, expired or revoked), and a 401, 403 or 404 surely not
         GitHub's, which comes as `NotTheAPI` (`github_http.refusal_githubs`). A GitHub
         Enterprise Server whose rate limiting is off answers 404 saying so: the API's
         answer, taken; GitHub's other 404s, and its 403s, are not refused (transient):
-        such a server may word it otherwise."""
+        such a server may word it otherwise. Returns the scopes the answer's
+        X-OAuth-Scopes names (() for none), which GitHub sends for a classic token only:
+        None without it (a fine-grained token, whose permissions no answer tells)."""
         if self._sessions.integration is not None:
-            return
+            return None
         requester = self._sessions.token_github().requester
 
-        def ask() -> None:
+        def ask() -> tuple[str, ...] | None:
             try:
-                requester.requestJsonAndCheck("GET", "/rate_limit")
+                headers, _ = requester.requestJsonAndCheck("GET", "/rate_limit")
             except GithubException as exc:
                 if not _limits_off(exc):
                     raise
+                headers = headers_of(exc)
+            return oauth_scopes(headers)
 
-        _asked_at_start("check the token", ask, refusals=(401,))
+        return _asked_at_start("check the token", ask, refusals=(401,))
 
     # --- the App's webhook deliveries (JWT) ---------------------------------------
 

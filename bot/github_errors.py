@@ -134,6 +134,21 @@ def headers_of(exc: GithubException) -> dict[str, str]:
     return {k.lower(): str(v) for k, v in (exc.headers or {}).items()}
 
 
+# A classic token's scopes that let it comment on a PR: `repo` anywhere, `public_repo` on
+# a public repository (GitHub's scopes for OAuth apps, which classic tokens share)
+COMMENT_SCOPES = frozenset({"repo", "public_repo"})
+
+
+def oauth_scopes(headers: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The scopes an answer's X-OAuth-Scopes names ("repo, gist"; "" is none), or None
+    when it has no such header: GitHub sends it for a classic token (and an OAuth app's),
+    never for a fine-grained one, whose permissions no answer tells."""
+    named = {name.lower(): str(value) for name, value in headers.items()}
+    if "x-oauth-scopes" not in named:
+        return None
+    return tuple(s for s in (p.strip() for p in named["x-oauth-scopes"].split(",")) if s)
+
+
 def _message(exc: GithubException) -> str:
     data = exc.data if isinstance(exc.data, dict) else {}
     return str(data.get("message") or exc.message or "")

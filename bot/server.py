@@ -79,6 +79,7 @@ from bot.redelivery import DeliveryLog, Redeliverer, going_live
 from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
+from bot.terminal import shown
 from bot.webhook import WebhookEndpoint
 from bot.workers import OutageWaits, Workers, retry_hint
 
@@ -96,6 +97,8 @@ WORKERS_JOIN_SECONDS = 20.0
 WORKERS_CLOSED_JOIN_SECONDS = 5.0
 # what a delivery's run that met a damaged page says of it (bot.db.damaged_error)
 _DELIVERY_FAILS = "the delivery fails until it is restored"
+# what a classic token needs to comment (bot.github_errors.COMMENT_SCOPES), as an operator adds it
+_COMMENT_SCOPE_FIX = "public_repo (repo for a private repository)"
 
 
 def build_dispatcher() -> Dispatcher:
@@ -648,11 +651,11 @@ def check_token_credentials(github: GitHubClient) -> None:
     healthy until the first event failed. GitHub down or out of reach, or any other
     answer, GitHub's own 403 and 404 too (a GitHub Enterprise Server with its rate
     limiting off, in words the check does not know), only warns, as in App mode: a
-    restart during an outage must still start."""
+    restart during an outage must still start. What the token may do: `check_token_scopes`."""
     from bot.github_errors import NOT_THE_API, NotTheAPI  # PyGithub's: live mode only
 
     try:
-        github.check_token()
+        scopes = github.check_token()
     except GitHubError as exc:
         if isinstance(exc.__cause__, NotTheAPI):  # GitHub never saw the token
             raise SettingsError(f"GITHUB_API_URL: {exc}") from None
@@ -667,6 +670,37 @@ def check_token_credentials(github: GitHubClient) -> None:
             " used at the next event",
             exc,
             hint,
+        )
+        return
+    check_token_scopes(scopes)
+
+
+def check_token_scopes(scopes: tuple[str, ...] | None) -> None:
+    """Judge what GitHub's answer at start said the token may do (`check_token`). A
+    classic token's scopes without `repo` or `public_repo` stop the start, as a token
+    GitHub refuses does: every comment would be refused. One with no scope at all only
+    warns: that empty header is not known to be a classic token's alone. A fine-grained
+    token's permissions no answer tells (no header): they show at its first write."""
+    from bot.github_errors import COMMENT_SCOPES  # PyGithub's: live mode only
+
+    if scopes is None:
+        log.info(
+            "GITHUB_TOKEN: GitHub names no scopes for it (a fine-grained token): whether it"
+            " may comment shows at its first write"
+        )
+    elif not scopes:
+        log.warning(
+            "GITHUB_TOKEN: GitHub names no scopes for it (an empty X-OAuth-Scopes): a"
+            " classic token without %s cannot comment, and its first write fails; starting"
+            " anyway",
+            _COMMENT_SCOPE_FIX,
+        )
+    elif not COMMENT_SCOPES.intersection(scopes):
+        raise SettingsError(
+            f"GITHUB_TOKEN: the classic token's scopes ({shown(', '.join(scopes), 200)})"
+            " include neither public_repo nor repo, so it cannot comment on a pull request:"
+            f" give it {_COMMENT_SCOPE_FIX} (GitHub's Settings → Developer settings →"
+            " Personal access tokens → Tokens (classic)), or use a fine-grained token"
         )
 
 

@@ -409,6 +409,37 @@ def test_a_live_start_says_it_is_live_as_whom_where_and_for_which_repositories(
         assert secret not in banner, secret
 
 
+# A classic token without the scope to comment started, and failed every delivery at its
+# first write: `serve` now stops (exit 2) naming the scope to add. A fine-grained token,
+# whose permissions no answer of GitHub's tells, starts and says so
+@pytest.mark.parametrize("kind", ["classic", "fine-grained"])
+def test_serve_with_a_token_judges_the_scopes_github_names_for_it(tmp_path, fake_github, kind):
+    fake_github.add_pat(
+        "ghp_operator", "alice", scopes=("read:org",) if kind == "classic" else None
+    )
+    env = base_env(
+        tmp_path,
+        PYTHONPATH=str(ROOT),
+        GITHUB_TOKEN="ghp_operator",
+        GITHUB_WEBHOOK_SECRET="live-hook-secret",
+        GITHUB_API_URL=fake_github.base_url,
+        REVIEW_NOTES_PUBLIC_URL="https://notes.example.org",
+    )
+    if kind == "classic":
+        r = serve_refused(env=env, cwd=tmp_path)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        said = "GITHUB_TOKEN: the classic token's scopes (read:org) include neither public_repo"
+        assert said in r.stderr and "give it public_repo (repo for a private" in r.stderr, r.stderr
+        assert "ghp_operator" not in r.stdout + r.stderr
+    else:
+        serve = server(tmp_path, env)
+        with serve.run():
+            log = serve.logs[0].read_text()
+        assert "GITHUB_TOKEN: GitHub names no scopes for it (a fine-grained token)" in log, log
+        assert "review-notes: LIVE" in log and "ghp_operator" not in log, log
+    assert [r.status for r in fake_github.calls("GET", "/rate_limit")] == [200]
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])
 def test_serve_on_every_address_prints_urls_a_browser_and_replay_can_open(tmp_path, host):
     # Listening on every address (the image's REVIEW_NOTES_HOST=0.0.0.0), the banner

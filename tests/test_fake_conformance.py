@@ -510,10 +510,10 @@ def _run_the_bot_calls(fake: FakeGitHub, private_key: str) -> int:
     finally:
         other_app.close()
 
-    fake.add_pat("ghp_conformance", "a-maintainer")
+    fake.add_pat("ghp_conformance", "a-maintainer", scopes=("repo", "gist"))  # a classic one
     token = _client(fake, token="ghp_conformance")
     try:
-        token.check_token()  # as the server's start asks
+        assert token.check_token() == ("repo", "gist")  # as the server's start asks
         assert token.bot_login() == "a-maintainer"
     finally:
         token.close()
@@ -530,7 +530,8 @@ def _ask_the_rest(fake: FakeGitHub, deleted: int) -> None:
         http.headers["Authorization"] = "token ghp_conformance"
         assert http.get(f"{fake.base_url}/repos/{DEFAULT_REPO}").status_code == 200
         assert http.get(f"{comments}/{sticky.id}").status_code == 200
-        assert http.patch(f"{comments}/{deleted}", json={"body": "x"}).status_code == 404
+        gone = http.patch(f"{comments}/{deleted}", json={"body": "x"})
+        assert gone.status_code == 404 and gone.headers["X-OAuth-Scopes"] == "repo, gist"
         assert http.delete(f"{comments}/{deleted}").status_code == 404
 
 

@@ -2589,9 +2589,10 @@ def test_a_page_for_the_app_at_start_refuses_it_naming_github_api_url(
     assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
 
 
-def token_start_settings(tmp_path, fake, token="ghp_start", **values):
-    """Token mode against the fake GitHub, which knows the token `ghp_start`."""
-    fake.add_pat("ghp_start", "notes-bot")
+def token_start_settings(tmp_path, fake, token="ghp_start", scopes=None, **values):
+    """Token mode against the fake GitHub, which knows the token `ghp_start`: a classic
+    one with `scopes`, else a fine-grained one."""
+    fake.add_pat("ghp_start", "notes-bot", scopes=scopes)
     values.setdefault("github_api_url", fake.base_url)
     return make_settings(
         tmp_path, github_token=token, public_url="https://notes.example.org", **values
@@ -2692,6 +2693,57 @@ def test_github_failing_when_the_token_is_checked_at_start_warns_and_starts(
     assert len(warned) == 1 and "starting anyway" in warned[0], said
     assert ("connection failed" if down == "refused" else down) in warned[0], warned
     assert ("is GITHUB_API_URL the API's address" in warned[0]) == (down == "404"), warned
+
+
+# A classic token without the scope to comment (public_repo, or repo) started, and every
+# delivery failed at its first write; GitHub names a classic token's scopes in the start
+# check's answer (X-OAuth-Scopes), so the start now refuses it, naming what to add
+def test_a_classic_token_that_cannot_comment_is_refused_at_start_naming_the_scope(
+    tmp_path, fake_github
+):
+    settings = token_start_settings(tmp_path, fake_github, scopes=("read:org", "gist"))
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith(
+        "GITHUB_TOKEN: the classic token's scopes (read:org, gist) include neither"
+        " public_repo nor repo, so it cannot comment on a pull request: give it public_repo"
+        " (repo for a private repository) ("
+    ), text
+    assert "ghp_start" not in text
+    assert [r.status for r in fake_github.calls("GET", "/rate_limit")] == [200]
+    # a GitHub Enterprise Server with its rate limiting off names them on its 404 too
+    off = {"message": "Rate limiting is not enabled."}
+    fake_github.inject(
+        "GET", "/rate_limit", Fault(status=404, body=off, headers={"X-OAuth-Scopes": "gist"})
+    )
+    with pytest.raises(SettingsError, match=r"scopes \(gist\) include neither"):
+        build_runtime(token_start_settings(tmp_path / "ghes", fake_github, scopes=("repo",)))
+
+
+@pytest.mark.parametrize("scopes", [("public_repo",), ("gist", "repo"), ("repo", "public_repo")])
+def test_a_classic_token_that_may_comment_starts_saying_nothing(
+    tmp_path, fake_github, caplog, scopes
+):
+    with caplog.at_level(logging.INFO):
+        build_runtime(token_start_settings(tmp_path, fake_github, scopes=scopes)).db.close()
+    assert not [r for r in caplog.records if "GITHUB_TOKEN" in r.getMessage()], caplog.text
+
+
+# A fine-grained token's permissions no answer tells (GitHub sends it no X-OAuth-Scopes):
+# not guessed at, said once; a classic token with no scope at all (an empty header) only
+# warns, as that answer is not known to be a classic token's alone
+@pytest.mark.parametrize("kind", ["fine-grained", "no scope"])
+def test_a_token_whose_scopes_tell_nothing_starts_and_says_so(tmp_path, fake_github, caplog, kind):
+    scopes = None if kind == "fine-grained" else ()
+    with caplog.at_level(logging.INFO):
+        build_runtime(token_start_settings(tmp_path, fake_github, scopes=scopes)).db.close()
+    said = [r for r in caplog.records if r.getMessage().startswith("GITHUB_TOKEN: ")]
+    assert len(said) == 1, caplog.text
+    level = logging.INFO if kind == "fine-grained" else logging.WARNING
+    assert said[0].levelno == level, said[0]
+    words = "at its first write" if kind == "fine-grained" else "public_repo (repo for a private"
+    assert words in said[0].getMessage() and "ghp_start" not in caplog.text
 
 
 # An answer trickled in a byte at a time (each before REVIEW_NOTES_HTTP_TIMEOUT) held the
