@@ -2653,15 +2653,15 @@ def test_a_token_start_check_spends_no_call_and_a_dry_run_asks_nothing(
 ):
     # GitHub answers GET /rate_limit with every call of the hour spent, and counts it not
     fake_github.spend_rate_limit(leave=0)
-    with caplog.at_level(logging.WARNING, logger="bot.server"):
+    with caplog.at_level(logging.WARNING, logger="review_notes"):
         build_runtime(token_start_settings(tmp_path / "token", fake_github)).db.close()
     assert [r.status for r in fake_github.calls()] == [200]
-    assert not [r for r in caplog.records if r.name == "bot.server"]
+    assert not [r for r in caplog.records if r.name == "review_notes"]
     # a GitHub Enterprise Server whose rate limiting is off answers it 404: the API's answer
     fake_github.inject("GET", "/rate_limit", Fault.error(404, "Rate limiting is not enabled."))
-    with caplog.at_level(logging.WARNING, logger="bot.server"):
+    with caplog.at_level(logging.WARNING, logger="review_notes"):
         build_runtime(token_start_settings(tmp_path / "ghes", fake_github)).db.close()
-    assert not [r for r in caplog.records if r.name == "bot.server"]
+    assert not [r for r in caplog.records if r.name == "review_notes"]
     fake_github.clear_requests()
     dry = make_settings(tmp_path / "dry", github_api_url=fake_github.base_url)
     assert dry.is_dry_run
@@ -2829,9 +2829,9 @@ def test_github_s_own_refusal_at_start_through_a_proxy_stripping_its_headers_is_
     if mode == "token":
         off = {"message": "Rate limiting is not enabled.", "documentation_url": DOCS}
         fake_github.inject("GET", "/rate_limit", stripped(Fault(status=404, body=off)))
-        with caplog.at_level(logging.WARNING, logger="bot.server"):
+        with caplog.at_level(logging.WARNING, logger="review_notes"):
             build_runtime(token_start_settings(tmp_path / "ghes", fake_github)).db.close()
-        assert not [r for r in caplog.records if r.name == "bot.server"]
+        assert not [r for r in caplog.records if r.name == "review_notes"]
 
 
 # kills: bot/server.py:check_app_credentials a JWT refused for this machine's clock taken for
