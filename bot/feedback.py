@@ -137,10 +137,9 @@ _ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # After the last number joined by `和`, what makes it a count, as English's `_COUNTED`: a unit
 # or a measure word other than a counting word (`2和30分钟`, "2 and 30 minutes": both numbers
-# the count's, `_COUNT_RANGE`), spaced or not; a counting word ends the list (`2和3条`), said
-# about too (`_ABOUT`: `2和30多个文件` as `2和30个文件`)
-_ABOUT = "[多余餘]?"
-_ZH_COUNT = rf" ?(?!{_ABOUT}{_COUNTER})(?:{_UNITS})"
+# the count's, `_COUNT_RANGE`), spaced or not; a bare counting word ends the list (`2和3条`),
+# one said about is a count's (`2和30多个文件`, "2 and 30-odd files": no note is "30-odd")
+_ZH_COUNT = rf" ?(?!{_COUNTER})(?:{_UNITS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
 # `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
@@ -176,7 +175,7 @@ _ENUMERATED = re.compile(
     rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
     rf"|[0-9]+(?: ?[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9]|{_ZH_COUNT})"
-    rf"(?: ?{_ABOUT}{_COUNTER})?"
+    rf"(?: ?{_COUNTER})?"
     rf"|{_NUMERALS}(?: ?(?:{_ZH_JOIN}) ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )
