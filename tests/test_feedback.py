@@ -2464,6 +2464,19 @@ def test_a_count_after_and_stays_the_reason(typed, reason):
     assert_hides_2(typed, reason)
 
 
+# but `both` after the count says the two numbers are a pair of counts, as Chinese's
+#   `2和3张卡都能复现` is: `/notes wrong 2 and 3 GPUs both reproduce` hid note 2 with the
+#   reason `and 3 GPUs both reproduce`, where `3 GPUs both` is no English
+@pytest.mark.parametrize(
+    "typed", ["2 and 3 GPUs both reproduce", "2 & 3 tests both fail", "2 and 4x both slower"]
+)
+def test_a_pair_of_counts_said_both_in_english_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+
+
 # a note's number and those after it are several notes, which a `wrong` does not take:
 #   `/notes wrong 2以后的都不相关` ("2 and those after are all not relevant") hid note 2 alone
 #   with the reason `以后的都不相关`, and `2 and later` with `and later`, the later notes
