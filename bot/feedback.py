@@ -78,12 +78,6 @@ _ZH_AND = "和及与跟同或到至"
 # the count's measure word (no "note 2, and 3 cards", as English's `and` may say). Not
 # `还有`, which also says "there are still" (`2还有3处没改`: note 2 and its reason).
 _COUNT_RANGE = rf"(?:[{_ZH_AND}]|或者|以及) ?[0-9]+ ?(?:{_UNITS})"
-# English's `and` may join clauses (`2 and 30 files changed`: note 2 and its reason), but
-# `both` after the count says a pair of counts, as `2和3张卡都能复现` is (`2 and 3 GPUs both
-# reproduce`: `3 GPUs both` is no English): a plural noun or a unit glued on before it
-_EN_COUNT_PAIR = r"(?i: ?(?:and|&) ?[0-9]+\S*(?: [a-z]+s)? both(?![^\W\d_]))"
-# the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
-_COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
 _GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS}|{_COUNT_RANGE})"
 _NUMBER = re.compile(
@@ -153,6 +147,17 @@ _COUNTED = (
     r"(?:[0-9%]|\.[0-9]|[^\W\d_]"
     rf"| (?!(?:{'|'.join(_NOT_COUNTED)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s(?![^\W\d_]))"
 )
+# English's `and` may join clauses (`2 and 30 files changed`: note 2 and its reason), but
+# `both` after the count says a pair of counts, as `2和3张卡都能复现` is (`2 and 3 GPUs both
+# reproduce`: `3 GPUs both` is no English): a plural noun or a unit glued on before it.
+# `or` and `to` join no clause to a note's number: before a count (`_COUNTED`) they join two
+# counts, as `或` and `到` do (`2 or 3 files changed`, `2 to 3x slower`)
+_EN_COUNT_PAIR = (
+    r"(?i: ?(?:and|&) ?[0-9]+\S*(?: [a-z]+s)? both(?![^\W\d_])"
+    rf"| (?:or|to) [0-9]+(?={_COUNTED}))"
+)
+# the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
+_COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
 # An item of an English list: a number or an ordinal (`3rd`, `third`, `the third`). The last,
 # an ordinal, is an adjective, no note's, with a word glued on (`3rd-party`, `thirdly`) or
 # before a noun an ordinal qualifies (`_ADJECTIVE_OF`): `2 and 3rd party deps` is note 2

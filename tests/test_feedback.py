@@ -2477,6 +2477,19 @@ def test_a_pair_of_counts_said_both_in_english_is_no_note_number(typed):
     assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
 
 
+# `or` or `to` before a count join two counts, as Chinese's `2或3处` and `2到3倍` do (no
+#   "note 2, or 3 files changed"): `/notes wrong 2 or 3 files changed` hid note 2 with the
+#   reason `or 3 files changed`
+@pytest.mark.parametrize(
+    "typed", ["2 or 3 files changed", "2 or 3x slower", "2 to 3 files", "2 to 30% slower"]
+)
+def test_a_choice_or_range_of_counts_in_english_is_no_note_number(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+
+
 # a note's number and those after it are several notes, which a `wrong` does not take:
 #   `/notes wrong 2以后的都不相关` ("2 and those after are all not relevant") hid note 2 alone
 #   with the reason `以后的都不相关`, and `2 and later` with `and later`, the later notes
@@ -2898,8 +2911,8 @@ def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
 @pytest.mark.parametrize("typed", ["2 or 3", "#2 or #3", "2 or 3, not sure which", "note 2 or 3"])
 def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
     assert_lists_2_and_3(typed)
-    # a count after `or` stays the reason, as after `and`
-    assert picked("2 or 3 files are renames").reason == "or 3 files are renames"
+    # a count after `or` makes both counts (`2 or 3 files`), as `2或3处` does: no note
+    assert picked("2 or 3 files are renames").problem is PickProblem.WHICH
 
 
 # kills: bot/feedback.py:_EN_AND (hand) a comma before `and` or `or` (`2, and 3`, as English
