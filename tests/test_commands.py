@@ -291,6 +291,15 @@ def test_a_name_and_address_in_the_repliers_own_words_is_no_email_quotes_header(
         "From: Alice ***@***.***>\nSent: Monday, December 7, 2026 1:00 PM",
         "发件人: Alice ***@***.***>\n发送时间: 2026年12月7日 13:00",
         "*From:* Alice ***@***.***>\n*Date:* Monday, December 7, 2026 1:00 PM",
+        # Outlook's label for the date in Spanish, Finnish, Czech, Turkish, Hungarian and
+        #   Ukrainian: `Enviado el:` (a word after `Enviado`) and these were read as the
+        #   replier's own fields, and the quoted command under them ran
+        "De: Alice ***@***.***>\nEnviado el: lunes, 7 de diciembre de 2026 13:00",
+        "Lähettäjä: Alice ***@***.***>\nLähetetty: maanantai 7. joulukuuta 2026 13.00",
+        "Od: Alice ***@***.***>\nOdesláno: 7. prosince 2026 13:00",
+        "Kimden: Alice ***@***.***>\nGönderildi: 7 Aralık 2026 Pazartesi 13:00",
+        "Feladó: Alice ***@***.***>\nElküldve: 2026. december 7. 13:00",
+        "Від: Alice ***@***.***>\nНадіслано: 7 грудня 2026 р. 13:00",
         # an older Outlook on Windows: the address in `[mailto:...]`
         "From: Alice [mailto:***@***.***]\nSent: Monday, December 7, 2026 1:00 PM",
         "From: Alice [mailto:notifications@github.com]\nSent: Monday, December 7, 2026",
