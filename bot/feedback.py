@@ -892,10 +892,13 @@ def _dash_apart(words: list[str]) -> list[str]:
 _AFTER = "以后|之后|往后|以後|之後|后面|後面"
 _ONWARDS_GLUED = re.compile(rf"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:{_AFTER})|\+$)")
 # Set apart from the number (`2，及以后都不相关`, `2 以后的都不相关`, `2，之后`), only as `及以后`
-# ("and after"), `以后的` ("those after") or alone: a word of its own, `以后` may say "later",
-# a time, the reason's (`2，以后再说`, "2, let's talk later"), as English's `after` before a
-# noun is (`_ONWARDS_WORDS`)
-_ONWARDS_APART = re.compile(rf"(?:[及和]|以及) ?(?:{_AFTER})|(?:{_AFTER})(?:的|$)")
+# ("and after"), `以后的` ("those after") before what is said of them or alone: a word of
+# its own, `以后` may say "later", a time, the reason's (`2，以后再说`, "2, let's talk later",
+# `2，以后的版本会修`, "later versions fix it"), as English's `after` before a noun is
+# (`_ONWARDS_WORDS`)
+_ONWARDS_APART = re.compile(
+    rf"(?:[及和]|以及) ?(?:{_AFTER})|(?:{_AFTER})(?:的 ?(?:{_SAID_OF_THEM}|[不没沒是])|的?$)"
+)
 # (`after` or `following` before a noun, `2 and after the refactor…`, and `the rest` said
 # to be fine, `2 and the rest is fine`, go on from note 2 alone: its reason)
 _ONWARDS_WORDS = re.compile(

@@ -2510,6 +2510,8 @@ def test_a_choice_or_range_of_counts_in_english_is_no_note_number(typed):
         ("2 及以后", "2"),
         ("2，以后的都不相关", "2"),
         ("2 之后的也只是改名", "2"),
+        ("2，以后的不相关", "2"),
+        ("2 之后的是重复的", "2"),
         ("2，之后", "2"),
     ],
 )
@@ -2534,7 +2536,19 @@ def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
 #   is; glued to it, `2以后` is "after 2" (Chinese's `以后` takes the word before it), the
 #   notes from 2 on, as English's `2 and later` is whatever follows: `2以后再说` asks which
 #   note, and hides none
-@pytest.mark.parametrize("typed", ["2，以后再说", "2 以后再说", "2：以后再看", "2 之后再改"])
+#   So is `以后的` ("later") before a noun: `/notes wrong 2，以后的版本会修` ("later versions
+#   fix it") asked which note, read as "those after 2"
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2，以后再说",
+        "2 以后再说",
+        "2：以后再看",
+        "2 之后再改",
+        "2，以后的版本会修",
+        "2 之后的提交已经修了",
+    ],
+)
 def test_later_set_apart_from_a_note_number_is_its_reason(typed):
     reason = typed[2:]
     assert picked(typed) == Pick(SHOWN[1], 2, reason)
