@@ -153,8 +153,8 @@ _COUNTED = (
 # `or` and `to` join no clause to a note's number: before a count (`_COUNTED`) they join two
 # counts, as `或` and `到` do (`2 or 3 files changed`, `2 to 3x slower`)
 _EN_COUNT_PAIR = (
-    r"(?i: ?(?:and|&) ?[0-9]+\S*(?: [a-z]+s)? both(?![^\W\d_])"
-    rf"| (?:or|to) [0-9]+(?={_COUNTED}))"
+    r"(?i: ?(?:and|&) ?[0-9]++\S*+(?: [a-z]+s)? both(?![^\W\d_])"
+    rf"| (?:or|to) [0-9]++(?={_COUNTED}))"
 )
 # the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
 _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
