@@ -164,7 +164,8 @@ _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
 # and its reason, as `2 and 30 files` is; a counting word after it is the list's (`2nd and
 # 3rd notes`, `second and third ones`)
 _EN_ITEM = rf"(?:the )?(?:note ?)?#*[0-9]+(?![0-9])(?:st|nd|rd|th)?|(?:the )?(?:{_ENGLISH_ORDINAL})"
-_EN_AND = r",? ?(?:and|or|&) ?"  # a comma before it too: `2, and 3`
+# a comma before it too: `2, and 3`; `to`, a range of notes (`2 to 3`, as `2-3`), spaced
+_EN_AND = r"(?:,? ?(?:and|or|&) ?| to )"
 _ADJECTIVE_OF = ("party", "parties", "time", "times", "half", "hand", "pass", "order")
 _EN_ORDINAL_LAST = (
     rf"(?:the )?(?:#*[0-9]+(?:st|nd|rd|th)|{_ENGLISH_ORDINAL})(?![-A-Za-z0-9_])"

@@ -2477,6 +2477,13 @@ def test_a_pair_of_counts_said_both_in_english_is_no_note_number(typed):
     assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
 
 
+# `to` between two notes' numbers is a range of notes, as `2-3` and `2到3` are: `/notes
+#   wrong 2 to 3` hid note 2 with the reason `to 3`, where `2 or 3` names no one note
+@pytest.mark.parametrize("typed", ["2 to 3", "notes 2 to 3", "2 to 3 are renames", "#2 to #3"])
+def test_numbers_joined_by_to_in_english_name_no_one_note(typed):
+    assert_lists_2_and_3(typed)
+
+
 # `or` or `to` before a count join two counts, as Chinese's `2或3处` and `2到3倍` do (no
 #   "note 2, or 3 files changed"): `/notes wrong 2 or 3 files changed` hid note 2 with the
 #   reason `or 3 files changed`
