@@ -80,6 +80,10 @@ CASES: dict[str, str] = {
     ),
     "sender lines, no command": (SENDER * SIZE)[:SIZE],
     "sender lines and 'To: x' in turn": comment((SENDER + "To: x\n") * SIZE),
+    # senders over long date fields: each line's fields read once, however long
+    "mail sender, long field lines": comment(
+        ("From: a ***@***.***>\n" + ("Sent: " + "1" * 2000 + "\n") * 8) * 4
+    ),
 }
 
 
