@@ -242,6 +242,29 @@ def test_api_calls_per_command(live, capsys):
     assert rt.queue.counts()["failed"] == 0
 
 
+def test_a_burst_of_commands_for_an_uninstalled_installation_mints_once(live):
+    # What docs/internals.md says three queued commands cost once the App is uninstalled
+    # (it said eight): the removed installation's mint, answered 404
+    # and kept, and a lookup of the repository's installation, never kept, for each of a
+    # command's two calls (its eyes, then the commenter's permission), all failing
+    client, rt, fake = live
+    rt.workers.stop()
+    ids = [f"burst-{i}" for i in range(3)]  # three workers run them at once
+    for delivery in ids:
+        c = fake.add_comment(DEFAULT_REPO, N, "/notes", login="octo-dev")
+        r = post(client, "issue_comment", comment_payload(c), delivery=delivery)
+        assert r.status_code == 202, r.text
+    fake.uninstall(1001)
+    fake.clear_requests()
+    rt.workers.start()
+    drain(rt)
+    asked = Counter((r.method, r.path.rsplit("/", 1)[-1], r.status) for r in fake.requests)
+    assert asked == {("POST", "access_tokens", 404): 1, ("GET", "installation", 404): 6}
+    for delivery in ids:
+        failed = rt.queue.get(delivery)
+        assert failed.state == "failed" and "the App is not installed" in failed.last_error
+
+
 def _now() -> tuple[float, float]:
     """A comment's times (written, last edited) as written now: the delivery of one
     older than deliveries are kept is refused as a replay."""
