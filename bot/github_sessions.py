@@ -66,7 +66,7 @@ REFUSAL_KEPT = timedelta(minutes=15)
 # How long a lone 404 to an installation's mint is kept: GitHub may answer 404 for an
 # installation just made, its replicas behind the event by a few seconds (octokit's
 # auth-app gives a new token's refusals 5 s). Only a second 404, asked after these, is
-# kept `not_installed_kept` seconds
+# kept `removed_installation_kept` seconds
 LONE_404_KEPT = 10.0
 
 
@@ -171,10 +171,10 @@ class GitHubSessions:
     - Auth. App mode mints an installation token per installation (the JWT is PyGithub's
       `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
       drops it, mints a new token and retries once. A 404 to a mint (the App uninstalled)
-      is kept `not_installed_kept` seconds (LONE_404_KEPT until a second one confirms
-      it), or until an installation event: the calls meanwhile mint nothing and ask
-      where the repository is now (the App installed again, its event lost, is another
-      installation). Token mode uses `Auth.Token`.
+      is kept `removed_installation_kept` seconds (LONE_404_KEPT until a second one
+      confirms it), or until an installation event: the calls meanwhile mint nothing and
+      ask where the repository is now (the App installed again, its event lost, is
+      another installation). Token mode uses `Auth.Token`.
     - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
       one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
       own lazy `Github` per installation and token, closed when that thread sees a new token
@@ -211,7 +211,7 @@ class GitHubSessions:
         seconds_between_requests: float,
         seconds_between_writes: float,
         token_refresh_margin: float,
-        not_installed_kept: float,
+        removed_installation_kept: float,
         clock: Callable[[], float],
         sleep: Callable[[float], None],
         calls: CallCounter,
@@ -247,12 +247,12 @@ class GitHubSessions:
         # (installation, permission) -> clock time a new token was refused it
         self._refusals: dict[tuple[int, str], float] = {}
         # GitHub's 404s to an installation's mint (the App uninstalled from it), kept
-        # `not_installed_kept` seconds (no installation event since), lest each call of a
-        # queue of deliveries naming it ask again to fail the same way: clock time, whether
-        # a 404 before it confirmed it (a lone one is kept LONE_404_KEPT), and error. A
-        # removed installation's id is never given back; a repository's lookup 404 is
-        # not kept: the App may be installed on it again, its event lost
-        self._not_installed_kept = not_installed_kept
+        # `removed_installation_kept` seconds (no installation event since), lest each
+        # call of a queue of deliveries naming it ask again to fail the same way: clock
+        # time, whether a 404 before it confirmed it (a lone one is kept LONE_404_KEPT),
+        # and error. A removed installation's id is never given back; a repository's
+        # lookup 404 is not kept: the App may be installed on it again, its event lost
+        self._removed_installation_kept = removed_installation_kept
         self._gone: dict[int, _Kept404] = {}  # installation -> its mint's 404
         # bumped by each installation event: a token or lookup fetched across one is
         # used once, not cached (it may predate a permission or a move)
@@ -694,9 +694,10 @@ class GitHubSessions:
     def _keep_404(self, installation_id: int, said: str, before: int) -> None:
         """Keep GitHub's 404 to the installation's mint, unless an installation event came
         since the call was made (its answer may predate the App installed again): a lone
-        one LONE_404_KEPT, one confirming a 404 asked after those `not_installed_kept`."""
+        one LONE_404_KEPT, one confirming a 404 asked after those
+        `removed_installation_kept`."""
         with self._lock:  # a few keys at most: deliveries come for allow-listed repositories
-            if self._forgotten == before and self._not_installed_kept > 0:
+            if self._forgotten == before and self._removed_installation_kept > 0:
                 now, earlier = self._clock(), self._gone.get(installation_id)
                 confirmed = earlier is not None and now - earlier.at >= LONE_404_KEPT
                 self._gone[installation_id] = _Kept404(now, confirmed, said)
@@ -709,16 +710,16 @@ class GitHubSessions:
         if held is None:
             return None
         age = self._clock() - held.at
-        if age >= self._not_installed_kept:
+        if age >= self._removed_installation_kept:
             del self._gone[installation_id]
             return None
-        span = self._not_installed_kept if held.confirmed else LONE_404_KEPT
+        span = self._removed_installation_kept if held.confirmed else LONE_404_KEPT
         if age >= span:
             return None
         return NotInstalled(
             f"{held.said} (GitHub's answer {age:.0f} s ago: not asked again for"
-            f" {min(span, self._not_installed_kept):g} s after it, or until an installation"
-            " event)",
+            f" {min(span, self._removed_installation_kept):g} s after it, or until an"
+            " installation event)",
             sent=False,
         )
 

@@ -621,7 +621,7 @@ def live_github(settings: Settings) -> GitHubClient:
             seconds_between_writes=settings.seconds_between_writes,
             bot_login=settings.bot_login,
             address_repos_by=settings.address_repos_by,
-            not_installed_kept=settings.not_installed_kept_seconds,
+            removed_installation_kept=settings.removed_installation_kept_seconds,
         )
     except UnusableKeyError as exc:  # a PEM that is not a usable RSA key
         raise SettingsError(f"{_key_setting(settings)}: {exc}") from None

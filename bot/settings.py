@@ -286,7 +286,7 @@ class Settings(BaseSettings):
     # GitHub's 404 to an installation's token (the App uninstalled from it) is kept this
     # long, no installation event since, once a second 404 confirmed it (a lone one: 10 s):
     # calls mint nothing for it, and look up where their repository is now
-    not_installed_kept_seconds: float = Field(default=300.0, ge=0, le=3600)
+    removed_installation_kept_seconds: float = Field(default=300.0, ge=0, le=3600)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
     # put-backs of a rate limited delivery (retry_sleep_max) before it fails

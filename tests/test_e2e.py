@@ -1255,9 +1255,9 @@ def test_a_failed_delivery_s_warning_says_once_how_to_run_it_again(live, caplog,
 
 
 def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_key, monkeypatch):
-    # REVIEW_NOTES_NOT_INSTALLED_KEPT_SECONDS=0 reaches the server's client: as before
+    # REVIEW_NOTES_REMOVED_INSTALLATION_KEPT_SECONDS=0 reaches the server's client: as before
     clean_env(monkeypatch)
-    settings = live_settings(tmp_path, fake_github, app_key, not_installed_kept_seconds=0)
+    settings = live_settings(tmp_path, fake_github, app_key, removed_installation_kept_seconds=0)
     fake_github.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake_github.uninstall(1001)
     with serving(settings) as (client, rt):

@@ -2349,7 +2349,7 @@ def test_a_mint_answered_404_says_the_app_is_not_installed(fake_github, make_git
 
 def test_no_404_is_kept_when_the_setting_is_zero(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
-    client = make_github_client(not_installed_kept=0)
+    client = make_github_client(removed_installation_kept=0)
     fake_github.uninstall(DEFAULT_INSTALLATION_ID)
     for _ in range(2):
         with pytest.raises(GitHubError, match="not installed"):

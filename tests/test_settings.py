@@ -1173,7 +1173,7 @@ RANGES = [
     ("retry_sleep_max", 0, 60),
     ("lost_create_wait", 0, 60),
     ("reply_copies_check_after", 0, 86400),
-    ("not_installed_kept_seconds", 0, 3600),
+    ("removed_installation_kept_seconds", 0, 3600),
     ("seconds_between_requests", 0, 10),
     ("seconds_between_writes", 0, 60),
     ("max_deferrals", 1, 100),
