@@ -384,12 +384,13 @@ def _singulars(term: str) -> list[str]:
 # (`kv-caching`). An identifier (`kv_cache`, `_align_cacheable`), a name with a digit
 # (`fp8`), a flag (`--enforce-eager`), a number or a phrase is found as it is.
 _ENGLISH_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
-_MIN_STEM = 4  # letters, of the last part: `used` is no `us`, `adding` no `ad`
+_MIN_STEM = 3  # letters, of the last part: `used` is no `us`, `adding` no `ad`
+_VOWEL = re.compile(r"[aeiouy]")  # every stem's last part holds one: `string` is no `str`
 # an -ion or -ation noun's stem is longer: `portion` is no `port`, `station` no `state`
 _MIN_NOUN_STEM = 5
 _VERB_ENDINGS = ("ings", "ing", "ed")  # what a query word loses to its stem
 # `committ` of `committed`: `commit`; `l` too, as `control` and the British (`cancelled`)
-# double it (one syllable's `ll` is its own, `stall`, but that stem is kept too)
+# double it (one syllable's `ll` is its own, `stall`, `poll`: no single is cut from it)
 _DOUBLED = re.compile(r"([bdglmnprt])\1$")
 # One syllable ending in one vowel and one consonant: such a verb doubles the consonant
 # before -ed and -ing (`plan`, `planned`), so `stated` is state's, not stat's
@@ -406,9 +407,10 @@ _OTHER_WORDS_NOUN = frozenset(
 )
 # Words whose -ed and -ing words are another word's, where no spelling tells: `pasted`
 # is paste's, `meaning`, `evening` and `heading` nouns of their own (vLLM's `head` is an
-# attention head); neither finds the other
-_OTHER_WORDS_ED_ING = frozenset(("past", "mean", "even", "head"))
-_TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h)$")  # `batches`, `hashes`, `indexes`, `echoes`
+# attention head), `tried` try's, not the noun `trie`'s; neither finds the other
+_OTHER_WORDS_ED_ING = frozenset(("past", "mean", "even", "head", "trie"))
+# `batches`, `hashes`, `indexes`, `echoes`; a `y` respelled: `queries`
+_TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h|[^aeiou]i)$")
 
 
 class _Stem(NamedTuple):
@@ -417,7 +419,8 @@ class _Stem(NamedTuple):
     text: str
     alone: bool  # a word by itself (`preempt`), not only before an ending (`captur`)
     # it may have lost a silent `e` (`captur`, `stat` of `stated`); not the word as
-    # typed, nor `plan` of `planned`, whose doubled consonant says it had none
+    # typed, nor `plan` of `planned`, whose doubled consonant says it had none, nor a
+    # consonant's `y` (`query` of `queried`) or its `i` (`queri`)
     lost_e: bool = True
 
 
@@ -436,10 +439,12 @@ def _stems(term: str) -> list[_Stem]:
     found = []
     cut = next((e for e in ("ied", *_VERB_ENDINGS) if term.endswith(e)), "")
     if cut == "ied" and size - 2 >= _MIN_STEM:
-        found.append(_Stem(term[:-3] + "y", True))
-    elif cut and size - len(cut) >= _MIN_STEM:
+        found.append(_Stem(term[:-3] + "y", True, lost_e=False))
+    elif cut and size - len(cut) >= _MIN_STEM and _has_vowel(term[: -len(cut)]):
         found += _cut_stems(term[: -len(cut)], size - len(cut))
-    elif term.endswith("e") and size > _MIN_STEM:
+        if size - len(cut) == _MIN_STEM:  # so short, a word of its own: `embed`, `speed`
+            found.append(_Stem(term, True, lost_e=False))
+    elif term.endswith("e") and size > _MIN_STEM and term not in _OTHER_WORDS_ED_ING:
         found.append(_Stem(term[:-1], False))
     for noun, alone in (("ation", False), ("ion", True)):
         if term.endswith(noun) and size - len(noun) >= _MIN_NOUN_STEM:
@@ -451,6 +456,12 @@ def _stems(term: str) -> list[_Stem]:
     return _respelled(term, found)
 
 
+def _has_vowel(text: str) -> bool:
+    """Whether the last part of a stem holds a vowel, as a word's does: `string` is no
+    -ing of `str`, `per` no `pr` before -e as `register` is `registr` before -ation."""
+    return _VOWEL.search(text[-_last_letters(text) :]) is not None
+
+
 def _cut_stems(stem: str, size: int) -> list[_Stem]:
     """The stems of a word that lost -ed or -ing (`stem`, its last part `size` letters):
     a doubled consonant's single (`planned`: `plan`, which had no `e` to lose); a
@@ -458,7 +469,10 @@ def _cut_stems(stem: str, size: int) -> list[_Stem]:
     and -ing are no form of it (`past` of `pasted`), a word only with the `e` it lost;
     an -ing that kept its `e` (`queueing`) the stem its other endings take (`queu`)."""
     if _DOUBLED.search(stem) and size > _MIN_STEM:
-        return [_Stem(stem, True), _Stem(stem[:-1], True, lost_e=False)]
+        single = stem[:-1]
+        if stem.endswith("ll") and _ONE_SHORT_SYLLABLE.search(single[1 - size :]):
+            return [_Stem(stem, True)]  # `polled` is poll's: `pol` is no word
+        return [_Stem(stem, True), _Stem(single, True, lost_e=False)]
     found = [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
     if stem.endswith(("ee", "ue")) and size > _MIN_STEM:  # not `refere` of `refereed`
         found.append(_Stem(stem[:-1], False))
@@ -479,11 +493,12 @@ def _respelled(term: str, stems: list[_Stem]) -> list[_Stem]:
     found = dict.fromkeys(stems)
     for stem, alone, lost_e in stems:
         if alone and _CONSONANT_ER.search(stem) and stem not in _OTHER_WORDS_NOUN:
-            found[_Stem(stem[:-2] + "r", False)] = None
+            if _has_vowel(stem[:-2]):
+                found[_Stem(stem[:-2] + "r", False)] = None
         if not alone and _CONSONANT_R.search(stem) and stem[:-1] + "er" not in _OTHER_WORDS_NOUN:
             found[_Stem(stem[:-1] + "er", True)] = None
         if alone and _CONSONANT_Y.search(stem):
-            found[_Stem(stem[:-1] + "i", False)] = None
+            found[_Stem(stem[:-1] + "i", False, lost_e=False)] = None
         if stem.endswith(("is", "iz")) and stem != term:  # `analysis` is no `analysiz`
             found[_Stem(stem[:-1] + ("z" if stem.endswith("s") else "s"), alone, lost_e)] = None
     return list(found)
@@ -500,10 +515,10 @@ def _spellings(stem: _Stem, typed: bool) -> str:
     silent `e` only where one may have been cut off (`captur`, `stat` of `stated`; kept
     before -ing by `queueing`): the word as typed plus `e` is another word (`stat`,
     `state`; `local`, `locale`), and it takes `-es` only after a sibilant or `o`
-    (`batches`)."""
+    (`batches`) or as a `y` respelled (`queri`: `queries`)."""
     text = stem.text
     last = text[-_last_letters(text) :]
-    inflected = ["ed", "ings?"]
+    inflected = _inflections(text)
     if stem.lost_e:
         endings = [*inflected, "e", "es", "eings?"]  # `queu`: `queuing`, `queueing`
     else:
@@ -511,7 +526,9 @@ def _spellings(stem: _Stem, typed: bool) -> str:
         if _TAKES_ES.search(text):
             endings.append("es")
     one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
-    if re.search(r"[aeiou][^aeiouwxy]$", text) and not (stem.lost_e and one_short_syllable):
+    # (one syllable's `l` is doubled in a word of its own: `poll`, `stall`; `pol` takes none)
+    keeps_single = one_short_syllable and (stem.lost_e or text.endswith("l"))
+    if re.search(r"[aeiou][^aeiouwxy]$", text) and not keeps_single:
         endings.append(f"{text[-1]}(?:ed|ings?)")
     if stem.alone:
         endings.append("s")
@@ -521,6 +538,17 @@ def _spellings(stem: _Stem, typed: bool) -> str:
         if not typed:
             endings.append("ations?")
     return f"(?:{'|'.join(endings)}){'?' if stem.alone else ''}"
+
+
+def _inflections(text: str) -> list[str]:
+    """The -ed and -ing a stem takes, as regexes: after a consonant, `y` takes -ing, its
+    -ed is its `i`'s (`query`: `querying`; `queri`: `queried`). None without a vowel: an
+    acronym (`llm`: `llms`), `str` no `string`."""
+    if not _has_vowel(text):
+        return []
+    if _CONSONANT_Y.search(text):
+        return ["ings?"]
+    return ["ed", "ings?"]
 
 
 def _forms(terms: list[str], before: str, end: str) -> tuple[re.Pattern[str], ...]:

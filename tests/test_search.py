@@ -1019,3 +1019,69 @@ def test_the_word_as_typed_ranks_before_its_other_forms(mode):
     hits = search_notes(notes, "preempted", mode)
     assert ids(hits) == ["n-typed", "n-form"]
     assert [h.as_typed for h in hits] == [1, 0]
+
+
+# kills: bot/search.py:_MIN_STEM (hand) a verb of three letters had no forms: `fixed` found
+#   no note saying "fix", nor `fix` one saying "fixed", `padded` "pad" (its dd cut back to
+#   a single only above four letters), `fused` "fuse", `tried` "try"
+_SHORT_VERBS = [
+    ("padded", "the pad token"),
+    ("padding", "pad the inputs"),
+    ("pad", "inputs padded to 16"),
+    ("pads", "the padding mask"),
+    ("fused", "fuse the kernels"),
+    ("fusing", "fused MoE"),
+    ("fuse", "fusing the norm"),
+    ("fixed", "the fix"),
+    ("fixing", "fixes"),
+    ("fix", "a bug fixed twice"),
+    ("added", "add a test"),
+    ("tried", "try again"),
+    ("try", "retries tried"),
+    # a word an -ed or -ing cut to three letters may be: its own forms still found
+    ("embed", "embedding the tokens"),
+    ("speed", "speeds up"),
+]
+
+
+def _about(typed: str, written: str, mode: SearchMode) -> list[str]:
+    """The ids `typed` finds in `mode` among a note whose summary says `written` and one
+    whose says nothing like it (`_found_by`'s note says "Fixes", which `fix` finds)."""
+    notes = [
+        note("n-1", "短词", "值得精读。", summary_en=f"About {written} on ROCm."),
+        note("n-2", "其他", "值得精读。", summary_en="Unrelated text."),
+    ]
+    return ids(search_notes(notes, typed, mode))
+
+
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed, written", _SHORT_VERBS)
+def test_a_verb_of_three_letters_finds_its_other_forms(typed, written, mode):
+    assert _about(typed, written, mode) == ["n-1"]
+
+
+# kills: bot/search.py:_has_vowel (hand) a stem of three letters without a vowel:
+#   `string` found "str", `per` "pre" (as `register` is `registr`)
+# kills: bot/search.py:_inflections (hand) a `y` respelled `i` taking a silent `e`: `tried`
+#   found "the trie" once `try` was a stem
+# kills: bot/search.py:_cut_stems (hand) one syllable's `ll` cut to a single: `polling`
+#   found "pol", `calling` "cal"
+_NOT_SHORT_VERBS = [
+    ("string", "a str"),
+    ("strings", "the str type"),
+    ("str", "a string"),
+    ("per", "pre-commit"),
+    ("tried", "a prefix trie"),
+    ("try", "a prefix trie"),
+    ("trie", "tried twice"),
+    ("trie", "trying"),
+    ("polling", "the pol value"),
+    ("pol", "polling"),
+    ("calling", "one cal"),
+    ("stalled", "stal"),
+]
+
+
+@pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_SHORT_VERBS, _singular)))
+def test_a_short_stem_is_no_other_word(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
