@@ -396,6 +396,9 @@ _DOUBLED = re.compile(r"([bdglmnprt])\1$")
 # before -ed and -ing (`plan`, `planned`), so `stated` is state's, not stat's
 _ONE_SHORT_SYLLABLE = re.compile(r"^[^aeiouy]*[aeiouy][^aeiouwxy]$")
 _CONSONANT_Y = re.compile(r"[^aeiou]y$")  # `query`: `queries`, `queried`
+_CONSONANT_I = re.compile(r"[^aeiou]i$")  # `queri` of `query`, `ti` of `tie`
+# A verb of one syllable in -ie (`tie`, `lie`, `die`): its -ing is `y`'s (`tying`)
+_SHORT_IE = re.compile(r"(?<![a-z])([^aeiouy])(?:ie|ied|ying)$")
 _CONSONANT_ER = re.compile(r"[^aeiouy]er$")  # `register`: `registration`
 _CONSONANT_R = re.compile(r"[^aeiouy]r$")  # `registr` of `registration`: `register`
 # Words whose -ion or -ation noun is another word's: `production` is produce's,
@@ -438,7 +441,9 @@ def _stems(term: str) -> list[_Stem]:
     size = _last_letters(term)
     found = []
     cut = next((e for e in ("ied", *_VERB_ENDINGS) if term.endswith(e)), "")
-    if cut == "ied" and size - 2 >= _MIN_STEM:
+    if short_ie := _SHORT_IE.search(term):  # `tie`, `tied`, `tying`: `ti` (and `ty`)
+        found.append(_Stem(term[: short_ie.start()] + short_ie[1] + "i", False))
+    elif cut == "ied" and size - 2 >= _MIN_STEM:
         found.append(_Stem(term[:-3] + "y", True, lost_e=False))
     elif cut and size - len(cut) >= _MIN_STEM and _has_vowel(term[: -len(cut)]):
         found += _cut_stems(term[: -len(cut)], size - len(cut))
@@ -499,6 +504,8 @@ def _respelled(term: str, stems: list[_Stem]) -> list[_Stem]:
             found[_Stem(stem[:-1] + "er", True)] = None
         if alone and _CONSONANT_Y.search(stem):
             found[_Stem(stem[:-1] + "i", False, lost_e=False)] = None
+        if not alone and lost_e and _CONSONANT_I.search(stem):  # `untie`: `untying`
+            found[_Stem(stem[:-1] + "y", False, lost_e=False)] = None
         if stem.endswith(("is", "iz")) and stem != term:  # `analysis` is no `analysiz`
             found[_Stem(stem[:-1] + ("z" if stem.endswith("s") else "s"), alone, lost_e)] = None
     return list(found)
@@ -542,8 +549,8 @@ def _spellings(stem: _Stem, typed: bool) -> str:
 
 def _inflections(text: str) -> list[str]:
     """The -ed and -ing a stem takes, as regexes: after a consonant, `y` takes -ing, its
-    -ed is its `i`'s (`query`: `querying`; `queri`: `queried`). None without a vowel: an
-    acronym (`llm`: `llms`), `str` no `string`."""
+    -ed is its `i`'s (`query`: `querying`; `queri`: `queried`; `dying` is no `dyed`).
+    None without a vowel: an acronym (`llm`: `llms`), `str` no `string`."""
     if not _has_vowel(text):
         return []
     if _CONSONANT_Y.search(text):

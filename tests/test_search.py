@@ -1085,3 +1085,35 @@ _NOT_SHORT_VERBS = [
 @pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_SHORT_VERBS, _singular)))
 def test_a_short_stem_is_no_other_word(typed, written, mode):
     assert _found_by(typed, written, mode) == []
+
+
+# kills: bot/search.py:_SHORT_IE (hand) a verb of one syllable in -ie had no forms: `tying`
+#   found no note saying "tie" (an -ie verb writes `y` before -ing), nor `tie` one saying
+#   "tying" or "tied", `dying` "dies"
+_IE_VERBS = [
+    ("tying", "tie the embeddings"),
+    ("tying", "tied embeddings"),
+    ("tied", "weight tying"),
+    ("tie", "weight tying"),
+    ("tie", "tied embeddings"),
+    ("ties", "tying"),
+    ("weight-tying", "the weight tied"),
+    ("untie", "untying"),
+    ("dying", "the worker dies"),
+    ("lie", "lying"),
+]
+
+
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed, written", _IE_VERBS)
+def test_a_verb_in_ie_finds_its_ying(typed, written, mode):
+    assert _about(typed, written, mode) == ["n-1"]
+
+
+# kills: bot/search.py:_inflections (hand) a consonant's `y` taking -ed: `dying` found
+#   "dyed", dye's
+@pytest.mark.parametrize(
+    "typed, written, mode", list(_unfound_cases([("dying", "dyed"), ("die", "dyed")]))
+)
+def test_a_verb_in_ie_finds_no_other_word(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
