@@ -392,6 +392,9 @@ _VERB_ENDINGS = ("ings", "ing", "ed")  # what a query word loses to its stem
 # `committ` of `committed`: `commit`; `l` too, as `control` and the British (`cancelled`)
 # double it (one syllable's `ll` is its own, `stall`, `poll`: no single is cut from it)
 _DOUBLED = re.compile(r"([bdglmnprt])\1$")
+# A `c` doubles as `ck` (`panic`, `panicked`): past one syllable, whose `ck` is its own
+# (`pick`, `picked`)
+_IC_K = re.compile(r"[aeiouy][^aeiouy]+ick$")
 # One syllable ending in one vowel and one consonant: such a verb doubles the consonant
 # before -ed and -ing (`plan`, `planned`), so `stated` is state's, not stat's
 _ONE_SHORT_SYLLABLE = re.compile(r"^[^aeiouy]*[aeiouy][^aeiouwxy]$")
@@ -473,7 +476,7 @@ def _cut_stems(stem: str, size: int) -> list[_Stem]:
     stem that would have doubled its consonant (`stat` of `stated`), or whose own -ed
     and -ing are no form of it (`past` of `pasted`), a word only with the `e` it lost;
     an -ing that kept its `e` (`queueing`) the stem its other endings take (`queu`)."""
-    if _DOUBLED.search(stem) and size > _MIN_STEM:
+    if (_DOUBLED.search(stem) or _IC_K.search(stem[-size:])) and size > _MIN_STEM:
         single = stem[:-1]
         if stem.endswith("ll") and _ONE_SHORT_SYLLABLE.search(single[1 - size :]):
             return [_Stem(stem, True)]  # `polled` is poll's: `pol` is no word
@@ -532,11 +535,8 @@ def _spellings(stem: _Stem, typed: bool) -> str:
         endings = [] if _ed_ing_are_anothers(last) else inflected
         if _TAKES_ES.search(text):
             endings.append("es")
-    one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
-    # (one syllable's `l` is doubled in a word of its own: `poll`, `stall`; `pol` takes none)
-    keeps_single = one_short_syllable and (stem.lost_e or text.endswith("l"))
-    if re.search(r"[aeiou][^aeiouwxy]$", text) and not keeps_single:
-        endings.append(f"{text[-1]}(?:ed|ings?)")
+    if doubled := _doubled(last, stem.lost_e):
+        endings.append(f"{doubled}(?:ed|ings?)")
     if stem.alone:
         endings.append("s")
     if _last_letters(text) >= _MIN_NOUN_STEM and text not in _OTHER_WORDS_NOUN:
@@ -545,6 +545,22 @@ def _spellings(stem: _Stem, typed: bool) -> str:
         if not typed:
             endings.append("ations?")
     return f"(?:{'|'.join(endings)}){'?' if stem.alone else ''}"
+
+
+def _doubled(last: str, lost_e: bool) -> str:
+    """The last letter a stem's last part (`last`) doubles before -ed and -ing, or none:
+    one vowel's consonant (`commit`: `committed`), but not one short syllable's that may
+    have lost an `e` (`plane`'s `plan`), nor its `l` (`poll`, `stall` are words: `pol`
+    takes none); a `c` as `ck` past one syllable (`panic`: `panicked`), never after a lost
+    `e`, which kept it soft (`replaced`), nor one syllable's (`doc` is no `docked`)."""
+    if not re.search(r"[aeiou][^aeiouwxy]$", last):
+        return ""
+    one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
+    if last.endswith("c"):
+        return "" if lost_e or one_short_syllable else "k"
+    if one_short_syllable and (lost_e or last.endswith("l")):
+        return ""
+    return last[-1]
 
 
 def _inflections(text: str) -> list[str]:

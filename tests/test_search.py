@@ -1117,3 +1117,41 @@ def test_a_verb_in_ie_finds_its_ying(typed, written, mode):
 )
 def test_a_verb_in_ie_finds_no_other_word(typed, written, mode):
     assert _found_by(typed, written, mode) == []
+
+
+# kills: bot/search.py:_IC_K (hand) a verb in -ic had no -ed or -ing: `panicked` found no
+#   note saying "panic", nor `panic` one saying "panicked" (its `c` doubled as `ck`)
+_IC_VERBS = [
+    ("panicked", "a panic"),
+    ("panicking", "panics"),
+    ("panic", "the worker panicked"),
+    ("panics", "panicking"),
+    ("mimicked", "mimic the API"),
+    ("mimic", "mimicking"),
+    ("trafficking", "traffic"),
+]
+
+
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed, written", _IC_VERBS)
+def test_a_verb_in_ic_finds_its_ck(typed, written, mode):
+    assert _about(typed, written, mode) == ["n-1"]
+
+
+# kills: bot/search.py:_doubled (hand) one syllable's `ck` cut to `c`, or a `c` doubled there:
+#   `picked` found "pic", `docked` "doc", `doc` "docked", `blocked` "bloc"; nor a soft `c`
+#   before a lost `e` (`replaced` is no `replacked`)
+_NOT_IC_VERBS = [
+    ("picked", "a pic"),
+    ("docked", "the doc"),
+    ("doc", "docked"),
+    ("blocked", "a bloc"),
+    ("bloc", "blocked"),
+    ("cherry-picked", "cherry-pic"),
+    ("replaced", "replacked"),
+]
+
+
+@pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_IC_VERBS)))
+def test_a_ck_of_one_syllable_is_its_own(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
