@@ -399,7 +399,7 @@ def test_a_pause_an_older_release_outlived_holds_nothing_once_forward_again(
     server = old_server(tmp_path, fake, app_key, settings, rev=PAUSELESS)
     with server.run():
         wait_until(lambda: sticky(fake, n) is not None, what="the old release posts the notes")
-    caplog.set_level("WARNING", logger="bot.server")
+    caplog.set_level("WARNING", logger="review_notes")
     with serving(settings) as (client, rt):
         assert rt.queue.outage_paused_until() is None
         deliver_pr(client, rt, number=m, title=MATCHING_TITLE)
