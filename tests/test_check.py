@@ -3565,7 +3565,7 @@ def test_a_note_saved_as_utf16_is_told_to_be_saved_as_utf8(tmp_path, encoding):
 # --- a topic new in a scratch taxonomy; an empty note file ---
 
 
-# kills: bot/library.py:_unknown_topic (hand) the taxonomy left unsaid: "unknown topic
+# kills: bot/library.py:unknown_topic (hand) the taxonomy left unsaid: "unknown topic
 #   'kv-offload'" alone, for a topic the curator had just added to another topics.toml
 def test_a_topic_new_in_another_taxonomy_names_the_taxonomy_checked(tmp_path, capsys):
     # A curator adds a topic to a scratch copy of config/topics.toml and a note naming it

@@ -1154,7 +1154,7 @@ def test_a_quoted_topic_glued_to_the_subcommand_is_the_topic(library):
         assert reply(typed, library).split("\n", 2)[2] == answer, typed
 
 
-# kills: bot/command_replies.py:_starts (hand) a name's closing quote no place to cut it:
+# kills: bot/commands.py:name_starts (hand) a name's closing quote no place to cut it:
 #   `/notes topic「投机解码」谢谢`, thanks glued on after the quote as Chinese writes it (no space),
 #   was answered "There is no topic `「投机解码」谢谢`", with no guess
 def test_a_topics_name_ends_at_its_closing_quote(library):

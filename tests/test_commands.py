@@ -460,7 +460,7 @@ class _CountingPattern:
         return self.pattern.search(*args)
 
 
-# kills: bot/comment_prose.py:_mail_block each line read again for every sender's line
+# kills: bot/comment_prose.py:_HeaderFields each line read again for every sender's line
 #   near it: 64 KB of `From: a ***@***.***>` lines took 17 readings a line (75 ms)
 def test_every_line_naming_the_sender_reads_each_line_as_a_header_field_once(monkeypatch):
     lines = ["From: a ***@***.***>"] * 3000 + ["/notes why"]
@@ -2178,7 +2178,7 @@ def test_every_emoji_and_symbol_is_one_by_its_unicode_category():
 # kills: bot/commands.py:_parse_line (hand) a word of punctuation alone read as a sub-command:
 #   `/notes 。` was answered "There is no `。` command", while `/notes 🙏` and `/notes。` were
 #   the bare command
-# kills: bot/commands.py:_marks_alone (hand) a question mark alone read as the bare command
+# kills: bot/commands.py:_sentence_ended (hand) a question mark alone read as the bare command
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -32,7 +32,7 @@ GATES = [
     (OFF, {"closed": True}, Skip.OPTED_OUT),
     (POSTED, {"closed": True}, Skip.CLOSED),
     (POSTED, {"closed": True, "draft_waits": True}, Skip.CLOSED),
-    # kills: bot/comment_plan.py:196 hand: the draft gate asked before the closed one
+    # kills: bot/comment_plan.py:skip_reason hand: the draft gate asked before the closed one
     (PR, {"closed": True, "draft_waits": True}, Skip.CLOSED),
     (PR, {"draft_waits": True}, Skip.DRAFT),
     (PR, {"draft_waits": True, "paused_by_pr": True}, Skip.DRAFT),

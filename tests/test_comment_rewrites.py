@@ -1618,7 +1618,7 @@ def test_a_write_back_landed_under_5xx_answers_is_ours_with_the_clocks_off_withi
     assert fake.comment(c.id).body == AGAIN
 
 
-# kills: tests/fake_github.py:_edit_comment GitHub's dates of edits by this host's clock,
+# kills: tests/fake_github.py:FakeGitHub._edit_comment GitHub's dates of edits by this host's clock,
 #        not its own (`clock_offset`): the window of the slack never tested against it
 # kills: bot/write_backs.py:edited_again the log saying their newest words show where their
 #        first ones do

@@ -380,7 +380,7 @@ def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
 
 
-# kills: bot/feedback.py:_without_separator (hand) a separator word kept: `/notes wrong 2 — only
+# kills: bot/feedback.py:_reason (hand) a separator word kept: `/notes wrong 2 — only
 #   renames` was kept for the curators as `— only renames`
 @pytest.mark.parametrize(
     "line",

@@ -4698,7 +4698,8 @@ def test_words_an_earlier_failed_call_sent_are_ours_only_within_their_own_window
 # --- the file list's renames ----------------------------------------------------------
 
 
-# kills: bot/github_client.py:list_files the renames left out (a reason named the old path)
+# kills: bot/github_client.py:GitHubClient.list_files the renames left out (a reason named the
+#   old path)
 def test_the_file_list_says_which_path_each_rename_came_from(fake_github, make_github_client):
     # GitHub lists a rename as one entry with both paths, both changed; a copy names its
     # source too, which the PR leaves as it was: neither listed nor a rename

@@ -320,7 +320,7 @@ def test_a_delivery_github_fails_again_after_answering_others_pauses_nothing(tmp
     assert q.claim().id == "d3"
 
 
-# kills: bot/queue.py:put_back a put-back while paused not lengthening the pause
+# kills: bot/queue.py:DeliveryQueue.put_back a put-back while paused not lengthening the pause
 def test_the_probe_put_back_again_while_paused_lengthens_the_pause(tmp_path):
     # the delivery put back first is the only one left: it probes, fails again, and the
     # pause lasts until its next time (its waits growing), not over at its first

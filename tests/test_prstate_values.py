@@ -396,7 +396,7 @@ def test_a_prs_event_runs_past_every_damaged_json_value_and_edits_its_comment(
     )
 
 
-# kills: bot/server.py:healthz a value read around not shown (salvage due unseen)
+# kills: bot/server.py:_operator_routes.healthz a value read around not shown (salvage due unseen)
 def test_a_value_read_around_shows_in_healthz_and_metrics_without_failing(
     served,  # noqa: F811
 ):

@@ -32,7 +32,8 @@ from tests.test_salvage import _salvage
 from tests.webhook_kit import base_env
 
 
-# kills: bot/salvage.py:_given_back a given_back value that does not read copied as it is
+# kills: bot/salvage.py:_pr_state a given_back value that does not read copied as it is (the
+#   server's reading: bot/prstate.py:given_back_of)
 @pytest.mark.parametrize(
     ("stored", "kept", "said"),
     [

@@ -375,8 +375,8 @@ def test_a_senders_text_cannot_start_a_log_line_in_either_format(tmp_path, caplo
             assert len(line.splitlines()) == 1 and ESC not in line, line
 
 
-# kills: bot/github_client.py:permission the login asked for named as sent in the call's
-#        retry line and failure
+# kills: bot/github_client.py:GitHubClient.permission the login asked for named as sent in
+#        the call's retry line and failure
 def test_a_senders_login_whose_permission_check_fails_cannot_start_a_log_line(live, caplog):
     # `off` by someone other than the PR's author asks GitHub for their permission; the
     # call, named by the signed body's login, went into the retry's warning as sent (and

@@ -1231,9 +1231,9 @@ def test_the_slash_redirect_keeps_an_escaped_question_mark_hash_or_percent_escap
     assert r.status_code == 307 and r.headers["location"] == "/notes/a%3Fb%23c%25d"
 
 
-# kills: bot/server.py:HeadAsGet.__call__.headers_only HEAD's body messages passed on with the GET's
+# kills: bot/server.py:HeadAsGet.__call__.answered HEAD's body messages passed on with the GET's
 # body
-# kills: bot/server.py:HeadAsGet.__call__.headers_only (hand) the same, the body kept: uvicorn and
+# kills: bot/server.py:HeadAsGet.__call__.answered (hand) the same, the body kept: uvicorn and
 # the test client drop it themselves, an ASGI server need not (RFC 9110: a HEAD answer has no
 # content)
 def test_head_hands_the_asgi_server_headers_and_no_body(tmp_path):
@@ -1905,8 +1905,8 @@ def test_a_signed_payload_with_another_type_for_an_object_names_the_field(app, e
     assert rt.queue.get("misshapen") is None
 
 
-# kills: webhook._shown: `value[:100]` dropped
-# kills: webhook._shown: `ascii(value)` for a header that is not printable dropped
+# kills: terminal.shown: `value[:limit]` dropped
+# kills: terminal.shown: `inert(...)` dropped (a header's line break written as it is)
 def test_a_refused_deliverys_headers_are_logged_cut_and_escaped(tmp_path, caplog):
     caplog.set_level(logging.INFO)
     settings = make_settings(tmp_path)
@@ -3199,7 +3199,7 @@ def test_an_unhandled_event_header_is_cut_in_its_reason_and_log_line(app, caplog
     assert reason == "no handler for " + "e" * 100 + "....opened"
     (line,) = [m.getMessage() for m in caplog.records if "ignored: no handler" in m.getMessage()]
     assert "e" * 101 not in line and len(line) < 400
-    # kills: bot/dispatch.py:shown_as_data "..." after a header of exactly `limit` characters
+    # kills: bot/terminal.py:shown "..." after a header of exactly `limit` characters
     r = post(client, "e" * 100, pr_payload(), delivery="event-at-the-limit")
     assert r.json()["reason"] == "no handler for " + "e" * 100 + ".opened"
     assert rt.queue.counts()["pending"] == 0
