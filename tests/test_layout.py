@@ -8,7 +8,10 @@ map wrong. Checked on the source (its syntax tree), so nothing is imported or ru
 from __future__ import annotations
 
 import ast
+import functools
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -163,3 +166,123 @@ def test_every_script_benchmark_and_doc_is_in_its_layout_row(folder, pattern):
     named = set(re.findall(r"`([A-Za-z0-9_.]+)`", row.split("|")[2]))
     files = {p.name for p in (ROOT / folder).glob(pattern) if p.is_file()}
     assert files and sorted(f for f in files if f not in named and Path(f).stem not in named) == []
+
+
+# --- the tests' `# kills:` comments name code that exists ---------------------------------
+
+# The forms the comments use: `bot/x.py:name` (or `Class.method`, a nested function's
+# `f.inner`, several names after commas), `bot/x.py NAME` (a constant or class), `x.name:`
+# (a bot module, dotted) or `Class.name` at the comment's start; a line number, or a page
+# template or stylesheet, is checked for its file alone (a line moves with every edit).
+_KILLS = re.compile(r"(?<![`\w])kills: (.*)")
+_NAMES = r"[A-Za-z_][\w.]*(?:, ?[A-Za-z_][\w.]*)*"
+_PATH_NAMED = re.compile(rf"(?<![\w/])((?:bot|tests)/[\w/]+\.py)(?::({_NAMES})| ([A-Z][\w.]*))?")
+_OTHER_FILE = re.compile(r"(?<![\w/])(bot/[\w/.]+\.(?:html|css|js))")
+_DOTTED = re.compile(r"([a-z_]+)\.(?!(?:html|css|js|py)\b)([A-Za-z_][\w.]*)")  # not a file
+_CLASS_DOTTED = re.compile(r"([A-Z]\w*\.[\w.]+)")
+
+
+@functools.cache
+def defined_names(path: str) -> frozenset[str]:
+    """A file's functions, classes and assigned names, module-level and within (a method
+    as `Class.method`, a nested function as `f.inner`)."""
+    names: set[str] = set()
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(prefix + node.name)
+                walk(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(
+                    prefix + n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                )
+            else:  # an if, try, with or loop holds definitions too
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    walk(getattr(node, field, []), prefix)
+
+    walk(ast.parse((ROOT / path).read_text("utf-8")).body, "")
+    return frozenset(names)
+
+
+def kills_comments(source: str) -> list[tuple[int, str]]:
+    """Each `# kills:` comment's line and its text after `kills:` (comments only, not
+    strings)."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        said = _KILLS.search(token.string) if token.type == tokenize.COMMENT else None
+        if said:
+            found.append((token.start[0], said[1]))
+    return found
+
+
+def named_code(text: str) -> list[tuple[str, str | None]]:
+    """The (file, name) pairs a `kills:` comment's text names; name None for a file alone."""
+    named: list[tuple[str, str | None]] = []
+    for path, names, constant in _PATH_NAMED.findall(text):
+        said = re.split(r", ?", names) if names else [constant] if constant else []
+        named += [(path, n.rstrip(".")) for n in said] or [(path, None)]
+    named += [(path, None) for path in _OTHER_FILE.findall(text)]
+    dotted = _DOTTED.match(text)
+    if dotted and dotted[1] in MODULES:
+        named.append((f"bot/{dotted[1]}.py", dotted[2].rstrip(".")))
+    in_class = _CLASS_DOTTED.match(text)
+    if in_class:  # the class's module unsaid: whichever defines it
+        name = in_class[1].rstrip(".")
+        holder = next(
+            (f"bot/{m}.py" for m in MODULES if name in defined_names(f"bot/{m}.py")), None
+        )
+        named.append((holder or "bot/*.py", name))
+    return named
+
+
+def missing(path: str, name: str | None) -> bool:
+    if not (ROOT / path).is_file():
+        return True
+    return name is not None and name not in defined_names(path)
+
+
+def test_every_kills_comment_names_code_that_exists():
+    # A newcomer follows a test's `# kills:` comment to the code it guards; one naming a
+    # function renamed or removed since (`_mail_block`) leads nowhere.
+    stale, seen = [], 0
+    for test in sorted((ROOT / "tests").glob("*.py")):
+        for line, text in kills_comments(test.read_text("utf-8")):
+            for path, name in named_code(text):
+                seen += 1
+                if missing(path, name):
+                    stale.append(f"{test.name}:{line}: {path}:{name or ''}")
+    assert seen > 1000  # the comments are found: a changed form fails here, not silently
+    assert not stale, "\n".join(stale)
+
+
+def test_the_kills_check_reads_each_form_and_names_what_is_gone():
+    source = (
+        "x = 1  # kills: bot/queue.py:DeliveryQueue.put_back, _gone (hand) a wait lost\n"
+        "# kills: bot/queue.py:12 and bot/templates/notes.html a line, a page\n"
+        "# kills: queue.DeliveryQueue.nothing: `<` -> `<=`\n"
+        "# kills: bot/salvage.py CHECKED a column left out; NotesSite.stylesheet too\n"
+        "# kills: NotesSite.stylesheet\n"
+        "# kills: notes.html (hand) a page's title\n"
+        "# kills: NoSuchClass.method a class no module defines\n"
+        "s = '# kills: bot/nowhere.py:f'  # a string, not a comment\n"
+    )
+    named = [pair for _, text in kills_comments(source) for pair in named_code(text)]
+    assert named == [
+        ("bot/queue.py", "DeliveryQueue.put_back"),
+        ("bot/queue.py", "_gone"),
+        ("bot/queue.py", None),
+        ("bot/templates/notes.html", None),
+        ("bot/queue.py", "DeliveryQueue.nothing"),
+        ("bot/salvage.py", "CHECKED"),
+        ("bot/pages.py", "NotesSite.stylesheet"),
+        ("bot/*.py", "NoSuchClass.method"),
+    ]
+    gone = [pair for pair in named if missing(*pair)]
+    assert gone == [
+        ("bot/queue.py", "_gone"),
+        ("bot/queue.py", "DeliveryQueue.nothing"),
+        ("bot/*.py", "NoSuchClass.method"),
+    ]
+    assert missing("bot/nowhere.py", None) and missing("bot/templates/nowhere.html", None)
