@@ -1046,7 +1046,7 @@ def test_a_note_number_out_of_range_said_in_words_is_answered_with_its_number(ty
     assert_safe(body)
 
 
-# kills: bot/command_replies.py:202 a dash in a typed topic name not read as a gap
+# kills: bot/notes.py:_NAME_GAPS a dash in a typed topic name not read as a gap
 # kills: bot/notes.py:topics_by_key a topic not found by its English name
 def test_a_topic_is_found_by_its_english_name_however_its_words_are_joined(library):
     answer = reply("/notes topic spec-decode", library).split("\n", 2)[2]

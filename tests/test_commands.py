@@ -1846,7 +1846,7 @@ def test_the_least_values_commands_toml_allows_load(tmp_path: Path):
 # --- what GitHub shows around a command: blanks, markup, math, footnotes, nesting ---
 
 
-# kills: bot/comment_prose.py:164 U+3000 (the ideographic space) left out of the spaces
+# kills: bot/comment_prose.py:_SPACES U+3000 (the ideographic space) left out of the spaces
 def test_an_ideographic_space_after_the_word_separates_it_from_the_arguments():
     # a CJK input method types U+3000 for a space: "/notes　why" is `/notes why`
     assert kinds("/notes\u3000why") == [("why", ())]

@@ -3986,7 +3986,7 @@ def test_a_known_id_naming_a_persons_comment_never_gets_it_edited(fake_github, m
     assert fake_github.calls("PATCH") == []
 
 
-# kills: bot/github_client.py:898 a 308 (moved for good) taken for the answer
+# kills: bot/github_sessions.py:MOVES a 308 (moved for good) taken for the answer
 def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     there = f"{fake_github.base_url}/repos/{DEFAULT_REPO}/issues/7/comments"
@@ -3997,8 +3997,8 @@ def test_a_write_answered_308_is_sent_again_at_the_location(fake_github, make_gi
     assert [r.status for r in fake_github.calls("POST", "/repos/*")] == [308, 201]
 
 
-# bot/github_sessions.py:390, the Location check dropped: a 307 without a Location was taken
-# for the answer, a comment "created" with no id, none posted
+# bot/github_sessions.py:_follow_moves.following, the Location check dropped: a 307 without a
+# Location was taken for the answer, a comment "created" with no id, none posted
 def test_a_write_moved_without_a_location_fails_rather_than_passing_for_done(
     fake_github, make_github_client
 ):
@@ -4138,7 +4138,7 @@ def test_a_redirect_is_the_api_s_only_under_its_base(location, inside):
     )
 
 
-# kills: bot/github_sessions.py:387 a fourth move followed (MAX_MOVES is three)
+# kills: bot/github_sessions.py:MAX_MOVES a fourth move followed (MAX_MOVES is three)
 def test_a_write_moved_a_fourth_time_fails(fake_github, make_github_client):
     fake_github.add_pull(DEFAULT_REPO, 7)
     hops = [(DEFAULT_REPO, "b/vllm"), ("b/vllm", "c/vllm"), ("c/vllm", "d/vllm"), ("d/vllm", "e/v")]

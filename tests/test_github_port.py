@@ -22,7 +22,7 @@ from bot.github_port import (
 # kills: bot/github_port.py:repository_id a repository id of 0 is taken for an id
 # kills: bot/github_port.py:repository_id a repository id of 1 is no id
 # kills: bot/github_port.py:repository_id the largest id SQLite's INTEGER holds is no id
-# kills: bot/github_port.py:49 the largest id is one less than SQLite's INTEGER holds
+# kills: bot/github_port.py:_MAX_ID the largest id is one less than SQLite's INTEGER holds
 @pytest.mark.parametrize(
     ("found", "kept"),
     [(0, None), (-5, None), (1, 1), (2**63 - 1, 2**63 - 1), (2**63, None)],
@@ -32,7 +32,7 @@ def test_a_repository_id_is_kept_from_1_to_the_largest_sqlite_integer(found, kep
     assert repository_id({"repository": {"id": found, "full_name": "o/r"}}) == kept
 
 
-# kills: bot/github_port.py:61 hand: GitHub's cap taken as 2999 files, not 3000
+# kills: bot/github_port.py:MAX_LISTED_FILES hand: GitHub's cap taken as 2999 files, not 3000
 @pytest.mark.parametrize(
     ("listed", "changed", "short"),
     [(2999, 3000, True), (3000, 3000, False), (2999, 5000, True), (3000, 5000, False)],

@@ -1101,7 +1101,7 @@ def test_each_repeat_of_a_title_points_at_its_first_line(tmp_path):
     ]
 
 
-# kills: bot/importer.py:123 --force leaves `source` at the entry's old position
+# kills: bot/importer.py:DIGEST_FIELDS --force leaves `source` at the entry's old position
 # kills: bot/importer.py:_digest_of a new position in the same digest taken for another digest
 def test_force_refreshes_the_position_of_an_entry_that_moved_in_its_digest(tmp_path):
     out = tmp_path / "notes"
@@ -1158,7 +1158,8 @@ def test_a_collision_says_what_this_import_would_have_done(tmp_path, force, said
     assert f"and {said} replace this note's guidance" in problem.message
 
 
-# kills: bot/importer.py:295 a renamed note whose repository has capitals not found by title
+# kills: bot/importer.py:_Existing.of a renamed note whose repository has capitals not found by
+#   title
 def test_a_renamed_note_naming_its_repository_in_capitals_is_found_by_its_title(tmp_path):
     out = tmp_path / "notes"
     digest = tmp_path / "d.txt"

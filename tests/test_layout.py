@@ -172,10 +172,10 @@ def test_every_script_benchmark_and_doc_is_in_its_layout_row(folder, pattern):
 
 # The forms the comments use: `bot/x.py:name` (or `Class.method`, a nested function's
 # `f.inner`, several names after commas), `bot/x.py NAME` (a constant or class), `x.name:`
-# (a bot module, dotted) or `Class.name` at the comment's start; a line number, or a page
-# template or stylesheet, is checked for its file alone (a line moves with every edit).
+# (a bot module, dotted) or `Class.name` at the comment's start; a page template or
+# stylesheet is checked for its file alone. A line number is stale: it moves with every edit.
 _KILLS = re.compile(r"(?<![`\w])kills: (.*)")
-_NAMES = r"[A-Za-z_][\w.]*(?:, ?[A-Za-z_][\w.]*)*"
+_NAMES = r"\w[\w.]*(?:, ?[A-Za-z_][\w.]*)*"  # a line number (`12`) among them
 _PATH_NAMED = re.compile(rf"(?<![\w/])((?:bot|tests)/[\w/]+\.py)(?::({_NAMES})| ([A-Z][\w.]*))?")
 _OTHER_FILE = re.compile(r"(?<![\w/])(bot/[\w/.]+\.(?:html|css|js))")
 _DOTTED = re.compile(r"([a-z_]+)\.(?!(?:html|css|js|py)\b)([A-Za-z_][\w.]*)")  # not a file
@@ -260,7 +260,7 @@ def test_every_kills_comment_names_code_that_exists():
 def test_the_kills_check_reads_each_form_and_names_what_is_gone():
     source = (
         "x = 1  # kills: bot/queue.py:DeliveryQueue.put_back, _gone (hand) a wait lost\n"
-        "# kills: bot/queue.py:12 and bot/templates/notes.html a line, a page\n"
+        "# kills: bot/queue.py and bot/templates/notes.html a module, a page; bot/queue.py:12\n"
         "# kills: queue.DeliveryQueue.nothing: `<` -> `<=`\n"
         "# kills: bot/salvage.py CHECKED a column left out; NotesSite.stylesheet too\n"
         "# kills: NotesSite.stylesheet\n"
@@ -273,6 +273,7 @@ def test_the_kills_check_reads_each_form_and_names_what_is_gone():
         ("bot/queue.py", "DeliveryQueue.put_back"),
         ("bot/queue.py", "_gone"),
         ("bot/queue.py", None),
+        ("bot/queue.py", "12"),
         ("bot/templates/notes.html", None),
         ("bot/queue.py", "DeliveryQueue.nothing"),
         ("bot/salvage.py", "CHECKED"),
@@ -282,6 +283,7 @@ def test_the_kills_check_reads_each_form_and_names_what_is_gone():
     gone = [pair for pair in named if missing(*pair)]
     assert gone == [
         ("bot/queue.py", "_gone"),
+        ("bot/queue.py", "12"),
         ("bot/queue.py", "DeliveryQueue.nothing"),
         ("bot/*.py", "NoSuchClass.method"),
     ]

@@ -207,8 +207,9 @@ def test_plain_lines_for_a_terminal_are_redacted_too():
 # --- redaction of every token, header, key and secret; the log's context fields ----------
 
 
-# kills: bot/logs.py:23 `gh[opsur]_` narrowed (to `ghs_`): a personal, OAuth, user or refresh
-#        token reached the log whole; bot/logs.py:24 the fine-grained `github_pat_` pattern dropped
+# kills: bot/logs.py:_SECRET_PATTERNS `gh[opsur]_` narrowed (to `ghs_`): a personal, OAuth,
+#        user or refresh token reached the log whole; the fine-grained `github_pat_` pattern
+#        dropped
 def test_every_kind_of_github_token_is_redacted():
     tokens = [f"gh{kind}_" + "Tk9" * 12 for kind in "opsur"]
     tokens.append("github_pat_" + "11AB_" * 8)
@@ -216,9 +217,9 @@ def test_every_kind_of_github_token_is_redacted():
     assert lines[0]["msg"] == "tokens " + " ".join(["[redacted]"] * len(tokens))
 
 
-# kills: bot/logs.py:25 the `token` scheme or the case-blindness dropped (an Authorization
-#        header as PyGithub writes it); bot/logs.py:27 the webhook signature pattern
-#        dropped; bot/logs.py:28 the App's JWT pattern dropped
+# kills: bot/logs.py:_SECRET_PATTERNS the `token` scheme or the case-blindness dropped (an
+#        Authorization header as PyGithub writes it); the webhook signature pattern
+#        dropped; the App's JWT pattern dropped
 def test_auth_headers_signatures_and_the_apps_jwt_are_redacted():
     opaque = "0f" * 20  # a credential of no known shape, after an auth scheme
     jwt = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxMjM0NSJ9.c2lnbmF0dXJlLWJ5dGVz"
@@ -236,9 +237,9 @@ def test_the_old_sha1_webhook_signature_is_redacted_too():
     assert Redactor()(f"X-Hub-Signature: {sha1}") == "X-Hub-Signature: [redacted]"
 
 
-# kills: bot/logs.py:26 `re.S` dropped: a key's lines are real newlines in a plain line (a
-#        JSON line escapes them, so only the plain form shows it); also a PKCS#8 key, no
-#        algorithm named in its armour
+# kills: bot/logs.py:_SECRET_PATTERNS `re.S` dropped: a key's lines are real newlines in a
+#        plain line (a JSON line escapes them, so only the plain form shows it); also a
+#        PKCS#8 key, no algorithm named in its armour
 def test_a_private_key_over_several_lines_is_redacted_in_plain_text():
     for armour in ("RSA PRIVATE KEY", "PRIVATE KEY"):
         pem = f"-----BEGIN {armour}-----\nMIIEabc\ndef\n-----END {armour}-----"

@@ -236,7 +236,7 @@ def link_text_of(link: str) -> str:
     return link[1 : link.index("](")]
 
 
-# kills: bot/markdown_safety.py:56 `\[\]` -> `\[` (a closing bracket left bare)
+# kills: bot/markdown_safety.py:_MD_SPECIAL `\[\]` -> `\[` (a closing bracket left bare)
 def test_a_closing_bracket_is_escaped_so_it_cannot_end_a_link_text():
     assert safe_text("a]b") == "a\\]b"
     assert link_text_of(pr_link("own]er/repo", 5)) == "own\\]er/repo PR 5"

@@ -2874,7 +2874,7 @@ def test_a_reason_given_twice_for_one_thing_is_said_once():
     assert reason_lines(scored) == ("changes a.py (a path of this note)",)
 
 
-# kills: bot/terms.py:45 `{0,4}` -> `{0,5}` (separators between a keyword's words)
+# kills: bot/terms.py:_SEP `{0,4}` -> `{0,5}` (separators between a keyword's words)
 def test_at_most_four_separators_join_a_keywords_words():
     index = TermIndex(["thinking budget"])
     assert set(index.find("thinking    budget")) == {"thinkingbudget"}
@@ -2972,8 +2972,8 @@ def test_a_rename_is_one_changed_file_not_two():
     assert str(changes(["a.py", "new.py", "old.py"], count=2)) == "changes a.py and 1 more file"
 
 
-# kills: bot/reasons.py:26 a tag with a hyphen is not quoted as written
-# kills: bot/reasons.py:26 a tag with a space is not quoted as written
+# kills: bot/reasons.py:_PLAIN_TAG a tag with a hyphen is not quoted as written
+# kills: bot/reasons.py:_PLAIN_TAG a tag with a space is not quoted as written
 # kills: bot/reasons.py:tag_text a plain tag replaced by the term's text
 def test_a_plain_title_tag_is_named_as_the_pr_wrote_it():
     from bot.reasons import tag_text
@@ -3913,7 +3913,8 @@ def test_each_setting_takes_its_whole_range_and_names_a_value_outside(
             load_match_config(config)
 
 
-# kills: bot/match_config.py:27, 54 `frozen=True` -> `frozen=False`
+# kills: bot/match_config.py:Weights.model_config, MatchConfig.model_config `frozen=True` ->
+#   `frozen=False`
 def test_the_config_a_compiled_matcher_keeps_cannot_be_changed_under_it():
     # the server compiles the matcher once and keeps it for every PR: a setting changed
     # on its config afterwards would disagree with the lists compiled from it

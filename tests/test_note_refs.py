@@ -346,7 +346,7 @@ def test_numbers_named_are_listed_in_the_order_the_description_names_them():
 # --- relations a description states: wordings, wrapped lines, partial reverts, denials ---
 
 
-# kills: bot/relations.py:31-39 hand: each phrase dropped from `_PHRASES`, `&` dropped from
+# kills: bot/relations.py:_PHRASES hand: each phrase dropped from `_PHRASES`, `&` dropped from
 # the joiners, `no` and `yet` dropped from `_DENIED`, `pull request` and the plural dropped
 # from `_NOUN_FIRST`, `-` dropped from the phrase's left edge
 @pytest.mark.parametrize(
@@ -395,7 +395,7 @@ def test_a_relation_wrapped_over_lines_is_read_and_quoted_on_one_line():
     assert got.quote == "follow up to #51430"
 
 
-# kills: bot/relations.py:32 hand: "partially reverts" dropped ("reverts" still reads it)
+# kills: bot/relations.py:_PHRASES hand: "partially reverts" dropped ("reverts" still reads it)
 def test_a_partial_revert_is_quoted_as_partial():
     (got,) = related_refs("Partially reverts #50011 (the ROCm part only)", REPO)
     assert (got.relation, got.quote) == (Relation.REVERTS, "Partially reverts #50011")

@@ -544,14 +544,15 @@ def test_a_hostile_repo_in_the_query_is_shown_as_text(client, path):
         ("one `unclosed", "<p>one `unclosed</p>"),
         ("a\r\nb\n\n\nc", "<p>a<br>\nb</p>\n<p>c</p>"),
         ("x & y", "<p>x &amp; y</p>"),
-        # kills: bot/page_templates.py:16 hand: a line of ideographic spaces breaks no paragraph
+        # kills: bot/page_templates.py:_PARAGRAPH_BREAK hand: a line of ideographic spaces
+        # breaks no paragraph
         ("甲\n\u3000\n乙", "<p>甲</p>\n<p>乙</p>"),
-        # kills: bot/page_templates.py:16 hand: only an empty line breaks a paragraph
+        # kills: bot/page_templates.py:_PARAGRAPH_BREAK hand: only an empty line breaks a paragraph
         ("a\n \t\nb", "<p>a</p>\n<p>b</p>"),
         # kills: bot/page_templates.py:guidance_html hand: the empty parts at either end kept as
         # paragraphs
         ("   ", ""),
-        # kills: bot/page_templates.py:14 hand: two backticks are an empty code span
+        # kills: bot/page_templates.py:_CODE_SPAN hand: two backticks are an empty code span
         ("a `` b", "<p>a `` b</p>"),
     ],
 )
@@ -948,7 +949,7 @@ def curated(library: Library) -> Library:
     return Library(notes=notes, topics=library.topics, retired={n.id: n for n in (gone, zh_only)})
 
 
-# kills: bot/pages.py:61-62 (hand) default-src 'self', or form-action, base-uri,
+# kills: bot/pages.py:SECURITY_HEADERS (hand) default-src 'self', or form-action, base-uri,
 #   frame-ancestors dropped from the policy
 # kills: bot/pages.py:SecurityHeaders.__call__ (hand) an answer of the site sent without them (the
 #   server's other answers: test_server's test_every_answer_of_the_server_...)
@@ -983,7 +984,7 @@ def test_every_answer_of_the_site_forbids_scripts_framing_and_sniffing(
     assert r.headers["x-content-type-options"] == "nosniff"
 
 
-# kills: bot/pages.py:68 (hand) and :NotesSite.stylesheet (hand) the stylesheet and icon not
+# kills: bot/pages.py:ASSET_HEADERS, NotesSite.stylesheet (hand) the stylesheet and icon not
 #   cacheable: every page load fetched them again
 # kills: bot/pages.py ASSET_HEADERS (hand) no nosniff on the stylesheet, script and icon: the
 #   one kind of answer of the site without it (SecurityHeaders sends it now)

@@ -664,22 +664,22 @@ def test_code_tags_written_as_inline_code_hide_no_reference():
 # --- code spans, fences and HTML comments as CommonMark reads them ---
 
 
-# kills: bot/markdown_text.py:24 a blank line holding spaces does not end a paragraph
-# kills: bot/markdown_text.py:24 a `1)` list item does not end a paragraph
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a blank line holding spaces does not end a paragraph
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a `1)` list item does not end a paragraph
 def test_a_code_span_does_not_cross_a_spaces_only_line_or_a_parenthesis_list_item():
     assert paragraph_code_spans("a `x\n  \ny` b") == []
     assert paragraph_code_spans("1) `a\n2) b`") == []
 
 
-# kills: bot/markdown_text.py:24 seven `#` taken for a heading
-# kills: bot/markdown_text.py:24 a `#` indented four spaces taken for a heading
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK seven `#` taken for a heading
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a `#` indented four spaces taken for a heading
 def test_lines_that_are_no_heading_keep_a_code_span_in_its_paragraph():
     assert paragraph_code_spans("a `x\n####### y`") == [(2, 15)]
     assert paragraph_code_spans("a `x\n    # y`") == [(2, 13)]
 
 
-# kills: bot/markdown_text.py:28 two backticks open a fence
-# kills: bot/markdown_text.py:29 a fence closed by a line with an info string
+# kills: bot/markdown_text.py:_FENCE_OPEN two backticks open a fence
+# kills: bot/markdown_text.py:_FENCE_CLOSE a fence closed by a line with an info string
 # kills: bot/markdown_text.py:_fence_closed a tilde line closes a backtick fence
 def test_what_opens_and_closes_a_fence_as_commonmark_says():
     assert without_fences("``\ncode\n``") == "``\ncode\n``"  # inline code, no fence
@@ -695,7 +695,7 @@ def test_only_a_backtick_fence_may_not_have_a_backtick_in_its_info_string():
     assert without_fences("```a`b\ncode") == "```a`b\ncode"
 
 
-# kills: bot/markdown_text.py:31 a `1)` list item's fence not seen at depth
+# kills: bot/markdown_text.py:_NESTED_OPEN a `1)` list item's fence not seen at depth
 def test_a_fence_on_a_nested_parenthesis_list_items_line_is_code():
     assert without_fences("  1) ```\n  code\n  ```\nafter", nested=True) == "\n\n\nafter"
 
@@ -730,21 +730,21 @@ def test_code_spans_are_replaced_by_the_mark_given():
     assert replace_code_spans("a `b` c", "X") == "a X c"
 
 
-# kills: bot/markdown_text.py:38 an HTML comment left open is not matched
+# kills: bot/markdown_text.py:HTML_COMMENT an HTML comment left open is not matched
 def test_an_html_comment_left_open_runs_to_the_end_of_the_text():
     assert HTML_COMMENT.sub("", "a<!-- b\nc") == "a"
 
 
-# kills: bot/markdown_text.py:24 a `+` bullet does not end a paragraph
-# kills: bot/markdown_text.py:24 a quote's line does not end a paragraph
-# kills: bot/markdown_text.py:24 a dash glued to a word (`-y`) taken for a list item
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a `+` bullet does not end a paragraph
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a quote's line does not end a paragraph
+# kills: bot/markdown_text.py:_PARAGRAPH_BREAK a dash glued to a word (`-y`) taken for a list item
 def test_a_code_span_stops_at_a_plus_bullet_or_a_quote_but_not_at_a_glued_dash():
     assert paragraph_code_spans("- `a\n+ b`") == []
     assert paragraph_code_spans("a `x\n> y`") == []
     assert paragraph_code_spans("a `x\n-y` z") == [(2, 8)]
 
 
-# kills: bot/markdown_text.py:32 a nested fence closed by a line with an info string
+# kills: bot/markdown_text.py:_NESTED_CLOSE a nested fence closed by a line with an info string
 # kills: bot/markdown_text.py:without_fences a quoted fence's closing line not read inside its quote
 def test_a_nested_or_quoted_fence_closes_only_at_a_bare_run_of_its_own():
     assert without_fences("```\na\n``` x\nb", nested=True) == "\n\n\n"
@@ -771,23 +771,21 @@ def test_a_fenced_block_inside_a_quote_is_code_whatever_else_the_text_holds():
 
 
 # --- title tags, a description's clean-up, references and code names ---
-# (the `kills:` lines name bot/prfacts.py as it was: its title and description parts are
-# now bot/pr_text.py, its diff part bot/pr_diff.py; the line numbers are of that file)
 
 
-# kills: bot/prfacts.py:37 a tag may be at most 39 characters, not 40
+# kills: bot/pr_text.py:_TAG a tag may be at most 39 characters, not 40
 def test_a_tag_is_at_most_forty_characters():
     assert title_tags("[" + "x" * 40 + "] Fix") == ("x" * 40,)
     assert title_tags("[" + "x" * 41 + "] Fix") == ()
 
 
-# kills: bot/prfacts.py:39 a conventional-commit prefix with `!` (breaking) is not read
+# kills: bot/pr_text.py:_CC_PREFIX a conventional-commit prefix with `!` (breaking) is not read
 def test_a_breaking_conventional_commit_scope_is_a_tag_too():
     assert title_tags("feat(core)!: drop the v0 engine") == ("core",)
     assert title_text("feat(core)!: drop the v0 engine") == "drop the v0 engine"
 
 
-# kills: bot/prfacts.py:39 a conventional-commit prefix after leading spaces is not read
+# kills: bot/pr_text.py:_CC_PREFIX a conventional-commit prefix after leading spaces is not read
 def test_a_conventional_commit_prefix_after_leading_spaces_is_read():
     assert title_tags("  fix(spec-decode): keep the cache") == ("spec-decode",)
 
@@ -814,8 +812,8 @@ def test_runs_of_spaces_in_a_title_are_one_space():
     assert title_text("[Bugfix] Keep  EAGLE\t\tcache") == "Keep EAGLE cache"
 
 
-# kills: bot/prfacts.py:83 `</DETAILS>` (upper case) does not close a details element
-# kills: bot/prfacts.py:85 `</PRE>` (upper case) does not close a pre element
+# kills: bot/pr_text.py:_DETAILS_TAG `</DETAILS>` (upper case) does not close a details element
+# kills: bot/pr_text.py:_PRE_END `</PRE>` (upper case) does not close a pre element
 def test_upper_case_details_and_pre_end_tags_close_their_element():
     body = (
         "<DETAILS><summary>log</summary>hidden words</DETAILS>\nKept one.\n"
@@ -826,30 +824,31 @@ def test_upper_case_details_and_pre_end_tags_close_their_element():
     assert "hidden" not in cleaned
 
 
-# kills: bot/prfacts.py:93 closing HTML tags (`</b>`) are left in the text
+# kills: bot/pr_text.py:_HTML_TAG closing HTML tags (`</b>`) are left in the text
 def test_closing_html_tags_are_removed_with_the_opening_ones():
     assert clean_body("Speeds up <b>fused MoE</b> on <sub>H100</sub>.") == (
         "Speeds up fused MoE on H100."
     )
 
 
-# kills: bot/prfacts.py:98 an indented "**BEFORE SUBMITTING" line does not cut the template
+# kills: bot/pr_text.py:_TEMPLATE_TAIL an indented "**BEFORE SUBMITTING" line does not cut the
+#   template
 # kills: bot/pr_text.py:prose the template's tail is never cut
 def test_an_indented_template_tail_is_cut_too():
     body = "Fix the cache.\n  **BEFORE SUBMITTING, PLEASE READ the checklist**\nKernel"
     assert clean_body(body) == "Fix the cache."
 
 
-# kills: bot/prfacts.py:109 template headings are removed only in the template's case
+# kills: bot/pr_text.py:_TEMPLATE_LINES template headings are removed only in the template's case
 def test_template_headings_are_removed_whatever_their_case():
     assert clean_body("## purpose\nFix the cache.\n## TEST PLAN\nrun it") == (
         "Fix the cache.\n\nrun it"
     )
 
 
-# kills: bot/prfacts.py:117 `WARN` log lines are kept
-# kills: bot/prfacts.py:122 log lines with an ISO `T` timestamp are kept
-# kills: bot/prfacts.py:125 `>>> ` prompt lines are kept
+# kills: bot/pr_text.py:_LOG_LINE `WARN` log lines are kept
+# kills: bot/pr_text.py:_LOG_LINE log lines with an ISO `T` timestamp are kept
+# kills: bot/pr_text.py:_LOG_LINE `>>> ` prompt lines are kept
 def test_warn_iso_timestamped_and_python_prompt_lines_are_removed():
     body = (
         "Fix the cache.\nWARN cache is full\n2025-01-02T03:04:05 worker started\n"
@@ -858,13 +857,13 @@ def test_warn_iso_timestamped_and_python_prompt_lines_are_removed():
     assert clean_body(body) == "Fix the cache.\n\nDone."
 
 
-# kills: bot/prfacts.py:128 a table row whose first cell is empty is taken for a rule row
+# kills: bot/pr_text.py:_LOG_LINE a table row whose first cell is empty is taken for a rule row
 def test_a_table_row_with_an_empty_first_cell_is_no_rule_row():
     body = "| | EAGLE drafter |\n| --- | --- |\n| fixed | yes |"
     assert clean_body(body) == "| | EAGLE drafter |\n\n| fixed | yes |"
 
 
-# kills: bot/prfacts.py:137 a traceback's closing `KeyboardInterrupt` line is kept
+# kills: bot/pr_text.py:_TRACEBACK a traceback's closing `KeyboardInterrupt` line is kept
 def test_a_traceback_ended_by_keyboard_interrupt_is_removed_whole():
     body = (
         "Stop the server cleanly.\n"
@@ -876,12 +875,12 @@ def test_a_traceback_ended_by_keyboard_interrupt_is_removed_whole():
     assert clean_body(body) == "Stop the server cleanly.\n\nIt now exits."
 
 
-# kills: bot/prfacts.py:140 a line of underscores (a rule) is not "mostly numbers"
+# kills: bot/pr_text.py:_MOSTLY_NUMBERS a line of underscores (a rule) is not "mostly numbers"
 def test_a_rule_of_underscores_is_removed():
     assert clean_body("Fix the cache.\n___\nMore words.") == "Fix the cache.\nMore words."
 
 
-# kills: bot/prfacts.py:149 a reference has at most six digits
+# kills: bot/pr_text.py:REF_HASH a reference has at most six digits
 def test_a_reference_has_up_to_seven_digits():
     assert referenced_prs("see #1234567", "vllm-project/vllm") == (1234567,)
     assert referenced_prs("see #12345678", "vllm-project/vllm") == ()
@@ -905,7 +904,7 @@ def test_a_test_result_section_runs_to_the_end_without_a_later_heading():
     )
 
 
-# kills: bot/prfacts.py:114 a heading with nothing after its `#`s does not end a section
+# kills: bot/pr_text.py:_HEADING a heading with nothing after its `#`s does not end a section
 def test_an_empty_heading_ends_the_test_result_section():
     body = "Fix the cache.\n## Test Result\nEAGLE throughput is up\n##\nAlso renames the flag."
     assert clean_body(body) == "Fix the cache.\nAlso renames the flag."
@@ -925,7 +924,7 @@ def test_a_comment_right_after_an_inline_code_span_is_hidden():
     assert clean_body("Use `x`<!-- a hint -->here.") == "Use `x`here."
 
 
-# kills: bot/prfacts.py:225 a tab-indented code block is not looked for
+# kills: bot/pr_text.py:_CODE_HINT a tab-indented code block is not looked for
 def test_a_comment_opener_in_tab_indented_code_hides_nothing():
     cleaned = clean_body("Fix the cache.\n\n\t<!-- a literal opener\n\nKept words.")
     assert cleaned == "Fix the cache.\n\nKept words."
@@ -942,7 +941,7 @@ def test_a_lone_carriage_return_ends_a_line_before_comments_are_read():
     assert clean_body("Use `x`.\r<!-- a hint -->\rMore words.") == "Use `x`.\n\nMore words."
 
 
-# kills: bot/prfacts.py:282 an upper-case `<CODE>` element is not shown as code
+# kills: bot/pr_text.py:_CODE_ELEMENT an upper-case `<CODE>` element is not shown as code
 def test_an_upper_case_code_element_is_no_reference():
     facts = PRFacts(repo="vllm-project/vllm", number=1, title="x", body="See <CODE>#52419</CODE>")
     assert facts.refs == ()
@@ -1137,7 +1136,7 @@ def test_a_code_name_only_on_a_removed_line_is_named():
     assert code_names_in([("warmup.py", patch)]) == {"deep_gemm_warmup": ("warmup.py",)}
 
 
-# kills: bot/pr_diff.py:12 a four-character name (`q_pe`, MLA's) too short to be read
+# kills: bot/pr_diff.py:_IDENTIFIER a four-character name (`q_pe`, MLA's) too short to be read
 def test_code_names_of_four_characters_are_read_and_three_are_not():
     from bot.pr_diff import code_names_in
 
@@ -1154,8 +1153,8 @@ def test_code_names_come_sorted_whatever_order_the_diff_names_them_in():
     assert list(names) == ["KVConnectorStats", "_align_cacheable", "warmup_step"]
 
 
-# kills: bot/pr_diff.py:45 an indented import (`if TYPE_CHECKING:`) taken for code
-# kills: bot/pr_diff.py:45 `#  include` (an include nested in an `#if`) taken for code
+# kills: bot/pr_diff.py:_IMPORT an indented import (`if TYPE_CHECKING:`) taken for code
+# kills: bot/pr_diff.py:_IMPORT `#  include` (an include nested in an `#if`) taken for code
 def test_indented_imports_and_spaced_includes_are_import_lines():
     from bot.pr_diff import imports_only
 
@@ -1165,7 +1164,7 @@ def test_indented_imports_and_spaced_includes_are_import_lines():
     assert imports_only(_patch(" #if USE_ROCM", '-#  include "old/ops.h"', '+#  include "new.h"'))
 
 
-# kills: bot/pr_diff.py:45 a docstring line "from those imported ..." taken for an import
+# kills: bot/pr_diff.py:_IMPORT a docstring line "from those imported ..." taken for an import
 def test_a_line_opening_with_from_and_an_import_word_is_no_import():
     from bot.pr_diff import imports_only
 

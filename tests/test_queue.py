@@ -1405,8 +1405,8 @@ def test_a_payload_nested_past_json_loads_limit_is_still_read(tmp_path):
     assert d.id == "a" and isinstance(d.payload, list)
 
 
-# kills: bot/retention.py:26 (hand) `updated_at < ?` -> `updated_at <= ?` (a delivery that
-#   failed at the cutoff itself, still within its days, deleted: the operator's to retry)
+# kills: bot/retention.py:_PRUNE_FAILED (hand) `updated_at < ?` -> `updated_at <= ?` (a delivery
+#   that failed at the cutoff itself, still within its days, deleted: the operator's to retry)
 # kills: bot/retention.py:Retention.first_received_from `received_at < at` -> `received_at <= at` (a
 #   done delivery received at the cutoff itself deleted with the older ones)
 def test_retention_keeps_what_was_received_or_failed_at_its_cutoff_exactly(tmp_path):
@@ -1460,8 +1460,9 @@ def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherw
 # kills: bot/retention.py:Retention._drop_failed (hand) `prune_failed(before, self.BATCH)` -> no
 #   limit (every old failed delivery deleted in one transaction: a webhook's answer waited for them
 #   all)
-# kills: bot/retention.py:21 and :26 (hand) `ORDER BY seq` / `ORDER BY updated_at` -> `DESC`
-#   (a pass stopped after a batch had deleted the newest old deliveries, not the oldest)
+# kills: bot/retention.py:_PRUNE_DONE, _PRUNE_FAILED (hand) `ORDER BY seq` / `ORDER BY
+#   updated_at` -> `DESC` (a pass stopped after a batch had deleted the newest old deliveries,
+#   not the oldest)
 def test_retention_deletes_the_oldest_first_a_batch_at_a_time_done_and_failed_alike(
     tmp_path, monkeypatch
 ):
