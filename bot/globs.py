@@ -27,6 +27,11 @@ class GlobError(ValueError):
 # The control characters TOML's escapes in a "..." string make, by the letter after `\`
 _ESCAPED = {"\b": "b", "\t": "t", "\n": "n", "\f": "f", "\r": "r"}
 _NAMES = {"\t": "a tab", "\n": "a line break", "\r": "a line break", "\b": "a backspace"}
+# What an unclosed '[' is told: a class is what it starts; the character itself is a class
+_OPEN_CLASS = (
+    "'[' starts a class of characters, as in '[abc]': close it with ']',"
+    " or write '[[]' for a '[' in a file's name"
+)
 
 
 def _windows_path(pattern: str) -> str | None:
@@ -62,7 +67,7 @@ def _control_said(ch: str, pattern: str) -> str:
 def glob_to_regex(pattern: str) -> str:
     """Translate one path glob to an anchored regular expression source."""
     if not pattern or not pattern.strip():
-        raise GlobError("empty pattern")
+        raise GlobError("empty pattern: delete it")
     if "\\" in pattern:
         said = "use '/' as the path separator, not '\\'"
         # a path copied from Windows (each separator doubled in a '...' string), told only
@@ -77,7 +82,7 @@ def glob_to_regex(pattern: str) -> str:
     if control is not None:  # a tab is legal in a TOML string: the path would match nothing
         raise GlobError(_control_said(control, pattern))
     if pattern != pattern.strip():
-        raise GlobError("leading or trailing whitespace")
+        raise GlobError(f"leading or trailing whitespace: write {pattern.strip()!r}")
     if pattern.startswith("!"):
         raise GlobError("negation ('!') is not supported; list the paths that should match")
     pat = pattern.lstrip("/")
@@ -120,7 +125,7 @@ def glob_to_regex(pattern: str) -> str:
         elif c == "[":
             end = pat.find("]", i + 2)
             if end == -1:
-                raise GlobError(f"unclosed '[' at position {i + 1 + shift}")
+                raise GlobError(f"unclosed '[' at position {i + 1 + shift}: {_OPEN_CLASS}")
             body = pat[i + 1 : end]
             if body[0] in "!^":
                 # A negated class still never crosses a path separator.
@@ -128,7 +133,9 @@ def glob_to_regex(pattern: str) -> str:
             out.append("[" + body + "]")
             i = end + 1
         elif c == "]":
-            raise GlobError(f"unmatched ']' at position {i + 1 + shift}")
+            raise GlobError(
+                f"unmatched ']' at position {i + 1 + shift}: write '[]]' for a ']' in a file's name"
+            )
         else:  # the literal run from here at once (a character at a time cost a long glob)
             run = _LITERAL.match(pat, i)
             end = run.end() if run else i + 1  # (c starts one)

@@ -390,7 +390,13 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('paths = ["vllm/models/deepseek_v4/attention.py"]', 'paths = ["vllm/ok.py", "vllm/[abc"]'),
-        (8, "paths", "bad glob 'vllm/[abc': unclosed '[' at position 6"),
+        (
+            8,
+            "paths",
+            "bad glob 'vllm/[abc': unclosed '[' at position 6: '[' starts a class of"
+            " characters, as in '[abc]': close it with ']', or write '[[]' for a '[' in a"
+            " file's name",
+        ),
         id="bad-glob",
     ),
     pytest.param(
@@ -1233,7 +1239,9 @@ TAXONOMY_DEFECTS = [
     ),
     pytest.param(
         ('labels = ["rocm"]', 'paths = ["cmake", "a/[b"]'),
-        "12: paths: bad glob 'a/[b': unclosed '[' at position 3",
+        "12: paths: bad glob 'a/[b': unclosed '[' at position 3: '[' starts a class of"
+        " characters, as in '[abc]': close it with ']', or write '[[]' for a '[' in a"
+        " file's name",
         id="bad-glob",
     ),
     pytest.param(  # was "Cannot declare ('topic',) twice"

@@ -541,21 +541,30 @@ def test_glob_semantics(pattern, path, matches):
 @pytest.mark.parametrize(
     ("pattern", "message"),
     [
-        ("", "empty pattern"),
+        ("", "empty pattern: delete it"),
         # kills: bot/globs.py:glob_to_regex a pattern of spaces only called whitespace around a
         # pattern instead of empty
-        ("   ", "empty pattern"),
+        ("   ", "empty pattern: delete it"),
         ("a\\b", "use '/' as the path separator, not '\\': write 'a/b'"),
         # the path to write is one that is accepted: a separator doubled in a '...' string
         # is one; a path refused with '/' too, or an escape, is told none
         ("vllm\\\\v1\\\\x.py", "use '/' as the path separator, not '\\': write 'vllm/v1/x.py'"),
         (".\\vllm\\x.py", "use '/' as the path separator, not '\\'"),
         ("vllm/\\*.py", "use '/' as the path separator, not '\\'"),
-        (" a", "leading or trailing whitespace"),
+        # each says what to write, not only what is wrong
+        (" a", "leading or trailing whitespace: write 'a'"),
         ("!a", "negation ('!') is not supported; list the paths that should match"),
-        ("a/[b", "unclosed '[' at position 3"),
-        ("a]", "unmatched ']' at position 2"),
-        ("/x[", "unclosed '[' at position 3"),
+        (
+            "a/[b",
+            "unclosed '[' at position 3: '[' starts a class of characters, as in '[abc]':"
+            " close it with ']', or write '[[]' for a '[' in a file's name",
+        ),
+        ("a]", "unmatched ']' at position 2: write '[]]' for a ']' in a file's name"),
+        (
+            "/x[",
+            "unclosed '[' at position 3: '[' starts a class of characters, as in '[abc]':"
+            " close it with ']', or write '[[]' for a '[' in a file's name",
+        ),
         ("/", "pattern matches nothing but '/'"),
         ("./vllm/x.py", "GitHub's paths have no '.' or '..' parts: write it from the root"),
         ("vllm/../csrc/", "GitHub's paths have no '.' or '..' parts: write it from the root"),
@@ -763,3 +772,9 @@ def test_topic_key_reads_a_name_as_typed_around_it(typed):
     # what `/notes topic` and notes check compare: backticks, quotes, a sentence's end,
     # gaps and full-width forms are no part of the name
     assert topic_key(typed) == "cudagraphs"
+
+
+def test_bad_glob_messages_suggest_globs_that_match_the_character():
+    # the unclosed '[' and unmatched ']' messages tell '[[]' and '[]]': both must work
+    assert glob_matches("docs/a[[]1[]].md", "docs/a[1].md")
+    assert not glob_matches("docs/a[[]1[]].md", "docs/a1.md")
