@@ -93,6 +93,17 @@ def note_name(label: dict[str, int], nid: str) -> str:
     return str(label[nid]) if nid in label else nid
 
 
+def grade_said(label: dict[str, int], nid: str, grade: int | None) -> str:
+    """A link's grade as a line shows it. A note outside the sets' numbering (added since
+    they were graded) was never put to a grader: its "grade 0" would read as a grader's
+    "not relevant"."""
+    if grade is None:
+        return "ungraded"
+    if nid not in label:
+        return "ungraded: a note the sets were not graded against"
+    return f"grade {grade}"
+
+
 def graded_records(path: Path, title_only: bool = False) -> Iterator[dict]:
     """The PR records of a graded file; with `title_only`, as if only the title (and
     labels) had been captured."""
@@ -216,7 +227,7 @@ def show_links(record: dict, matches, grades: dict[str, int], label: dict[str, i
         print(f"   files: {' '.join(files[:5])}{more}")
     for m in matches:
         grade = grades.get(m.note.id, 0) if "relevant" in record else None
-        shown = "ungraded" if grade is None else f"grade {grade}"
+        shown = grade_said(label, m.note.id, grade)
         print(f"   -> note {label.get(m.note.id, '?')} {m.note.id} ({shown}, score {m.score:g})")
         print(f"      {m.note.title_en or m.note.title_zh}")
         for reason in m.reasons:
@@ -517,7 +528,7 @@ def link_changes(now: Run, then: Run, path: Path, mode: str, matcher: Matcher) -
             if (number, nid) not in b.links:
                 out.append(
                     f"{sign} {path.stem} ({mode}) #{number} note {note_name(label, nid)} "
-                    f"(grade {grade}): {now.titles[number][:80]}"
+                    f"({grade_said(label, nid, grade)}): {now.titles[number][:80]}"
                 )
     return out
 

@@ -1841,9 +1841,10 @@ def test_eval_script_before_lists_the_links_a_library_change_gains_and_loses(
 
 
 def test_eval_script_names_a_note_added_or_taken_out_by_its_id(tmp_path, capsys, eval_script):
-    # docs/curating.md, "To add a note by hand": run `eval_matching.py --all --before DIR`,
-    # DIR the notes without the new one, for the links it adds and takes. A new note is
-    # in no graded set's numbering (notes_prs.json), so each of its links read "note ?".
+    # docs/curating.md, "Preview it": run `eval_matching.py --all --notes COPY --before
+    # seeds/notes`, COPY the notes with the new one, for the links it adds and takes. A
+    # new note is in no graded set's numbering (notes_prs.json), so each of its links read
+    # "note ?", then "(grade 0)", a grader's "not relevant", though no grader saw the note.
     import shutil
 
     without = tmp_path / "without"
@@ -1863,7 +1864,13 @@ def test_eval_script_names_a_note_added_or_taken_out_by_its_id(tmp_path, capsys,
         args = ["--prs", str(prs), "--notes", str(now), "--before", str(before)]
         assert eval_script.main(args) == 0
         out = capsys.readouterr().out
-        assert f"  {sign} prs (as captured) #9 note vllm-punica-demo (grade 0): {title}" in out
+        assert (
+            f"  {sign} prs (as captured) #9 note vllm-punica-demo (ungraded: a note the sets"
+            f" were not graded against): {title}" in out
+        )
+    assert eval_script.main(["--prs", str(prs), "--notes", str(with_it), "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "vllm-punica-demo (ungraded: a note the sets were not graded against, score " in out
 
 
 # --- a title resembling the note's title ----------------------------------------------
