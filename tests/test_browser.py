@@ -526,3 +526,26 @@ def test_a_line_or_paragraph_separator_shows_two_commands_on_one_line(browser, b
     # (the measure tells a line break: after a `\n`, GitHub's <br>, the second is lower)
     first, last = browser.execute_script(_COMMAND_TOPS, _render("/notes why\n/notes off"))
     assert last > first
+
+
+def test_screenshot_script_refuses_a_note_its_library_has_not(tmp_path, capsys):
+    # scripts/screenshot.py shot the "Not found" page of a note id it did not have, said
+    # "wrote ..." and exited 0; and it read the shipped notes only, so a curator trying a
+    # note in a copy of the library (docs/curating.md) could not shoot its page.
+    from tests.conftest import load_script
+
+    script = load_script("screenshot")
+    out = tmp_path / "shot.png"
+    assert script.main(["vllm-not-a-note", "--out", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert "no note with id 'vllm-not-a-note' in " in said and "--notes-dir" in said
+    assert not out.exists()
+    copy = tmp_path / "notes"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "seeds" / "notes", copy)
+    shipped = next(copy.glob("*.md"))
+    shipped.rename(copy / "vllm-renamed-copy.md")
+    text = (copy / "vllm-renamed-copy.md").read_text("utf-8")
+    (copy / "vllm-renamed-copy.md").write_text(
+        text.replace(f'id = "{shipped.stem}"', 'id = "vllm-renamed-copy"'), "utf-8"
+    )
+    assert script.missing_note(load_library(copy), "vllm-renamed-copy", copy) is None
