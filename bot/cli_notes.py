@@ -36,6 +36,7 @@ from bot.library import (
 )
 from bot.note_dump import toml_string
 from bot.note_files import LibraryError, Problem, merge_conflict
+from bot.note_terms import describe_character
 from bot.notes import SEARCHED_GUIDANCE_CHARS, Note
 from bot.notes_lint import (
     broad_paths,
@@ -47,6 +48,7 @@ from bot.notes_lint import (
     glued_double_stars,
     glued_topic_globs,
     long_guidance,
+    marks_between_english,
     redundant_aspects,
     shared_fields,
     traditional_terms,
@@ -320,6 +322,12 @@ def _warnings(
         msg = (
             f"{shown!r} is mostly Chinese: the comment shows it as the English"
             f" {what}, beside title_zh; write it in English"
+        )
+        found.append((note, field, None, msg))
+    for note, field, mark, typed in marks_between_english(library):
+        msg = (
+            f"{describe_character(mark)} typed by a Chinese input method between English"
+            f" words: the comment shows it as typed; write {typed!r}"
         )
         found.append((note, field, None, msg))
     for note in unchinese_titles(library):

@@ -122,6 +122,36 @@ def untranslated_lines(library: Library) -> list[tuple[Note, str]]:
     ]
 
 
+# The sentence marks a Chinese input method types for ASCII ones; not its quotes or
+# dashes, which English typography writes as well (`“load-bearing”`, `—`)
+_SENTENCE_MARKS = {"，": ",", "。": ".", "：": ":", "；": ";", "！": "!", "？": "?", "、": ","}
+
+
+def _mark_between_english(text: str) -> str | None:
+    """The first Chinese sentence mark in `text` with no Chinese on either side (spaces
+    aside): typed with the input method left in Chinese mode (`region，per`). Chinese
+    quoted in an English line keeps its own marks (`'模型加载失败，显存不足'`)."""
+    for i, ch in enumerate(text):
+        if ch not in _SENTENCE_MARKS:
+            continue
+        before, after = text[:i].rstrip()[-1:], text[i + 1 :].lstrip()[:1]
+        if not _CJK_CHARACTER.match(before) and not _CJK_CHARACTER.match(after):
+            return ch
+    return None
+
+
+def marks_between_english(library: Library) -> list[tuple[Note, str, str, str]]:
+    """Chinese sentence marks between English words in `title_en` and `summary_en`: note,
+    field, the mark and the ASCII one to write. The comment shows them as typed."""
+    found = []
+    for note in library.notes:
+        for field in ("title_en", "summary_en"):
+            mark = _mark_between_english(getattr(note, field))
+            if mark is not None:
+                found.append((note, field, mark, _SENTENCE_MARKS[mark]))
+    return found
+
+
 def unchinese_titles(library: Library) -> list[Note]:
     """Notes whose `title_zh` holds no Chinese (title_en pasted in both lines): the
     comment shows it as the original Chinese title (原题)."""

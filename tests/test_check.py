@@ -3929,6 +3929,38 @@ def test_an_english_line_naming_a_chinese_term_is_no_warning(tmp_path, capsys, f
     assert status == 0 and ": warning: " not in out, out
 
 
+@pytest.mark.parametrize(
+    ("field", "written", "mark", "ascii"),
+    [
+        ("title_en", "Pick the eager region，per runner", "'，' (U+FF0C FULLWIDTH COMMA)", ","),
+        (
+            "summary_en",
+            "The PR picks the region per runner。 Read the guard: it is load-bearing.",
+            "'。' (U+3002 IDEOGRAPHIC FULL STOP)",
+            ".",
+        ),
+        ("summary_en", "Two things matter： the guard and the test.", "'：' (U+FF1A", ":"),
+    ],
+)
+def test_chinese_punctuation_in_an_english_line_is_warned_of(
+    tmp_path, capsys, field, written, mark, ascii
+):
+    # An English line typed with a Chinese input method left on (`region，per`) passed
+    # check with `ok`, where a keyword gets the same mark refused: the comment showed the
+    # full-width mark in the English title or summary. Chinese quoted in the line keeps
+    # its own marks (`'模型加载失败，显存不足'` above).
+    old = next(line for line in VALID.split("\n") if line.startswith(f"{field} ="))
+    path = write(tmp_path, VALID.replace(old, f'{field} = "{written}"'))
+    status, out = check_output(tmp_path, capsys)
+    warned = [line for line in out.splitlines() if ": warning: " in line]
+    assert status == 0 and len(warned) == 1, out
+    assert warned[0].startswith(f"{path}:{line_number(path, field)}: {field}: warning: {mark}")
+    assert warned[0].endswith(
+        f"typed by a Chinese input method between English words: the comment shows it as"
+        f" typed; write {ascii!r}"
+    )
+
+
 def test_every_seed_title_zh_copied_as_title_en_is_warned_of():
     # the library's own Chinese titles, which hold English terms (`ROCm 弹性 EP 死锁修复：
     # warm-up 延迟至 commit`): each, pasted as the English title, is still warned of
