@@ -304,16 +304,30 @@ def _retry(args: argparse.Namespace, db, poll_seconds: float) -> int:
             " they run once one starts"
         )
     elif (paused := queue.outage_paused_until()) is not None:  # the pause, then its probe
-        print(
-            f"{len(done)} re-queued{aside}; GitHub failed and the queue is paused: they run"
-            f" after {paused} (UTC), one delivery at a time until GitHub answers one"
-        )
+        print(f"{len(done)} re-queued{aside}; {_outage_said(paused)}")
     else:
         print(
             f"{len(done)} re-queued{aside}; a running server picks them up within"
             f" {poll_seconds:g} s (workers_poll_seconds)"
         )
     return 1 if missing or queue.set_aside else 0
+
+
+def _outage_said(paused: str) -> str:
+    """When re-queued deliveries run in an outage: after its pause, then one at a time
+    until GitHub answers one. A pause over (its probe not answered yet) names no time:
+    one already past read as a wait still to come."""
+    from bot.db import utcnow
+
+    if paused > utcnow():  # stored times sort as the times they name
+        return (
+            f"GitHub failed and the queue is paused: they run after {paused} (UTC),"
+            " one delivery at a time until GitHub answers one"
+        )
+    return (
+        "GitHub failed and has not answered since: they run one delivery at a time until"
+        " GitHub answers one"
+    )
 
 
 def _list_waiting(queue) -> None:

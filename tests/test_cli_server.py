@@ -12,6 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import closing
@@ -691,6 +692,29 @@ def test_retry_in_an_outage_pause_says_they_wait_for_it(tmp_path):
     assert r.returncode == 0 and r.stdout.endswith(
         f"1 re-queued; GitHub failed and the queue is paused: they run after {until} (UTC),"
         " one delivery at a time until GitHub answers one\n"
+    ), r.stdout
+
+
+# kills: bot/cli_server.py:_outage_said an outage's pause already over said as a time to wait for
+def test_retry_after_an_outage_pause_ended_names_no_time_past(tmp_path):
+    # The pause over, its probe not yet answered by GitHub (the delivery that failed it
+    # was the one given up): `retry --all` said "they run after" a time already past
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env, path = base_env(tmp_path), tmp_path / "bot.sqlite3"
+    q = DeliveryQueue(Database(path))
+    q.enqueue("d-1", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    assert q.claim().id == "d-1"
+    until = q.put_back("d-1", 0.01, "GithubException: 502")
+    time.sleep(0.05)
+    assert until is not None and q.claim().id == "d-1"  # due: the pause is over
+    q.fail("d-1", "put back 1 time as GitHub failed; given up: GithubException: 502")
+    assert q.outage_paused_until() == until and q.db.acquire_server_lock()  # a server
+    r = cli("retry", "d-1", env=env, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.endswith(
+        "1 re-queued; GitHub failed and has not answered since: they run one delivery at a"
+        " time until GitHub answers one\n"
     ), r.stdout
 
 
