@@ -126,9 +126,10 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # In English, numbers joined by `and`, `or` or `&` (`2 and 3`, `2 or 3`, `#2 & #3`, `notes 2
 # and 3`, `note 2 and note 3`, `(2) and (3)`: `_BETWEEN`), ordinals too (`2nd and 3rd`, `second and
 # third`, `2 and the third one`), but not a count (`_COUNTED`: `2 and 30 files
-# changed` is note 2 and its reason, as `2、30分钟` is).
+# changed` is note 2 and its reason, as `2，30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
-# Bare numbers after `、` or a comma stay `_LISTED`'s (`2、30分钟…`: a count, the reason).
+# Bare numbers after a comma stay `_LISTED`'s (`2，30分钟…`: a count, the reason); after `、`,
+# a count's too, two counts (`2、30分钟`: `_ENUMERATED_COUNTS`).
 # Chinese's joins (`_ZH_AND`), and the words of two: `或者` ("or"), `以及`, `还有` ("and"):
 # `2或者3`, `2以及3`
 _ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
@@ -158,6 +159,11 @@ _EN_COUNT_PAIR = (
 )
 # the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
 _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
+# Chinese's enumeration comma joins two counts as `和` does (`2、3张卡`, "2 or 3 cards",
+# `2、30分钟`): a unit or a measure word, not a bare counting word (`_ZH_COUNT`: `2、3条` is a
+# list), after the second, spaced or not. Read on the words as typed: as ASCII, `、` is the
+# comma that sets a reason off (`2，3个文件…`: note 2 and its reason)
+_ENUMERATED_COUNTS = re.compile(rf"#*[0-9]+ ?、 ?[0-9]+{_ZH_COUNT}")
 # An item of an English list: a number or an ordinal (`3rd`, `third`, `the third`). The last,
 # an ordinal, is an adjective, no note's, with a word glued on (`3rd-party`, `thirdly`) or
 # before a noun an ordinal qualifies (`_ADJECTIVE_OF`): `2 and 3rd party deps` is note 2
@@ -250,8 +256,8 @@ def pick_note(
     first = words[0] if words else ""
     typed = first.strip()
     listed, number = _number_read(typed)
-    if number is not None and _counted_on(typed, words[1:], number):
-        number = None  # `2 到 3 倍`: a count's, as `2到3倍` is (`_GLUED_REASON`)
+    if _counts_enumerated(words) or (number is not None and _counted_on(typed, words[1:], number)):
+        listed = number = None  # `2 到 3 倍`, `2、3张卡`: a count's, as `2到3倍` is
     # a note's id in brackets or quotes names it as the id alone (`【vllm-0436d44c】`,
     # `「vllm-0436d44c」`), as `【2】` is 2 (no number starts with a bracket: `_unbracketed`
     # read those), a reason glued on after them its reason (`「vllm-0436d44c」只是改名`)
@@ -305,6 +311,12 @@ def _counted_on(typed: str, after: list[str], number: re.Match[str]) -> bool:
     `2 和 30 分钟`, `2和 3张卡`: `_COUNTED_ON`), which make it no note's, as glued."""
     said = _as_ascii(" ".join([typed, *after]))  # one character for one: `typed` first
     return _COUNTED_ON.match(said, number.end("rank")) is not None
+
+
+def _counts_enumerated(words: list[str]) -> bool:
+    """Whether `words` start with two counts joined by `、` (`_ENUMERATED_COUNTS`: `2、3张卡`,
+    `2 、 3 张卡`, full-width digits too), which are no notes' numbers."""
+    return _ENUMERATED_COUNTS.match(" ".join(words).translate(FULL_WIDTH)) is not None
 
 
 # A note's link as the comment gives it (`<public url>/notes/<id>`, its `/source` page, or
@@ -408,7 +420,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     read = _ordinal(words)[0]
     if (onwards := _onwards(read)) is not None:  # `2以后`, `2 and later`: notes from 2 on
         return (f"{onwards}+",)  # and no word after them, as after a list's numbers
-    glued_list = _list_glued(read)  # `1 3-3`: a list, as `1,3-3` is not
+    counts = _counts_enumerated(read)  # `2 、 3 张卡`: two counts, no list to glue
+    glued_list = read if counts else _list_glued(read)  # `1 3-3`: a list, as `1,3-3` is not
     typed = " ".join(glued_list)
     text = _reason([typed])
     head, *rest = text.split(" ")
@@ -423,8 +436,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
     listed, number = _number_read(head)
-    if number is not None and _counted_on(head, rest, number):
-        number = None  # `2 到 3 倍`: a count's, keyed as no number (`_no_number`)
+    if counts or (number is not None and _counted_on(head, rest, number)):
+        listed = number = None  # `2 到 3 倍`: a count's, keyed as no number (`_no_number`)
     a_list = listed is not None or glued_list != read
     quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:
