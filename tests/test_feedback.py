@@ -2544,6 +2544,15 @@ def test_a_choice_or_range_of_counts_in_english_is_no_note_number(typed):
         ("2，以后的不相关", "2"),
         ("2 之后的是重复的", "2"),
         ("2，之后", "2"),
+        # how many of them, or what is said of them, other than `都`, `也`, `不`, `是`…:
+        #   `/notes wrong 2，以后的全都不相关` ("2 and all those after are unrelated") hid
+        #   note 2 alone once `以后的` before a noun was read as "later"
+        ("2，以后的全都不相关", "2"),
+        ("2，以后的所有都不相关", "2"),
+        ("2 之后的几个都不相关", "2"),
+        ("2，之后的同理", "2"),
+        ("2，以后的一样", "2"),
+        ("2，以后的无关", "2"),
     ],
 )
 def test_a_note_number_and_the_notes_after_it_name_no_one_note(typed, asked):
