@@ -520,8 +520,9 @@ def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
 # another label is the replier's own (`Due: 2026-12-09`, `截止: 2026年12月9日`), no mail's.
 _SENT_LABELS = (
     "sent|date|date d'envoi|envoy[ée]e?|gesendet|datum|enviad[oa](?: el| em)?|fecha|inviato"
-    "|data|verzonden|skickat|sendt|dato|lähetetty|odesláno|gönderildi|elküldve|отправлено"
-    "|надіслано|дата|wysłano|发送时间|日期|寄件日期|傳送時間|送信日時|日付|보낸 날짜|날짜"
+    "|data|verzonden|skickat|sendt|dato|lähetetty|päivämäärä|päiväys|odesláno|gönderildi"
+    "|gönderilen|tarih|elküldve|dátum|отправлено|надіслано|відправлено|дата|wysłano"
+    "|发送时间|日期|寄件日期|傳送時間|送信日時|日付|보낸 날짜|날짜"
 )
 _SENT_FIELD = re.compile(
     rf"[ \t*_]*(?i:{_SENT_LABELS})[ \t*_]*[:\uff1a].*?"

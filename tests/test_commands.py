@@ -300,6 +300,14 @@ def test_a_name_and_address_in_the_repliers_own_words_is_no_email_quotes_header(
         "Kimden: Alice ***@***.***>\nGönderildi: 7 Aralık 2026 Pazartesi 13:00",
         "Feladó: Alice ***@***.***>\nElküldve: 2026. december 7. 13:00",
         "Від: Alice ***@***.***>\nНадіслано: 7 грудня 2026 р. 13:00",
+        # and the date's other labels in those languages that mail parsers list (Yahoo
+        #   Mail's, Apple Mail's and the new Outlook's): they were the replier's own fields
+        "Kimden: Alice ***@***.***>\nGönderilen: 7 Aralık 2026 Pazartesi 13:00",
+        "Kimden: Alice ***@***.***>\nTarih: 7 Aralık 2026 13:00",
+        "Від: Alice ***@***.***>\nВідправлено: понеділок, 7 грудня 2026 р. 13:00",
+        "Lähettäjä: Alice ***@***.***>\nPäivämäärä: 7. joulukuuta 2026 klo 13.00",
+        "Lähettäjä: Alice ***@***.***>\nPäiväys: 7.12.2026 13.00",
+        "Feladó: Alice ***@***.***>\nDátum: 2026. december 7. 13:00",
         # an older Outlook on Windows: the address in `[mailto:...]`
         "From: Alice [mailto:***@***.***]\nSent: Monday, December 7, 2026 1:00 PM",
         "From: Alice [mailto:notifications@github.com]\nSent: Monday, December 7, 2026",
