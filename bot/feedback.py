@@ -770,6 +770,10 @@ _MOST_IN_A_PAIR = 8
 # Chinese's joins (`_ZH_JOIN`: `和`, `或者`), `and` or `&`, which join notes' numbers into a
 # list (`「2」和「3」` as `2和3`, `(2) and (3)` as `2and3`: `_ENUMERATED`)
 _BETWEEN = re.compile(rf"(?:[-.:,、&]|{_ZH_JOIN}|(?i:and))*")
+# English's `or` and `to` as words of their own between two (`(2) or (3)`, `(2) to (3)`),
+# which join notes' numbers only typed apart (`_EN_AND`: `2to3` is no list): the numbers
+# are read as typed without the brackets, the words kept apart
+_APART_JOIN = re.compile(r"(?i:or|to)")
 
 
 def _unbracketed(words: list[str]) -> list[str]:
@@ -784,18 +788,19 @@ def _unbracketed(words: list[str]) -> list[str]:
     for word in words:
         numbers, end = _numbers_unbracketed(word)
         # a list's separator typed as a word of its own between two (`(1) - (2)`)
-        if not numbers and not (read and _BETWEEN.fullmatch(_as_ascii(word))):
+        joins = bool(read) and _APART_JOIN.fullmatch(word) is not None  # `(2) or (3)`
+        if not numbers and not (joins or (read and _BETWEEN.fullmatch(_as_ascii(word)))):
             break
         parts = (numbers + word[end:]).split(" ")
-        if numbers and between:  # glued to both, as the brackets set the numbers apart:
+        if numbers and between and not _APART_JOIN.fullmatch(read[-1]):  # glued to both:
             # `(1) - (2) x` is `1-2 x`, a list, not note 1 with the reason `2 x` (`_is_number`)
             parts[0] = "".join(read[-between - 1 :]) + parts[0]
             del read[-between - 1 :]
         between = 0 if numbers else between + 1
         read += parts
         taken += 1
-        if _BETWEEN.fullmatch(_as_ascii(word), end) is None:  # a reason glued on: `(2)只是改名`
-            break
+        if not joins and _BETWEEN.fullmatch(_as_ascii(word), end) is None:  # `(2)只是改名`
+            break  # a reason glued on
     return read + words[taken:]
 
 

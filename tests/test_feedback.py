@@ -2503,9 +2503,16 @@ def test_a_pair_of_counts_said_both_in_english_is_no_note_number(typed):
 
 # `to` between two notes' numbers is a range of notes, as `2-3` and `2到3` are: `/notes
 #   wrong 2 to 3` hid note 2 with the reason `to 3`, where `2 or 3` names no one note
-@pytest.mark.parametrize("typed", ["2 to 3", "notes 2 to 3", "2 to 3 are renames", "#2 to #3"])
+#   So in brackets: `(2) to (3)` hid note 2 with `to (3)`, where `(2) and (3)` asks; and a
+#   count in them too, as typed without them (`(2) to (3) files`, "2 to 3 files")
+@pytest.mark.parametrize(
+    "typed",
+    ["2 to 3", "notes 2 to 3", "2 to 3 are renames", "#2 to #3", "(2) to (3)", "【2】 to 【3】"],
+)
 def test_numbers_joined_by_to_in_english_name_no_one_note(typed):
     assert_lists_2_and_3(typed)
+    assert picked("(2) to (3) files").problem is PickProblem.WHICH
+    assert picked("(2) to (3) files", SHOWN[:1]).note_id == SHOWN[0]
 
 
 # `or` or `to` before a count join two counts, as Chinese's `2或3处` and `2到3倍` do (no
@@ -2961,7 +2968,11 @@ def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
 
 # kills: bot/feedback.py:_EN_AND (hand) numbers joined by `or` (`2 or 3`, unsure which) read
 #   as note 2 and the reason 'or 3': it hid note 2
-@pytest.mark.parametrize("typed", ["2 or 3", "#2 or #3", "2 or 3, not sure which", "note 2 or 3"])
+# So in brackets, as `(2) and (3)`: `/notes wrong (2) or (3)` hid note 2 with `or (3)`
+@pytest.mark.parametrize(
+    "typed",
+    ["2 or 3", "#2 or #3", "2 or 3, not sure which", "note 2 or 3", "(2) or (3)", "[2] OR [3]"],
+)
 def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
     assert_lists_2_and_3(typed)
     # a count after `or` makes both counts (`2 or 3 files`), as `2或3处` does: no note
