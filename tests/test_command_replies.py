@@ -661,7 +661,7 @@ def test_search_a_package_name_finds_the_notes_whose_paths_hold_it(library, quer
     assert note_id in [h.note.id for h in hits]
 
 
-# --- `/notes topic` found by the names a reader types ---
+# --- `/notes topic` found by the names a reader types; a reply's echo and its note links ---
 
 
 def test_topic_reply_does_not_misquote_a_topic_name_as_its_first_word(library):

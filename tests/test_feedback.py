@@ -1938,7 +1938,7 @@ def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
     assert [r["origin"] for r in db.execute("SELECT origin FROM numbering")] == ["comment:1"]
 
 
-# --- `/notes wrong`'s parser nits: counts and decimals after a note's number ---
+# --- `/notes wrong`'s parser nits: counts, decimals and emoji after a note's number ---
 
 
 # kills: bot/feedback.py:_LISTED (hand) a count of digits after a note's number read as a
@@ -2080,6 +2080,9 @@ def test_a_number_out_of_range_is_quoted_without_the_reason_glued_to_it(first, a
         assert (pick.note_id, pick.problem, pick.asked) == (None, PickProblem.RANGE, asked)
 
 
+# --- the numbers a comment showed, kept for a PR handled at the retention's cut ---
+
+
 # kills: bot/feedback_store.py:FeedbackStore._prune_numbering (hand) `s.updated_at >= ?` ->
 #   `>`: the numbers of a PR handled at the cut itself pruned, as if it were idle since
 def test_the_numbers_of_a_pr_handled_at_the_cut_are_kept(tmp_path):
@@ -2094,6 +2097,9 @@ def test_the_numbers_of_a_pr_handled_at_the_cut_are_kept(tmp_path):
     assert store.prune_numbering(cut, 10, prs) == 1
     assert store.numbering("o/r", 1, "comment:9") == ("vllm-aaaa1111",)
     assert store.numbering("o/r", 2, "comment:9") is None
+
+
+# --- `/notes wrong`'s parser nits: dashes, quotes, lists and counts after a note's number ---
 
 
 # An ASCII dash glued after a note's number with a space after it (`1- 2`) is a stray dash,

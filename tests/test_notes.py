@@ -692,6 +692,9 @@ def test_terms_joined_by_a_list_separator_are_suggested_trimmed():
         assert said.endswith('write one term per string, ["CUDA graph", "eager region"]'), said
 
 
+# --- where TOML puts a key, a table or a comment (bot.toml_lines); a topic's name as typed ---
+
+
 # kills: bot/toml_lines.py:Entry every key taken for an `[[array]]` table header
 def test_toml_lines_tells_an_array_of_tables_from_a_table_and_a_key():
     # the taxonomy's topics start at their `[[topic]]` lines; a `topic = [...]` key is none

@@ -1367,7 +1367,8 @@ def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_pat
     assert len(failed) == 1 and "`review-notes retry d1` runs it again" in failed[0], failed
 
 
-# --- the queue's edges: defer, held, stored errors, retention, counts ---
+# --- the queue's edges: defer, held, stored errors, retention, counts; workers; the
+# database's locks, checkpoints, sweep marks and upgrade ---
 
 
 # kills: queue.DeliveryQueue.defer: drop `AND state = 'processing'` from the put-back

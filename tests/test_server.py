@@ -2189,6 +2189,9 @@ def test_the_starts_first_write_failing_is_said_in_words(tmp_path, make, kind, w
     assert str(tmp_path / "bot.sqlite3") in str(told)
 
 
+# --- the redelivery sweeps counted; what gets a refused delivery sent again ---
+
+
 def test_each_sweep_of_the_delivery_log_is_counted_by_outcome(tmp_path):
     # an alert on `failed` tells the operator that nothing asks GitHub again any more
     from bot.github_port import GitHubError

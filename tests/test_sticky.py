@@ -1099,6 +1099,9 @@ def test_a_dry_run_takes_a_notes_comment_whose_marker_follows_blank_lines(ctx):
     assert kept["body"].startswith(MARKER) and kept["edits"] == 1
 
 
+# --- a source PR of the PR's own repository named by its number ---
+
+
 def test_the_comment_names_a_source_pr_of_the_prs_own_repository_by_its_number(ctx):
     # it said "source: vllm-project/vllm PR 52419" on a vllm PR
     assert refresh_sticky(ctx, REF, facts()).outcome == Outcome.CREATED
