@@ -311,11 +311,18 @@ def evaluate(
 
 
 def graded_sets(dev: Path) -> list[Path]:
-    """The dev set (when present) and every shipped set graded against the notes."""
+    """The dev set (when present) and every shipped set graded against the notes. Each is
+    named by its file's name (the tables, the halves, the term scan): a dev set of a graded
+    set's name is refused, as one of the two would go uncounted."""
     sets = [dev] if dev.exists() else []
     for path in sorted(GRADED_DIR.glob("*.jsonl")):
         first = next(iter(path.read_text("utf-8").splitlines()), "")
         if first.strip() and "relevant" in json.loads(first):  # not the second grader's
+            if path.stem == dev.stem and dev.exists():
+                raise SystemExit(
+                    f"{dev}: a graded set is named `{path.stem}` too ({path}): --all names"
+                    " each set by its file's name; give --prs a file of another name"
+                )
             sets.append(path)
     return sets
 

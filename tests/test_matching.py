@@ -1785,6 +1785,26 @@ def test_every_shipped_graded_set_is_in_exactly_one_half(eval_script):
     assert set(halves) == {"TUNE", "HELD"} and all(halves.values())
 
 
+def test_eval_script_all_refuses_a_dev_set_named_as_a_graded_one(
+    tmp_path, capsys, monkeypatch, eval_script
+):
+    # `--all` names each set by its file's name: the table printed both rows, but all sets,
+    # the halves and `--scan-terms` keep one set under a name, and its PRs went uncounted
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    _graded(graded / "one.jsonl", [{"number": 5, "title": "[Doc] typo", "relevant": {}}])
+    other = tmp_path / "other"
+    other.mkdir()
+    dev = _graded(other / "one.jsonl", [{"number": 6, "title": "Unrelated", "relevant": {}}])
+    monkeypatch.setattr(eval_script, "GRADED_DIR", graded)
+    for args in (["--all"], ["--all", "--scan-terms"]):
+        with pytest.raises(SystemExit, match="a graded set is named `one` too"):
+            eval_script.main([*args, "--prs", str(dev)])
+    assert capsys.readouterr().out == ""
+    with pytest.raises(SystemExit, match="a graded set is named `one` too"):
+        eval_script.main(["--all", "--prs", str(graded / "one.jsonl")])  # itself: twice
+
+
 def test_eval_script_split_goes_with_all_only(capsys, eval_script):
     for args in (["--split"], ["--split", "--scan-terms", "--all"]):
         with pytest.raises(SystemExit):
