@@ -1,18 +1,21 @@
 """How far the matcher's current features reach by their numbers alone, held out.
 
 The graded sets (those `eval_matching.py --all` reads) are split into two halves by
-set, each kind of set alternating between them (`HALVES`). On one half a random search
-and then a coordinate descent move the numeric knobs of config/matching.toml
-(`knobs`: the weights, threshold, relative_floor, topic_cap, coverage_power,
-body_terms, min_specific, files_only_share, path_share_floor, max_notes and the
-topic_scale factors, each broad factor kept under 1 and each narrow one over 1, since
-which side of 1 a factor is on is a rule, not a number). Two objectives, each
-searched: the grade-2 recall with precision >= 0.95 and false comments <= 3% ("recall"),
-and the precision with grade-2 recall and false comments no worse than today's on
-that half ("precision"). Each goal descends twice, from the best random config and
-from today's, and each result is pruned (a moved knob goes back to today's value when
-that costs the training half nothing). The winners are measured on the other half,
-then the halves swap; a check at the end replays them without the scan cache.
+set, TUNE and HELD as bench/graded/halves.toml names them, the halves `eval_matching.py
+--all --split` totals (until session 48 this script kept its own, A and B, with the
+everyday mix on HELD's side). On one half a random search and then a coordinate
+descent move the numeric knobs of config/matching.toml (`knobs`: the weights,
+threshold, relative_floor, topic_cap, coverage_power, body_terms, min_specific,
+files_only_share, path_share_floor, max_notes and the topic_scale factors, each broad
+factor kept under 1 and each narrow one over 1, since which side of 1 a factor is on
+is a rule, not a number). Two objectives, each searched: the grade-2 recall with
+precision >= 0.95 and false comments <= 3% ("recall"), and the precision with grade-2
+recall and false comments no worse than today's on that half ("precision"). Each goal
+descends twice, from the best random config and from today's, and each result is
+pruned (a moved knob goes back to today's value when that costs the training half
+nothing). The winners are measured on the other half, then the halves swap (the
+second pass tunes on HELD, which a matcher change is measured on once); a check at the
+end replays them without the scan cache.
 Figures are eval_matching's, as captured (`Tally`): precision, grade-2 recall, false
 comments; the matcher is the real one, only rebuilt per config.
 
@@ -40,9 +43,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from eval_matching import (  # noqa: E402
     DEFAULT_INDEX,
     DEFAULT_PRS,
+    GRADED_DIR,
+    HALVES_FILE,
     Tally,
     graded_records,
     graded_sets,
+    half_of,
+    load_halves,
     note_index,
 )
 
@@ -51,39 +58,6 @@ from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, load_match_conf
 from bot.matching import CompiledMatcher  # noqa: E402
 from bot.prfacts import PRFacts, facts_from_record  # noqa: E402
 from bot.said_once import Scan  # noqa: E402
-
-# Each kind of set alternates between the halves (the dev set and everyday_mix, one of
-# a kind each, on either side): numbered sets odd/even, the rest by hand.
-HALVES: dict[str, frozenset[str]] = {
-    "A": frozenset(
-        {
-            "dev_prs",
-            "history_with_files",
-            "natural_traffic",
-            "natural_traffic_3",
-            "natural_traffic_5",
-            "natural_traffic_7",
-            "notes_era_1",
-            "notes_era_3",
-            "notes_era_5",
-            "subsystem_sample",
-        }
-    ),
-    "B": frozenset(
-        {
-            "everyday_mix",
-            "history_with_files_2",
-            "natural_traffic_2",
-            "natural_traffic_4",
-            "natural_traffic_6",
-            "natural_traffic_8",
-            "notes_era_2",
-            "notes_era_4",
-            "notes_era_6",
-            "subsystem_sample_2",
-        }
-    ),
-}
 
 MIN_PRECISION = 0.95
 MAX_FALSE_COMMENTS = 0.03
@@ -340,6 +314,15 @@ def figures(
     }
 
 
+def split(by_set: dict[str, list[Case]], halves_file: Path) -> dict[str, list[Case]]:
+    """The cases of TUNE and of HELD, the halves a matcher change is judged on
+    (bench/graded/halves.toml, as `eval_matching.py --all --split` reads them); a set in
+    neither is refused."""
+    halves = load_halves(halves_file)
+    half = half_of(halves, by_set, halves_file)
+    return {h: [c for s in sorted(by_set) if half[s] == h for c in by_set[s]] for h in halves}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--random", type=int, default=300, help="random configs per half")
@@ -352,13 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     library = load_library(DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE)
     base = load_match_config(args.config)
     by_set = load_cases(graded_sets(DEFAULT_PRS), note_index(library, DEFAULT_INDEX))
-    unplaced = set(by_set) - HALVES["A"] - HALVES["B"]
-    if unplaced:
-        raise SystemExit(f"sets in no half: {sorted(unplaced)}")
-    halves = {
-        h: [c for s in sorted(names & set(by_set)) for c in by_set[s]]
-        for h, names in HALVES.items()
-    }
+    halves = split(by_set, GRADED_DIR / HALVES_FILE)
     everything = [c for cases in by_set.values() for c in cases]
     space = knobs(base)
     today = current(base, [k.name for k in space])
@@ -369,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = random.Random(args.seed)
     results: list[dict] = []
-    for train, held in (("A", "B"), ("B", "A")):
+    for train, held in (("TUNE", "HELD"), ("HELD", "TUNE")):
         started = time.process_time()
         search = Search(library, base, halves[train], memo, {})
         search.random_phase(today, space, args.random, rng)
