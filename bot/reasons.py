@@ -53,6 +53,7 @@ KEYWORD = "a term this note is about"
 ASPECT = "what this note is about in {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 OWN_PATH = "a path of this note"
+OWN_PATHS = "paths of this note"  # OWN_PATH, of a line naming or counting more than one file
 OWN_CODE = "code of this note"
 
 # Lines of their own: what ties the PR to the note, whatever its words and files
@@ -112,6 +113,8 @@ def reason_lines(
 def _glosses(what: str | Said, whys: list[str]) -> list[str]:
     """A line's reasons as its brackets say them: the note's own first, topics once."""
     whys = _topics_once(sorted(_unrepeated(whys), key=_topic_last))
+    if isinstance(what, Said) and what.saying is Saying.CHANGES and what.size > 1:
+        return [OWN_PATHS if why == OWN_PATH else why for why in whys]  # files, named or counted
     if isinstance(what, Said) and len(what.names) > 1:  # words merged (`_alike_merged`)
         return [KEYWORDS if why == KEYWORD else why for why in whys]
     return whys

@@ -2850,7 +2850,7 @@ def test_every_file_a_note_path_and_a_topic_share_is_named_once():
     topics = "topics: Elastic EP scaling, Expert parallelism"
     assert [r for r in m.reasons if r.startswith("changes ")] == [
         "changes tests/distributed/test_elastic_ep.py, vllm/distributed/elastic_ep/elastic_state.py"
-        f" (a path of this note; {topics})",
+        f" (paths of this note; {topics})",
         f"changes vllm/engine/elastic_ep_utils.py ({topics})",
     ], m.reasons
 

@@ -1228,3 +1228,35 @@ def test_a_renames_two_paths_on_one_line_are_its_one_file():
     # a title's word that is the new path holds no file
     lines = [(1.0, changes(["old/b.py"]), ""), (1.0, Said(Saying.TITLE, ("new/b.py",)), "")]
     assert str(_as_seen(lines, renamed)[0][1]) == "changes old/b.py → new/b.py"
+
+
+def test_a_changes_line_of_several_of_the_notes_files_says_paths():
+    # "changes a.py, b.py (a path of this note)" read as if the two files were one path,
+    # as the comment said of a watermarking PR changing three files of tests/watermarking/
+    from bot.reasons import OWN_PATH, changes, reason_lines
+
+    scored = [
+        (1.0, changes(["tests/w/a.py", "tests/w/b.py"]), OWN_PATH),
+        (0.5, changes(["c.py", "d.py", "e.py"], 3), OWN_PATH),
+        (0.4, changes(["f.py"]), OWN_PATH),
+    ]
+    assert reason_lines(scored) == (
+        "changes tests/w/a.py and 1 more file (paths of this note)",
+        "changes c.py and 2 more files (paths of this note)",
+        "changes f.py (a path of this note)",
+    )
+    # on the shipped library: PR 56809, three of its files (of 7) under tests/watermarking/
+    files = (
+        ".buildkite/test_areas/misc.yaml",
+        "tests/watermarking/__init__.py",
+        "tests/watermarking/generate_goldens.py",
+        "tests/watermarking/golden_candidates.py",
+    )
+    title = "[watermarking] golden tests for backwards compatibility"
+    facts = PRFacts(
+        repo="vllm-project/vllm", number=56809, title=title, files=files, changed_files=7
+    )
+    res = match_pr(facts, LIB, CFG)
+    lines = [r for m in res.matches for r in m.reasons]
+    own = [line for line in lines if "of this note" in line and line.startswith("changes")]
+    assert own and all("(paths of this note" in line for line in own), lines
