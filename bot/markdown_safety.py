@@ -96,7 +96,29 @@ def joins_emoji(text: str, i: int) -> bool:
 
 
 def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return text if len(text) <= limit else _cut(text, limit - 1) + "…"
+
+
+def _cut(text: str, at: int) -> str:
+    """The text before `at`, a letter kept with its combining marks (e + U+0301 is é)."""
+    while 0 < at < len(text) and unicodedata.combining(text[at]):
+        at -= 1
+    return text[:at].rstrip()
+
+
+def _clip_prose(text: str, limit: int) -> str:
+    """`clip`, cutting before a code span the limit falls in: an open span's backtick
+    would show as typed."""
+    if len(text) <= limit:
+        return text
+    at = limit - 1
+    for m in _CODE_SPAN.finditer(text):
+        if m.start() >= at:
+            break
+        if m.end() > at:
+            at = m.start()
+            break
+    return _cut(text, at) + "…"
 
 
 def redirect_github_links(text: str) -> str:
@@ -184,7 +206,7 @@ def safe_text(text: str, limit: int | None = None) -> str:
     it may start a line (a block marker at its start is escaped) or sit mid-line."""
     text = _SPACE.sub(" ", printable(text or "")).strip()
     if limit is not None:
-        text = clip(text, limit)
+        text = _clip_prose(text, limit)
     return _BLOCK_START.sub(_escape_block_start, _prose(text))
 
 

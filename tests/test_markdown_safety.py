@@ -342,3 +342,17 @@ def test_safe_text_quoting_shows_a_quoted_term_as_code(text, markdown):
     assert safe_text_quoting(text) == markdown
     page = gfm(markdown)
     assert "<h1>" not in page and "@me" not in page.replace("<code>@" + ZWSP, "")
+
+
+def test_a_clipped_line_never_leaves_a_code_span_open():
+    # a summary cut inside its `code span` showed the span's opening backtick as typed
+    # ("read the `build_c12…"), Markdown showing through on the page
+    text = "read the `build_c128a_topk_metadata` helper"
+    clipped = safe_text(text, 20)
+    assert clipped == "read the…", clipped
+    html = cmarkgfm.github_flavored_markdown_to_html(clipped)
+    assert "`" not in html, html
+    # a span that ends before the cut stays code
+    assert safe_text(text, 40) == "read the `build_c128a_topk_metadata` he…"
+    # nor does a cut part a letter from its combining mark (é written e + U+0301)
+    assert clip("cafe\u0301 noir", 5) == "caf…"
