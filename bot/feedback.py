@@ -148,14 +148,32 @@ _COUNTED = (
     r"(?:[0-9%]|\.[0-9]|[^\W\d_]"
     rf"| (?!(?:{'|'.join(_NOT_COUNTED)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s(?![^\W\d_]))"
 )
+# After `or` or `to`, which join no clause to a note's number, a count as English's
+# grammar tells it from a verb, since a `-s` word after `2 or 3` may be either (`2 or 3
+# needs a rename`, `2 or 3 matches`: notes 2 or 3 and their reason, no count): a unit, a
+# decimal or `%` glued on (`3x`, `30%`), an acronym's plural (`3 GPUs`, `3 PRs`: no verb),
+# or a plural noun a verb cannot be: before a plural verb (`3 files are…`, no `needs are`),
+# or before an `-ed` word that ends the clause (`3 files changed`), which only a linking
+# verb takes (`_LINKING`: `2 or 3 gets renamed` is notes 2 or 3 and their reason)
+_LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
+_LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
+_PLURAL = (
+    rf"(?!(?:{'|'.join(_NOT_COUNTED + _LINKING + _LINKING_TOO)})(?![^\W\d_]))"
+    r"[A-Za-z]*[A-Ra-rT-Zt-z]s"
+)
+_COUNTED_PAIR = (
+    r"(?:[0-9%]|\.[0-9]|[^\W\d_]|(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"
+    rf"| {_PLURAL} (?:(?:are|were|have)(?:n['\u2019]t)?|don['\u2019]t)(?![^\W\d_])"
+    rf"| {_PLURAL} [A-Za-z]+ed(?=[.,;:!?)]|\s*$))"
+)
 # English's `and` may join clauses (`2 and 30 files changed`: note 2 and its reason), but
 # `both` after the count says a pair of counts, as `2和3张卡都能复现` is (`2 and 3 GPUs both
 # reproduce`: `3 GPUs both` is no English): a plural noun or a unit glued on before it.
-# `or` and `to` join no clause to a note's number: before a count (`_COUNTED`) they join two
-# counts, as `或` and `到` do (`2 or 3 files changed`, `2 to 3x slower`)
+# `or` and `to` before a count (`_COUNTED_PAIR`) join two counts, as `或` and `到` do (`2 or
+# 3 files changed`, `2 to 3x slower`); before any other word, two notes' numbers
 _EN_COUNT_PAIR = (
     r"(?i: ?(?:and|&) ?[0-9]++\S*+(?: [a-z]+s)? both(?![^\W\d_])"
-    rf"| (?:or|to) [0-9]++(?={_COUNTED}))"
+    rf"| (?:or|to) [0-9]++(?={_COUNTED_PAIR}))"
 )
 # the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
 _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
@@ -181,9 +199,12 @@ _QUALIFIED = re.compile(rf"(?i:{'|'.join(_ADJECTIVE_OF)})(?![^\W\d_])")
 # After a list's last number in digits: `notes` or `ones`, the list's own counting word
 # (`2 and 3 notes`, as `2nd and 3rd notes`), no count's noun; else no count (`_COUNTED`)
 _EN_COUNTING_WORD = rf"(?: (?:notes|ones)(?![^\W\d_])|(?!{_COUNTED}))"
+# after `or` or `to`, no count as `_COUNTED_PAIR` tells one (`2 or 3 needs a rename`)
+_EN_PAIR_COUNTING_WORD = rf"(?: (?:notes|ones)(?![^\W\d_])|(?!{_COUNTED_PAIR}))"
 _ENGLISH_LIST = (
-    rf"(?i:(?:notes? ?)?(?:{_EN_ITEM})(?:{_EN_AND}(?:{_EN_ITEM}))*{_EN_AND}"
-    rf"(?:{_EN_ORDINAL_LAST}|(?:note ?)?#*[0-9]+{_EN_COUNTING_WORD}))"
+    rf"(?i:(?:notes? ?)?(?:{_EN_ITEM})(?:{_EN_AND}(?:{_EN_ITEM}))*"
+    rf"(?:{_EN_AND}{_EN_ORDINAL_LAST}|,? ?(?:and|&) ?(?:note ?)?#*[0-9]+{_EN_COUNTING_WORD}"
+    rf"|(?:,? ?or ?| to )(?:note ?)?#*[0-9]+{_EN_PAIR_COUNTING_WORD}))"
 )
 _ENUMERATED = re.compile(
     rf"第 ?{_ENUM_NUMBER}"
