@@ -129,16 +129,23 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # changed` is note 2 and its reason, as `2，30分钟` is).
 # A list is read as `2,3`, which names no one note (`_LISTED`), the reason after it apart.
 # Bare numbers after a comma stay `_LISTED`'s (`2，30分钟…`: a count, the reason); after `、`,
-# a count's too, two counts (`2、30分钟`: `_ENUMERATED_COUNTS`).
+# a count's too, two counts (`2、30分钟`: `_ENUMERATED_COUNTS`), but with a counting word
+# glued on, as after `和`, a list with the reason after it (`2、3个文件`, `2、3条只是改名`,
+# `2、3号机`, "machines 2 and 3": which note? where `3个文件` hid note 2).
 # Chinese's joins (`_ZH_AND`), and the words of two: `或者` ("or"), `以及`, `还有` ("and"):
 # `2或者3`, `2以及3`
 _ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
+# What ends a list of numbers in digits as its counting word (`2和3条`, `2、3个`), glued on:
+# `_COUNTER`'s, and `点` ("point", as items are numbered: `2、3点只是改名`, "points 2 and 3
+# are only renames"), not the hour's (`3点钟`): a count of points or hours would hide the
+# one note shown, all of it the reason, where asking which note hides nothing
+_LIST_COUNTER = f"{_COUNTER}|[点點](?![钟鐘])"
 # After the last number joined by `和`, what makes it a count, as English's `_COUNTED`: a unit
 # or a measure word other than a counting word (`2和30分钟`, "2 and 30 minutes": both numbers
 # the count's, `_COUNT_RANGE`), spaced or not; a bare counting word ends the list (`2和3条`),
 # one said about is a count's (`2和30多个文件`, "2 and 30-odd files": no note is "30-odd")
-_ZH_COUNT = rf" ?(?!{_COUNTER})(?:{_UNITS})"
+_ZH_COUNT = rf" ?(?!{_LIST_COUNTER})(?:{_UNITS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
 # `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
@@ -178,9 +185,9 @@ _EN_COUNT_PAIR = (
 # the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
 _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
 # Chinese's enumeration comma joins two counts as `和` does (`2、3张卡`, "2 or 3 cards",
-# `2、30分钟`): a unit or a measure word, not a bare counting word (`_ZH_COUNT`: `2、3条` is a
-# list), after the second, spaced or not. Read on the words as typed: as ASCII, `、` is the
-# comma that sets a reason off (`2，3个文件…`: note 2 and its reason)
+# `2、30分钟`): a unit or a measure word, not a counting word (`_ZH_COUNT`: `2、3条`,
+# `2、3个文件` are lists), after the second, spaced or not. Read on the words as typed: as
+# ASCII, `、` is the comma that sets a reason off (`2，3个文件…`: note 2 and its reason)
 _ENUMERATED_COUNTS = re.compile(rf"#*[0-9]+ ?、 ?[0-9]+{_ZH_COUNT}")
 # An item of an English list: a number or an ordinal (`3rd`, `third`, `the third`). The last,
 # an ordinal, is an adjective, no note's, with a word glued on (`3rd-party`, `thirdly`) or
@@ -211,8 +218,8 @@ _ENUMERATED = re.compile(
     rf"(?: ?[、{_ZH_AND}] ?(?:第 ?)?{_ENUM_NUMBER}"
     rf"| ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER})+ ?{_COUNTER}"
     rf"|第 ?{_ENUM_NUMBER} ?{_COUNTER}(?: ?[,、{_ZH_AND}] ?第 ?{_ENUM_NUMBER}(?: ?{_COUNTER})?)+"
-    rf"|[0-9]+(?: ?[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?[0-9]+)+(?![0-9]|\.[0-9]|{_ZH_COUNT})"
-    rf"(?: ?{_COUNTER})?"
+    rf"|[0-9]+(?: ?(?:[,、]? ?(?:{_ZH_JOIN}) ?(?:第 ?)?|、 ?)[0-9]+)+"
+    rf"(?![0-9]|\.[0-9]|{_ZH_COUNT})(?: ?(?:{_LIST_COUNTER}))?"
     rf"|{_NUMERALS}(?: ?(?:{_ZH_JOIN}) ?{_NUMERALS})+(?: ?{_COUNTER})?(?![^\W\d_])"
     rf"|{_ENGLISH_LIST}"
 )

@@ -2360,6 +2360,32 @@ def test_a_pair_of_counts_enumerated_in_chinese_is_no_note_number(typed):
     assert command.key[1][0] not in ("2", "2,3")  # keyed as no note's number, no list
 
 
+# but a counting word after the second (`个`, `条`, `号`) ends a list of notes, as after `和`
+#   (`2和3个文件`, `2和3条只是改名` ask which): `/notes wrong 2、3个文件` and `2、3条只是改名`
+#   hid note 2 with the reason `3个文件`, `3条只是改名`, and `2、3号机` ("machines 2 and 3")
+#   with `3号机`. So does `点` ("point", as items are numbered, not the hour's `3点钟`):
+#   `2、3点只是改名` ("points 2 and 3 are only renames") with one note shown hid that note,
+#   all of it the reason, as `2和3点只是改名` did
+@pytest.mark.parametrize(
+    ("typed", "one"),
+    [
+        ("2、3个文件", "2 (`2、3个`)"),
+        ("2、3条只是改名", "2 (`2、3条`)"),
+        ("2、3号机上跑过了", "2 (`2、3号`)"),
+        ("2、 3个文件", "2 (`2、 3个`)"),
+        ("2、3点只是改名", "2 (`2、3点`)"),
+        ("2和3点只是改名", "2 (`2和3点`)"),
+    ],
+)
+def test_a_counting_word_after_two_enumerated_numbers_ends_a_list(typed, one):
+    assert_lists_2_and_3(typed)
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    assert f"There is no note {one} in the notes comment" in render_unpicked(command, pick, 1)
+    assert picked("2、3点钟", SHOWN[:1]).note_id == SHOWN[0]  # "2 or 3 o'clock": a count
+
+
 # kills: bot/feedback.py:_BETWEEN notes' numbers in brackets or quotes joined by `和`
 #   ("and") read as the first note and a reason: `「2」和「3」` hid note 2 with `和「3」`,
 #   where `2和3` names no one note (before quoted numbers were read, it asked which)
