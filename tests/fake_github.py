@@ -539,8 +539,9 @@ class FakeGitHub:
 
     # --- lifecycle ----------------------------------------------------------
 
-    def start(self) -> FakeGitHub:
-        self._server = _Server(self)
+    def start(self, port: int = 0) -> FakeGitHub:
+        """Serve on 127.0.0.1:`port` (0: a free one, as the tests take)."""
+        self._server = _Server(self, port)
         # a short poll keeps stop() quick (shutdown waits for the loop to notice)
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.02,), name="fake-github", daemon=True
@@ -682,13 +683,22 @@ class FakeGitHub:
             self._repos[repo].locked.pop(number, None)
 
     def add_comment(
-        self, repo: str, number: int, body: str, *, login: str = "someone", bot: bool = False
+        self,
+        repo: str,
+        number: int,
+        body: str,
+        *,
+        login: str = "someone",
+        bot: bool = False,
+        comment_id: int | None = None,
     ) -> FakeComment:
-        """A comment written by someone else (a user, or another bot with `bot=True`)."""
+        """A comment written by someone else (a user, or another bot with `bot=True`);
+        `comment_id`: the id a payload names it by (scripts/fake_github.py seeds
+        examples/' comment)."""
         with self._lock:
             who = self.user(login, "Bot" if bot else "User")
             self.add_repo(repo).issues.add(number)
-            return self._store_comment(repo, number, body, who)
+            return self._store_comment(repo, number, body, who, comment_id)
 
     def pull(self, repo: str, number: int) -> FakePull:
         with self._lock:
@@ -1476,9 +1486,11 @@ class FakeGitHub:
             self._next_id += 1
             return self._next_id
 
-    def _store_comment(self, repo: str, number: int, body: str, who: Identity) -> FakeComment:
+    def _store_comment(
+        self, repo: str, number: int, body: str, who: Identity, comment_id: int | None = None
+    ) -> FakeComment:
         now = self.now()  # GitHub dates its comments by its clock, not the bot's
-        c = FakeComment(self._new_id(), repo, number, body, who, now, now)
+        c = FakeComment(comment_id or self._new_id(), repo, number, body, who, now, now)
         self._comments[c.id] = c
         return c
 
@@ -1898,8 +1910,8 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, fake: FakeGitHub):
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, fake: FakeGitHub, port: int = 0):
+        super().__init__(("127.0.0.1", port), _Handler)
         self.fake = fake
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
