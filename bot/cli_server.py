@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +78,12 @@ def add_replay_parser(sub) -> None:
         "--live",
         action="store_true",
         help="send to a server that posts to GitHub too (the PR gets a real comment)",
+    )
+    rep.add_argument(
+        "--now",
+        action="store_true",
+        help="move the payload's times (each ..._at) so the newest is now: a live server"
+        " refuses a comment older than it keeps deliveries",
     )
     rep.set_defaults(func=_cmd_replay)
 
@@ -181,13 +188,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from bot.replay import posts_to_github, read_payload, send, webhook_url
+    from bot.replay import brought_to_now, posts_to_github, read_payload, send, webhook_url
 
     try:  # first: a mistyped path is said without settings or a server
         body, payload = read_payload(Path(args.file))
     except ValueError as exc:
         print(f"review-notes replay: {exc}", file=sys.stderr)
         return 1
+    if args.now:  # the file stays as it is: what is signed and sent is the new body
+        payload = brought_to_now(payload, datetime.now(UTC))
+        body = json.dumps(payload).encode()
     secret, url = args.secret, args.url
     if secret is None or url is None:  # it only signs and sends (see _cmd_retry)
         settings = command_settings(dry_run=True)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from bot import signature
+from bot.db import GITHUB_TIME
+
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 def guess_event(payload: dict[str, Any]) -> str:
@@ -58,6 +64,40 @@ def posts_to_github(url: str, timeout: float = 5.0) -> bool:
     except ValueError:
         return False
     return isinstance(health, dict) and health.get("dry_run") is False
+
+
+def brought_to_now(payload: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """`payload` with its times (each `..._at` in GitHub's form) moved by one shift that
+    makes the newest `now`: what GitHub would send for it today. A live server refuses a
+    comment older than it keeps deliveries; one shift keeps the times' order (a comment
+    edited after it was written, the PR updated by it)."""
+    times: list[datetime] = []
+
+    def note(text: str) -> str:
+        times.append(_parsed(text))
+        return text
+
+    _each_time(payload, note)
+    if not times:
+        return payload
+    shift = now.astimezone(UTC).replace(microsecond=0) - max(times)
+    moved = _each_time(payload, lambda text: (_parsed(text) + shift).strftime(GITHUB_TIME))
+    return moved if isinstance(moved, dict) else payload
+
+
+def _parsed(text: str) -> datetime:
+    return datetime.strptime(text, GITHUB_TIME).replace(tzinfo=UTC)
+
+
+def _each_time(value: Any, change: Callable[[str], str], key: str = "") -> Any:
+    """A copy of `value` with `change` applied to each GitHub time under a `..._at` key."""
+    if isinstance(value, dict):
+        return {k: _each_time(v, change, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_each_time(v, change, key) for v in value]
+    if isinstance(value, str) and key.endswith("_at") and _TIME.fullmatch(value):
+        return change(value)
+    return value
 
 
 def read_payload(path: Path) -> tuple[bytes, dict[str, Any]]:

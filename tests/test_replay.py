@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import socket
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from bot.replay import guess_event, replay
+from bot.replay import brought_to_now, guess_event, replay
 from bot.server import build_runtime, create_app
 from tests.browser_kit import serving_in_thread
 from tests.webhook_kit import SECRET, free_port, make_settings
@@ -283,3 +284,24 @@ def test_a_servers_address_means_its_webhook(given, sent):
     from bot.replay import webhook_url
 
     assert webhook_url(given) == sent
+
+
+def test_now_moves_every_time_by_one_shift_the_newest_to_now():
+    payload = {
+        "comment": {"created_at": "2026-08-15T10:00:00Z", "updated_at": "2026-08-15T10:03:18Z"},
+        "issue": {"created_at": "2026-08-15T09:12:41Z", "closed_at": None, "title": "x"},
+        "pull_request": {"merged_at": "not a time", "head": {"label": "2026-08-15T10:03:18Z"}},
+        "repository": {"pushed_at": 1755250000},  # GitHub's epoch seconds: left as they are
+    }
+    now = datetime(2026, 12, 7, 22, 0, 5, 123456, tzinfo=UTC)
+    moved = brought_to_now(payload, now)
+    assert moved["comment"] == {
+        "created_at": "2026-12-07T21:56:47Z",
+        "updated_at": "2026-12-07T22:00:05Z",
+    }
+    assert moved["issue"]["created_at"] == "2026-12-07T21:09:28Z"
+    assert moved["issue"]["closed_at"] is None and moved["issue"]["title"] == "x"
+    assert moved["pull_request"] == payload["pull_request"]  # no `_at` key, or no time
+    assert moved["repository"] == {"pushed_at": 1755250000}
+    assert payload["comment"]["updated_at"] == "2026-08-15T10:03:18Z"  # a copy
+    assert brought_to_now({"action": "opened"}, now) == {"action": "opened"}
