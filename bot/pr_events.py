@@ -136,6 +136,10 @@ def check_readable(payload: dict[str, Any]) -> None:
         facts_from_payload(payload)
     except ValueError as exc:
         raise MalformedPayload(f"pull_request.{exc}") from exc
+    try:
+        payload_files(payload)
+    except ValueError as exc:  # a hand-made payload's (top-level, not the PR's)
+        raise MalformedPayload(str(exc)) from exc
 
 
 def handle_pull_request(ctx: BotContext, delivery: Delivery) -> str:

@@ -118,12 +118,16 @@ class PRFacts:
         return tuple(n for n in referenced_prs(title + "\n" + raw, self.repo) if n != self.number)
 
 
+# A file named by an object: gh's `{"path": ...}`, GitHub's list-files `{"filename": ...}`
+_FILE_KEYS = ("path", "filename")
+
+
 def payload_files(payload: dict[str, Any]) -> list[str] | None:
-    """Changed files, when a payload carries them (our examples do, GitHub's don't)."""
+    """Changed files, when a payload carries them (our examples do, GitHub's don't), read
+    as a `--batch` line's; ValueError naming an entry of no such shape (taken for "no
+    files", a replay would match without its paths and say nothing)."""
     files = payload.get("files")
-    if isinstance(files, list) and all(isinstance(f, str) for f in files):
-        return files
-    return None
+    return None if files is None else list(_names(files, "files", _FILE_KEYS))
 
 
 def facts_from_payload(payload: dict[str, Any], files: Iterable[str] = ()) -> PRFacts:
@@ -177,7 +181,7 @@ def facts_from_record(record: dict[str, Any], repo: str = DEFAULT_REPO) -> PRFac
     `code_names` maps a name to the files naming it, each a path or its index in `files`
     (compact: a 1,500-file PR's diff names thousands of identifiers); `incidental` lists
     the files moved or changed in their imports only, the same way."""
-    files = _names(record.get("files"), "files", ("path", "filename"))
+    files = _names(record.get("files"), "files", _FILE_KEYS)
 
     def paths(where: Any, what: str) -> tuple[str, ...]:
         if not isinstance(where, list):
@@ -232,7 +236,8 @@ def _names(value: Any, field: str, keys: tuple[str, ...]) -> tuple[str, ...]:
         if isinstance(item, dict):
             item = next((item[k] for k in keys if isinstance(item.get(k), str)), None)
         if not isinstance(item, str):
-            raise ValueError(f"{field}[{i}]: not a string or an object with {keys[0]!r}")
+            named = " or ".join(repr(k) for k in keys)
+            raise ValueError(f"{field}[{i}]: not a string or an object with {named}")
         out.append(item)
     return tuple(out)
 

@@ -391,13 +391,23 @@ def test_a_closed_pr_is_left_alone_until_it_is_reopened(app):
     assert len(comments(rt)) == 1
 
 
-def test_files_in_a_payload_are_taken_only_when_all_are_paths():
-    # our examples carry `files`; a list holding anything but strings is not trusted
-    # (the files are then asked of GitHub), so it cannot reach matching
+def test_files_in_a_payload_are_paths_or_objects_naming_one_else_refused_naming_the_entry():
+    # our examples carry paths; GitHub's list-files gives `{"filename": ...}` and gh's
+    # `{"path": ...}`, read as `match --batch` reads them: once taken for "no files"
+    # (a replay matched without its paths, not a word said)
     assert payload_files({"files": ["a.py", "docs/b.md"]}) == ["a.py", "docs/b.md"]
-    assert payload_files({"files": ["a.py", {"filename": "b.py"}]}) is None
-    assert payload_files({"files": "a.py"}) is None
+    listed = [{"filename": "a.py", "status": "modified"}, {"path": "b.py"}, "c.py"]
+    assert payload_files({"files": listed}) == ["a.py", "b.py", "c.py"]
     assert payload_files({}) is None
+    assert payload_files({"files": None}) is None
+    for files, said in [
+        (["a.py", 3], "files[1]: not a string or an object with 'path' or 'filename'"),
+        ([{"name": "a.py"}], "files[0]: not a string or an object with 'path' or 'filename'"),
+        ("a.py", "files: not a list (str)"),
+    ]:
+        with pytest.raises(ValueError) as refused:
+            payload_files({"files": files})
+        assert str(refused.value) == said
 
 
 class LaggingDryRun(DryRunGitHub):
@@ -451,13 +461,26 @@ def test_a_pull_request_object_without_a_number_is_not_about_a_pull_request(tmp_
         assert d.triage("pull_request", payload, settings).reason == "not about a pull request"
 
 
-def test_the_files_a_payload_carries_are_matched(app):
+@pytest.mark.parametrize("shape", ["paths", "GitHub's list-files objects"])
+def test_the_files_a_payload_carries_are_matched(app, shape):
     # our examples carry `files`; the dry-run port cannot list them, so only the
     # payload's list can match a note by its paths
     client, rt = app
-    deliver_pr(client, rt, title="Tidy up the KV cache coordinator", files=MATCHING_FILES)
+    files = MATCHING_FILES if shape == "paths" else [{"filename": f} for f in MATCHING_FILES]
+    deliver_pr(client, rt, title="Tidy up the KV cache coordinator", files=files)
     (c,) = comments(rt)
     assert "a path of this note" in c["body"]
+
+
+def test_a_payload_whose_files_are_no_paths_is_refused_at_intake_naming_the_entry(app):
+    # a hand-made payload (GitHub's carry no `files`): refused (400), not matched without
+    # its paths, nor queued to fail at each run
+    client, rt = app
+    payload = pr_payload(title="Tidy up the KV cache coordinator", files=["a.py", 3])
+    r = post(client, "pull_request", payload)
+    said = "files[1]: not a string or an object with 'path' or 'filename'"
+    assert (r.status_code, r.json()) == (400, {"error": f"malformed pull_request payload: {said}"})
+    assert rt.queue.counts()["pending"] == 0 and comments(rt) == []
 
 
 # --- the repository renamed or transferred: the PR's state follows it ----------------------

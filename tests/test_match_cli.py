@@ -351,6 +351,23 @@ def test_payload_files_are_matched_as_the_dry_run_server_does(capsys):
     assert code == 0 and cli_notes(out) == bot
 
 
+def test_a_payloads_files_as_github_lists_them_are_matched_as_paths(tmp_path, capsys):
+    # GitHub's list-files shape (`[{"filename": ...}]`), as `--batch` reads it: once
+    # taken for no files, the preview matched without its paths and said nothing
+    path = ROOT / "examples" / "pr-51901-opened.json"
+    payload = json.loads(path.read_text("utf-8"))
+    code, out, _ = run(capsys, "--payload", str(path), "--json", *SHIPPED)
+    listed = tmp_path / "listed.json"
+    objects = [{"filename": f, "status": "modified"} for f in payload["files"]]
+    listed.write_text(json.dumps({**payload, "files": objects}), "utf-8")
+    code2, out2, _ = run(capsys, "--payload", str(listed), "--json", *SHIPPED)
+    assert (code2, cli_notes(out2)) == (code, cli_notes(out)) and cli_notes(out)
+    listed.write_text(json.dumps({**payload, "files": ["a.py", {"name": "b.py"}]}), "utf-8")
+    code3, _, err = run(capsys, "--payload", str(listed), "--json", *SHIPPED)
+    assert code3 == 1
+    assert f"{listed}: malformed pull_request payload: files[1]: not a string" in err
+
+
 def test_files_given_with_a_payload_replace_its_files_list(setup, tmp_path, capsys):
     _, flags = setup
     pull = {"number": 7, "title": "[Spec Decode] prefix caching for EAGLE", "changed_files": 1}

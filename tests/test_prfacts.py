@@ -1005,12 +1005,13 @@ def test_a_one_line_parenthesised_import_opens_no_block():
     assert not imports_only(patch)
 
 
-# kills: bot/prfacts.py:payload_files a payload's files list with one string in it is taken
-def test_a_payload_files_list_with_a_non_string_is_not_the_files():
+# kills: bot/prfacts.py:payload_files a payload's files list with a non-path in it is taken
+def test_a_payload_files_list_with_a_non_path_is_refused():
     from bot.prfacts import payload_files
 
     assert payload_files({"files": ["a.py", "b.py"]}) == ["a.py", "b.py"]
-    assert payload_files({"files": ["a.py", 3]}) is None
+    with pytest.raises(ValueError, match=r"^files\[1\]: not a string"):
+        payload_files({"files": ["a.py", 3]})
 
 
 # kills: bot/prfacts.py:_label_names a payload label with an empty name is kept
