@@ -85,9 +85,15 @@ class Header:
     first: int  # file line number of the block's first line
 
     @property
+    def closing_line(self) -> int:
+        """The file line of a note header's closing `+++` (an empty header's text is read
+        as no line, as `+++` then `+++` writes it)."""
+        return self.first + (self.text.count("\n") + 1 if self.text else 0)
+
+    @property
     def body_line(self) -> int:
         """The file line the guidance starts on, after the header's closing `+++`."""
-        return self.first + self.text.count("\n") + 2
+        return self.closing_line + 1
 
     @cached_property
     def layout(self) -> Layout:
@@ -293,6 +299,11 @@ def _meant_field(key: str, value: Any, known: Iterable[str]) -> str | None:
     return _dotted(key, value, known) or closest(key, known)
 
 
+# a field's problem when left out, and when written with nothing in it
+MISSING = "missing required field"
+BLANK = "required field left blank"
+
+
 def pydantic_problems(
     exc: ValidationError,
     path: str,
@@ -329,7 +340,7 @@ def pydantic_problems(
             value, nth = repeated.value, repeated.nth  # the repeat's own line
             first = header.line_of(field, repeated.first, default=default_line)
         if err["type"] == "missing":
-            msg = "missing required field"
+            msg = MISSING
         elif err["type"] == "extra_forbidden":
             msg = "unknown field"
             close = _meant_field(field, err.get("input"), known) if len(loc) == 1 else None
@@ -694,10 +705,7 @@ class NoteSource:
 
 
 # Reviewers read English: a note in the library is not ready until it has these.
-CURATED_FIELDS = {
-    "title_en": "missing: write a one-line English title",
-    "summary_en": "missing: write a one- or two-sentence English summary",
-}
+CURATED_FIELDS = ("title_en", "summary_en")
 
 
 def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
@@ -727,10 +735,16 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
     misspelt = {
         _meant_field(k, v, header_fields) for k, v in data.items() if k not in Note.model_fields
     }
+    # a field left out is named on the header's closing line, where it is added (a
+    # header has no tables a key added there would fall into)
+    closing = header.closing_line
     if curated:
-        for key, msg in CURATED_FIELDS.items():
-            if not str(data.get(key) or "").strip() and key not in misspelt:
-                problems.append(Problem(path, header.line_of(key), key, msg))
+        for key in CURATED_FIELDS:
+            value = data.get(key)
+            if key not in data and key not in misspelt:
+                problems.append(Problem(path, closing, key, MISSING))
+            elif isinstance(value, str) and not value.strip():
+                problems.append(Problem(path, header.line_of(key), key, BLANK))
     try:
         note = Note.model_validate(data)
     except ValidationError as exc:
@@ -738,9 +752,8 @@ def read_note(text: str, path: str, *, curated: bool = False) -> NoteSource:
         missing = {p.field for p in problems}  # blank: its whitespace is no second problem
         problems += [
             Problem(p.path, body_line, p.field, p.message) if p.field == "guidance" else p
-            for p in pydantic_problems(exc, path, header, data, 1, header_fields, "a note's")
-            if p.field not in missing
-            and not (p.message == "missing required field" and p.field in misspelt)
+            for p in pydantic_problems(exc, path, header, data, closing, header_fields, "a note's")
+            if p.field not in missing and not (p.message == MISSING and p.field in misspelt)
         ]
     if problems:
         raise LibraryError([_with_fix(p, str(data["guidance"])) for p in problems])
@@ -771,6 +784,8 @@ def _another_header(body: str, body_line: int) -> tuple[int, str] | None:
 
 # what to write for a required field left out (title_en and summary_en: CURATED_FIELDS)
 _MISSING_FIX = {
+    "title_en": 'title_en = "...", a one-line English title',
+    "summary_en": 'summary_en = "...", a one- or two-sentence English summary',
     "repo": 'repo = "vllm-project/vllm", the PR\'s repository',
     "verdict": 'verdict = "deep", "quick" or "skip", as the guidance\'s wording says',
     "topics": 'topics = ["prefix-caching"], one or more topic ids from the taxonomy',
@@ -782,7 +797,7 @@ def _with_fix(problem: Problem, guidance: str) -> Problem:
     """A note's missing required field with what to write there (the file's name gives
     its id, the guidance's wording its verdict): a curator adding a note by hand reads
     it."""
-    if problem.message != "missing required field":
+    if problem.message not in (MISSING, BLANK):
         return problem
     from bot.notes import ID_PATTERN, stated_verdict
 

@@ -180,7 +180,7 @@ NOTE_DEFECTS = [
     pytest.param(
         ('title_zh = "按 runner 选择 eager 区域"\n', ""),
         (
-            1,
+            13,
             "title_zh",
             'missing required field: write title_zh = "...", the original Chinese title on'
             " one line",
@@ -190,7 +190,7 @@ NOTE_DEFECTS = [
     pytest.param(  # a field left out was "missing required field", nothing of what to write
         ('repo = "vllm-project/vllm"\n', ""),
         (
-            1,
+            13,
             "repo",
             'missing required field: write repo = "vllm-project/vllm", the PR\'s repository',
         ),
@@ -199,7 +199,7 @@ NOTE_DEFECTS = [
     pytest.param(
         ('topics = ["cuda-graphs", "rocm"]\n', ""),
         (
-            1,
+            13,
             "topics",
             'missing required field: write topics = ["prefix-caching"], one or more topic ids'
             " from the taxonomy",
@@ -209,7 +209,7 @@ NOTE_DEFECTS = [
     pytest.param(  # the guidance states it: that one
         ('verdict = "deep"\n', ""),
         (
-            1,
+            13,
             "verdict",
             'missing required field: write verdict = "deep": the guidance says 值得精读',
         ),
@@ -217,7 +217,7 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('id = "vllm-test0001"\n', ""),
-        (1, "id", 'missing required field: write id = "vllm-test0001", the file\'s name'),
+        (13, "id", 'missing required field: write id = "vllm-test0001", the file\'s name'),
         id="missing-id",
     ),
     pytest.param(
@@ -227,7 +227,11 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('title_en = "Pick the eager region per model runner"\n', ""),
-        (1, "title_en", "missing: write a one-line English title"),
+        (
+            13,
+            "title_en",
+            'missing required field: write title_en = "...", a one-line English title',
+        ),
         id="missing-english-title",
     ),
     pytest.param(
@@ -292,7 +296,12 @@ NOTE_DEFECTS = [
     ),
     pytest.param(
         ('summary_en = "Shows how a function pointer picks the eager region."', 'summary_en = ""'),
-        (11, "summary_en", "missing: write a one- or two-sentence English summary"),
+        (
+            11,
+            "summary_en",
+            'required field left blank: write summary_en = "...", a one- or two-sentence'
+            " English summary",
+        ),
         id="empty-english-summary",
     ),
     pytest.param(
@@ -714,14 +723,14 @@ def test_a_bad_escape_in_a_multi_line_string_names_its_field_line_and_fix(
 def test_a_verdict_left_out_of_a_note_whose_guidance_states_none_lists_the_three(tmp_path):
     path = write(tmp_path, VALID.replace('verdict = "deep"\n', "").replace("值得精读。", ""))
     assert problems_of(tmp_path) == [
-        f'{path}:1: verdict: missing required field: write verdict = "deep", "quick" or'
+        f'{path}:13: verdict: missing required field: write verdict = "deep", "quick" or'
         ' "skip", as the guidance\'s wording says'
     ]
 
 
 def test_a_missing_id_is_not_told_a_file_name_that_is_no_id(tmp_path):
     path = write(tmp_path, VALID.replace('id = "vllm-test0001"\n', ""), "My Note.md")
-    assert problems_of(tmp_path) == [f"{path}:1: id: missing required field"]
+    assert problems_of(tmp_path) == [f"{path}:13: id: missing required field"]
 
 
 @pytest.mark.parametrize(("edit", "expected"), NOTE_DEFECTS)
@@ -732,8 +741,8 @@ def test_each_note_defect_is_reported_on_its_line(tmp_path, edit, expected):
     line, field, message = expected
     assert problems_of(tmp_path) == [f"{path}:{line}: {field}: {message}"]
     text = line_at(path, line)
-    if line == 1:  # missing fields point at the opening fence
-        assert text == "+++"
+    if message.startswith("missing required field"):  # where it is added: the closing fence
+        assert text == "+++" and line > 1
     elif field == "guidance" and "field" not in message:
         assert line == VALID.count("\n")  # the line right after the closing fence
     else:
@@ -2608,11 +2617,14 @@ def test_a_repeat_names_its_own_line_and_the_line_of_the_term_it_repeats(tmp_pat
 
 
 # kills: bot/note_files.py:read_note (hand) `.strip()` dropped from the curated check (an English
-#   title of spaces only not named as missing, only as "leading or trailing whitespace")
-def test_an_english_title_of_spaces_only_is_named_missing(tmp_path):
+#   title of spaces only not named as blank, only as "leading or trailing whitespace")
+def test_an_english_title_of_spaces_only_is_named_blank(tmp_path):
     title = 'title_en = "Pick the eager region per model runner"'
     path = write(tmp_path, VALID.replace(title, 'title_en = "   "'))
-    missing = f"{path}:10: title_en: missing: write a one-line English title"
+    missing = (
+        f'{path}:10: title_en: required field left blank: write title_en = "...", a one-line'
+        " English title"
+    )
     # one problem, not also "leading or trailing whitespace" for the same mistake
     assert [p for p in problems_of(tmp_path) if ":10: title_en:" in p] == [missing]
 

@@ -234,7 +234,7 @@ def test_an_empty_header_names_its_missing_fields_whatever_the_fences_spacing():
     for text in ("+++\n+++\nbody\n", "+++ \n+++\nbody\n"):
         with pytest.raises(LibraryError) as exc:
             parse_note(text, "n.md")
-        said = 'n.md:1: id: missing required field: write id = "n", the file\'s name'
+        said = 'n.md:2: id: missing required field: write id = "n", the file\'s name'
         assert said in str(exc.value).split("\n"), text
         assert "no closing" not in str(exc.value)
 
