@@ -673,7 +673,8 @@ class GitHubClient:
         answer, taken; GitHub's other 404s, and its 403s, are not refused (transient):
         such a server may word it otherwise. Returns the scopes the answer's
         X-OAuth-Scopes names (() for none), which GitHub sends for a classic token only:
-        None without it (a fine-grained token, whose permissions no answer tells)."""
+        None without it (a fine-grained token's, whose permissions no answer tells, an
+        App's, or any behind a proxy that drops GitHub's headers)."""
         if self._sessions.integration is not None:
             return None
         requester = self._sessions.token_github().requester

@@ -679,14 +679,17 @@ def check_token_scopes(scopes: tuple[str, ...] | None) -> None:
     """Judge what GitHub's answer at start said the token may do (`check_token`). A
     classic token's scopes without `repo` or `public_repo` stop the start, as a token
     GitHub refuses does: every comment would be refused. One with no scope at all only
-    warns: that empty header is not known to be a classic token's alone. A fine-grained
-    token's permissions no answer tells (no header): they show at its first write."""
+    warns: that empty header is not known to be a classic token's alone. No header is not
+    known to be a fine-grained token's (a proxy may drop GitHub's headers, an App's token
+    gets none): said as no scopes named; a fine-grained token's permissions no answer
+    tells, they show at its first write."""
     from bot.github_errors import COMMENT_SCOPES  # PyGithub's: live mode only
 
     if scopes is None:
         log.info(
-            "GITHUB_TOKEN: GitHub names no scopes for it (a fine-grained token): whether it"
-            " may comment shows at its first write"
+            "GITHUB_TOKEN: GitHub names no scopes for it (no X-OAuth-Scopes header):"
+            " whether it may comment shows at its first write (a fine-grained token's"
+            " permissions no answer tells)"
         )
     elif not scopes:
         log.warning(

@@ -436,7 +436,8 @@ def test_serve_with_a_token_judges_the_scopes_github_names_for_it(tmp_path, fake
         serve = server(tmp_path, env)
         with serve.run():
             log = serve.logs[0].read_text()
-        assert "GITHUB_TOKEN: GitHub names no scopes for it (a fine-grained token)" in log, log
+        said = "GITHUB_TOKEN: GitHub names no scopes for it (no X-OAuth-Scopes header)"
+        assert said in log, log
         assert "review-notes: LIVE" in log and "ghp_operator" not in log, log
     assert [r.status for r in fake_github.calls("GET", "/rate_limit")] == [200]
 

@@ -2735,18 +2735,28 @@ def test_a_classic_token_that_may_comment_starts_saying_nothing(
 
 # A fine-grained token's permissions no answer tells (GitHub sends it no X-OAuth-Scopes):
 # not guessed at, said once; a classic token with no scope at all (an empty header) only
-# warns, as that answer is not known to be a classic token's alone
-@pytest.mark.parametrize("kind", ["fine-grained", "no scope"])
+# warns, as that answer is not known to be a classic token's alone. No header is not known
+# to be a fine-grained token's either (a proxy dropping GitHub's headers, an App's token
+# put in GITHUB_TOKEN): the log said "(a fine-grained token)", and now says what is known
+@pytest.mark.parametrize("kind", ["no header", "no scope"])
 def test_a_token_whose_scopes_tell_nothing_starts_and_says_so(tmp_path, fake_github, caplog, kind):
-    scopes = None if kind == "fine-grained" else ()
+    scopes = None if kind == "no header" else ()
     with caplog.at_level(logging.INFO):
         build_runtime(token_start_settings(tmp_path, fake_github, scopes=scopes)).db.close()
     said = [r for r in caplog.records if r.getMessage().startswith("GITHUB_TOKEN: ")]
     assert len(said) == 1, caplog.text
-    level = logging.INFO if kind == "fine-grained" else logging.WARNING
+    level = logging.INFO if kind == "no header" else logging.WARNING
     assert said[0].levelno == level, said[0]
-    words = "at its first write" if kind == "fine-grained" else "public_repo (repo for a private"
-    assert words in said[0].getMessage() and "ghp_start" not in caplog.text
+    message = said[0].getMessage()
+    if kind == "no header":
+        assert message == (
+            "GITHUB_TOKEN: GitHub names no scopes for it (no X-OAuth-Scopes header):"
+            " whether it may comment shows at its first write (a fine-grained token's"
+            " permissions no answer tells)"
+        )
+    else:
+        assert "public_repo (repo for a private" in message
+    assert "ghp_start" not in caplog.text
 
 
 # An answer trickled in a byte at a time (each before REVIEW_NOTES_HTTP_TIMEOUT) held the
