@@ -172,9 +172,9 @@ class GitHubSessions:
       `Auth.AppAuth`) and shares it between threads until shortly before it expires; a 401
       drops it, mints a new token and retries once. A 404 to a mint (the App uninstalled)
       is kept `removed_installation_kept` seconds (LONE_404_KEPT until a second one
-      confirms it), or until an installation event: the calls meanwhile mint nothing and
-      ask where the repository is now (the App installed again, its event lost, is
-      another installation). Token mode uses `Auth.Token`.
+      confirms it), or until an installation event of that installation: the calls
+      meanwhile mint nothing and ask where the repository is now (the App installed
+      again, its event lost, is another installation). Token mode uses `Auth.Token`.
     - Threads. PyGithub's requester and its connection are not thread-safe (two threads on
       one `Github` can get each other's answers: PyGithub PR #2052), so each thread gets its
       own lazy `Github` per installation and token, closed when that thread sees a new token
@@ -469,10 +469,10 @@ class GitHubSessions:
 
     def _refused_lately(self, installation_id: int, needs: str) -> bool:
         """A new token of the installation was refused `needs` less than REFUSAL_KEPT ago,
-        and no installation event came since: minting another would get the same 403 (an
-        owner granted pull_requests but not issues, say), a mint for each call. Past
-        REFUSAL_KEPT it is asked again, lest a lost new_permissions_accepted event keep
-        the bot from what an owner has since granted."""
+        and no event of that installation came since: minting another would get the same
+        403 (an owner granted pull_requests but not issues, say), a mint for each call.
+        Past REFUSAL_KEPT it is asked again, lest a lost new_permissions_accepted event
+        keep the bot from what an owner has since granted."""
         with self._lock:
             at = self._refusals.get((installation_id, needs))
         return at is not None and self._clock() - at < REFUSAL_KEPT.total_seconds()
@@ -719,7 +719,7 @@ class GitHubSessions:
         return NotInstalled(
             f"{held.said} (GitHub's answer {age:.0f} s ago: not asked again for"
             f" {min(span, self._removed_installation_kept):g} s after it, or until an"
-            " installation event)",
+            f" installation event of installation {installation_id})",
             sent=False,
         )
 

@@ -284,8 +284,8 @@ class Settings(BaseSettings):
     # oldest kept) this long after (s); 0: never
     reply_copies_check_after: float = Field(default=60.0, ge=0, le=86400)
     # GitHub's 404 to an installation's token (the App uninstalled from it) is kept this
-    # long, no installation event since, once a second 404 confirmed it (a lone one: 10 s):
-    # calls mint nothing for it, and look up where their repository is now
+    # long, no event of that installation since, once a second 404 confirmed it (a lone
+    # one: 10 s): calls mint nothing for it, and look up where their repository is now
     removed_installation_kept_seconds: float = Field(default=300.0, ge=0, le=3600)
     seconds_between_requests: float = Field(default=0.25, ge=0, le=10)  # PyGithub throttle
     seconds_between_writes: float = Field(default=1.0, ge=0, le=60)  # GitHub asks for >= 1 s
