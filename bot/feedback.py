@@ -72,12 +72,14 @@ _UNITS = rf"[多余餘](?={_MEASURES})|{_MEASURES}"
 # Chinese's joins of two numbers: `和`, `及`, `与`, `跟` or `同` ("and"), `或` ("or"), `到` or
 # `至` ("to"); the characters, for a class: `[、{_ZH_AND}]`
 _ZH_AND = "和及与跟同或到至"
+# and with the words of two, `或者` ("or"), `以及` ("and"): `2或者3`, `2以及3`
+_ZH_PAIR = rf"[{_ZH_AND}]|或者|以及"
 # a range, a choice or a pair of counts (`2到3倍`, "2 to 3 times", `2或3处`, `2至30分钟`,
 # `2和3张卡`, "2 and 3 cards"): the first number is the count's too, no note's, as in `2-3倍`
 # and `2~3个文件`. Chinese's "and" joins nouns, never clauses: the number before it shares
 # the count's measure word (no "note 2, and 3 cards", as English's `and` may say). Not
 # `还有`, which also says "there are still" (`2还有3处没改`: note 2 and its reason).
-_COUNT_RANGE = rf"(?:[{_ZH_AND}]|或者|以及) ?[0-9]+ ?(?:{_UNITS})"
+_COUNT_RANGE = rf"(?:{_ZH_PAIR}) ?[0-9]+ ?(?:{_UNITS})"
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
 _GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS}|{_COUNT_RANGE})"
 _NUMBER = re.compile(
@@ -132,9 +134,8 @@ _CHINESE_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
 # a count's too, two counts (`2、30分钟`: `_ENUMERATED_COUNTS`), but with a counting word
 # glued on, as after `和`, a list with the reason after it (`2、3个文件`, `2、3条只是改名`,
 # `2、3号机`, "machines 2 and 3": which note? where `3个文件` hid note 2).
-# Chinese's joins (`_ZH_AND`), and the words of two: `或者` ("or"), `以及`, `还有` ("and"):
-# `2或者3`, `2以及3`
-_ZH_JOIN = rf"[{_ZH_AND}]|或者|以及|[还還]有"
+# Chinese's joins (`_ZH_PAIR`), and `还有` ("and"), which joins no counts (`_COUNT_RANGE`)
+_ZH_JOIN = rf"{_ZH_PAIR}|[还還]有"
 _ENUM_NUMBER = rf"(?:[0-9]+|{_NUMERALS})"
 # What ends a list of numbers in digits as its counting word (`2和3条`, `2、3个`), glued on:
 # `_COUNTER`'s, and `点` ("point", as items are numbered: `2、3点只是改名`, "points 2 and 3
