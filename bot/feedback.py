@@ -152,10 +152,15 @@ _ZH_COUNT = rf" ?(?!{_LIST_COUNTER})(?:{_UNITS})"
 # `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
 # is a rename`, `2 and 3 as well`), which a count is not followed by
 _NOT_COUNTED = ("is", "was", "has", "does", "as", "this", "thus", "plus", "seems", "looks", "fits")
-_COUNTED = (
-    r"(?:[0-9%]|\.[0-9]|[^\W\d_]"
-    rf"| (?!(?:{'|'.join(_NOT_COUNTED)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s(?![^\W\d_]))"
-)
+
+
+def _plural(but: tuple[str, ...]) -> str:
+    """A plural noun's pattern: a word ending in one `s` (`files`, `PRs`, no `class`), not
+    one of the words `but`."""
+    return rf"(?!(?:{'|'.join(but)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s"
+
+
+_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_plural(_NOT_COUNTED)}(?![^\W\d_]))"
 # After `or` or `to`, which join no clause to a note's number, a count as English's
 # grammar tells it from a verb, since a `-s` word after `2 or 3` may be either (`2 or 3
 # needs a rename`, `2 or 3 matches`: notes 2 or 3 and their reason, no count): a unit, a
@@ -165,10 +170,7 @@ _COUNTED = (
 # verb takes (`_LINKING`: `2 or 3 gets renamed` is notes 2 or 3 and their reason)
 _LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
 _LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
-_PLURAL = (
-    rf"(?!(?:{'|'.join(_NOT_COUNTED + _LINKING + _LINKING_TOO)})(?![^\W\d_]))"
-    r"[A-Za-z]*[A-Ra-rT-Zt-z]s"
-)
+_PLURAL = _plural(_NOT_COUNTED + _LINKING + _LINKING_TOO)
 _COUNTED_PAIR = (
     r"(?:[0-9%]|\.[0-9]|[^\W\d_]|(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"
     rf"| {_PLURAL} (?:(?:are|were|have)(?:n['\u2019]t)?|don['\u2019]t)(?![^\W\d_])"
