@@ -941,16 +941,16 @@ def _dash_apart(words: list[str]) -> list[str]:
 # English's `and later` is read: `2以后再说` asks too.
 _AFTER = "以后|之后|往后|以後|之後|后面|後面"
 _ONWARDS_GLUED = re.compile(rf"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:{_AFTER})|\+$)")
+# What `_ONWARDS_APART` reads said of the notes after a number, or how many of them (`都`,
+# `也`, `只是`, `不`, `是`, `无关`, `同理`, `一样`, `全`, `所有`, `几个`): `以后的` before it is
+# "those after", before any other word (a noun) "later". Asking which note hides nothing;
+# hiding note 2 for "2 and all those after" leaves the rest shown as if unnamed
+_OF_THOSE_AFTER = "只是|[都也均皆不没沒是无無全几幾]|所有|同理|一[样樣]|[类類]似"
 # Set apart from the number (`2，及以后都不相关`, `2 以后的都不相关`, `2，之后`), only as `及以后`
 # ("and after"), `以后的` ("those after") before what is said of them or alone: a word of
 # its own, `以后` may say "later", a time, the reason's (`2，以后再说`, "2, let's talk later",
 # `2，以后的版本会修`, "later versions fix it"), as English's `after` before a noun is
 # (`_ONWARDS_WORDS`)
-# What is said of the notes after it, or how many of them (`都`, `也`, `只是`, `不`, `是`,
-# `无关`, `同理`, `一样`, `全`, `所有`, `几个`): `以后的` before it is "those after", before
-# any other word (a noun) "later". Asking which note hides nothing; hiding note 2 for
-# "2 and all those after" leaves the rest shown as if unnamed
-_OF_THOSE_AFTER = "只是|[都也均皆不没沒是无無全几幾]|所有|同理|一[样樣]|[类類]似"
 _ONWARDS_APART = re.compile(
     rf"(?:[及和]|以及) ?(?:{_AFTER})|(?:{_AFTER})(?:的 ?(?:{_OF_THOSE_AFTER})|的?$)"
 )
