@@ -504,8 +504,7 @@ def _heads_quote(text: str, start: int, after: int, end: int) -> bool:
     (`From: Alice <address>`) in a block of them that is a mail's, is
     `_HeaderFields.mail_block`'s to tell. A name and address in prose (`cc Jane
     <jane@example.com>`, which GitHub hides as `Jane ***@***.***>` in a reply by email) is
-    neither, nor a list of them in the replier's own words (`Owner: Jane <address>`, then
-    `Reviewer: Bob <address>`)."""
+    neither."""
     next_end = text.find("\n", end + 1)
     following = text[end + 1 : len(text) if next_end < 0 else next_end]
     if _ENDS_IN_COLON.search(text, after, end):
@@ -550,7 +549,9 @@ class _HeaderFields:
         """Whether line `row` (the sender's) is a header field of a mail's header block:
         among the header fields around it, lines of their own next to it (Outlook puts
         `Sent:` under `From:`, Thunderbird `Date:` above it), one another than it has a
-        date under a mail's label or GitHub's subject (`_SENT_FIELD`, `_GITHUB_SUBJECT`)."""
+        date under a mail's label or GitHub's subject (`_SENT_FIELD`, `_GITHUB_SUBJECT`); no
+        list of names and addresses in the replier's own words (`Owner: Jane <address>`,
+        then `Reviewer: Bob <address>`)."""
         if (self._kinds[row] or self._read(row)) == _NO_FIELD:
             return False
         above = range(row - 1, max(row - 1 - _MOST_FIELDS, -1), -1)
