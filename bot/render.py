@@ -222,12 +222,16 @@ def _source_of(note: Note) -> tuple[str, int] | str:
     return (note.repo.lower(), note.source_pr) if note.source_pr else note.id
 
 
-def badge_line(note: Note, guidance_url: str, here: str = "") -> str:
+def badge_line(note: Note, guidance_url: str, here: str = "", this_pr: bool = False) -> str:
     """The line under a note's title, in the comment and in a command's reply: verdict in
     English and Chinese, source PR, link to the (Chinese) guidance. `here`: the repository
-    the PR is in, whose name a source PR there goes without (`pr_link`)."""
+    the PR is in, whose name a source PR there goes without (`pr_link`). `this_pr`: the
+    PR is the note's source, named so: a link would lead to the page the reader is on."""
     v = note.verdict
-    source = f" · source: {pr_link(note.repo, note.source_pr, here)}" if note.source_pr else ""
+    source = ""
+    if note.source_pr:
+        said = "this pull request" if this_pr else pr_link(note.repo, note.source_pr, here)
+        source = f" · source: {said}"
     guidance = f"[{GUIDANCE_LINK}]({link_target(guidance_url)})"
     return f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
 
@@ -236,7 +240,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     note = match.note
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
-    lines = [head, badge_line(note, opts.links.url(note), opts.repo)]
+    lines = [head, badge_line(note, opts.links.url(note), opts.repo, match.source)]
     if note.title_en:
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if note.summary_en:

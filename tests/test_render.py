@@ -165,7 +165,8 @@ def test_comment_for_a_real_seed_pr_has_every_part():
     assert first.source_pr == 52419
     assert "**Deep read** · 值得精读" in body
     assert first.title_zh in body
-    assert "https://redirect.github.com/vllm-project/vllm/pull/52419" in body
+    # the note's source is this PR: named so, not linked to the page the reader is on
+    assert " · source: this pull request · " in body and "/pull/52419" not in body
     assert f"https://notes.example.org/notes/{first.id}" in body
     assert "<details><summary>Why this note</summary>" in body
     # no commit SHA, though the facts carry one: a push that keeps the same notes must
@@ -1016,6 +1017,18 @@ def test_a_source_pr_in_the_prs_own_repository_is_named_by_its_number():
         body = render(result(note()), LIB, opts=replace(OPTS, repo=repo))
         assert f" · source: {said}{link} · " in body, (repo, body)
         assert_inert(body)
+
+
+def test_on_its_own_source_pr_a_notes_badge_says_this_pull_request():
+    """On a note's own source PR the badge read "source: PR 50001", a link to the page
+    the reviewer is reading. There it says "source: this pull request", with no link;
+    the other notes of that comment keep theirs."""
+    matches = (Match(note(), 9, (), source=True), Match(note(2), 8, ()))
+    body = render(MatchResult(matches, ()), LIB, opts=replace(OPTS, repo="vllm-project/vllm"))
+    own, rest = body.split("**2. ")
+    assert " · source: this pull request · " in own and "/pull/50001" not in body
+    assert " · source: [PR 50002](https://redirect.github.com/vllm-project/vllm/pull/50002)" in rest
+    assert_inert(body)
 
 
 def test_a_pr_number_in_a_notes_summary_stays_plain_text():
