@@ -255,7 +255,9 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     if len(said) > limit:
         reasons.append(f"- … and {len(said) - limit} more")
     if opts.verbose:
-        lines += ["", f"Why (score {match.score:g}):", *reasons]
+        # no score: the lines carry no weights to read a total against, and being linked
+        # is not a score over one bar (ties, a floor relative to the best note)
+        lines += ["", "Why this note:", *reasons]
     else:
         lines += ["", "<details><summary>Why this note</summary>", "", *reasons, "", "</details>"]
     return lines

@@ -76,7 +76,7 @@ def test_why_shows_every_reason_and_the_topics_without_notes(live):
     c = say(client, rt, fake, "/NOTES WHY")  # case does not matter
     why = sticky(fake).body
     assert why != plain and "(why mode)" in why
-    assert "Why (score" in why and "Topics this pull request touches" in why
+    assert "Why this note:" in why and "Topics this pull request touches" in why
     assert "<details>" not in why  # the evidence is shown, not folded
     assert reactions(fake, c) == {"eyes", "+1"}
     say(client, rt, fake, "/notes refresh")  # a plain refresh leaves why mode

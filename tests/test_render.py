@@ -355,7 +355,9 @@ def test_verbose_shows_all_evidence_and_topics_without_notes():
     short = render(res, LIB, opts=OPTS)
     why = render(res, LIB, opts=RenderOptions(links=OPTS.links, verbose=True))
     assert "reason 29" in why and "reason 29" not in short  # short view caps the list
-    assert "Why (score 42.5):" in why and "<details>" not in why
+    # a total with nothing to read it against said nothing: the evidence is what why
+    # mode is for (a score and the rule that held a note are the operators' `explain`)
+    assert "Why this note:\n- reason 0" in why and "42.5" not in why and "<details>" not in why
     assert "Topics hit that have no note yet:\n- not-a-real-topic" in why
     # named in English, as each note's "Topics:" line and the pages name them
     assert "first: Speculative decoding, not-a-real-topic." in why and "投机解码" not in why
@@ -935,7 +937,7 @@ def test_the_short_view_shows_twelve_reasons_and_counts_the_rest():
     assert "- title mentions `w11`" in body and "`w12`" not in body
     assert "- … and 2 more" in body
     why = render(result(note(), reasons=many), LIB, opts=replace(OPTS, verbose=True))
-    assert "- title mentions `w13`" in why and "more\n" not in why.split("Why (score")[1]
+    assert "- title mentions `w13`" in why and "more\n" not in why.split("Why this note:")[1]
 
 
 # --- the comment read as a plain-text notification email -----------------------
