@@ -45,12 +45,12 @@ def tagged(tag: str, hit: TermHit) -> Said:
 Weighed = tuple[float, str | Said, str]
 
 # Why a line counts for the note (a line's gloss, in brackets), in a reviewer's words:
-# a note's keywords are "terms this note is about", its aspects "what this note is about in
-# <topic>", as the note page labels them (templates/note.html). Marks kept in the older
-# wording ("keyword of this note", "this note's focus within X") are read
-# back the same: `evidence_terms` reads no gloss
+# a note's keywords are "terms this note is about", its aspects "a subject of this note,
+# under <topic>", as the note page labels them (templates/note.html). Marks kept in older
+# wordings ("keyword of this note", "this note's focus within X", "what this note is
+# about in X") are read back the same: `evidence_terms` reads no gloss
 KEYWORD = "a term this note is about"
-ASPECT = "what this note is about in {}"  # the note's topic the aspect is of
+ASPECT = "a subject of this note, under {}"  # the note's topic the aspect is of
 TOPIC = "topic: {}"
 OWN_PATH = "a path of this note"
 OWN_PATHS = "paths of this note"  # OWN_PATH, of a line naming or counting more than one file
@@ -225,7 +225,7 @@ def _topics_once(whys: list[str]) -> list[str]:
 
 
 def _unrepeated(whys: list[str]) -> list[str]:
-    """Without "topic: X" where "what this note is about in X" says it already."""
+    """Without "topic: X" where "a subject of this note, under X" says it already."""
     topic = TOPIC.format("")
     return [
         w

@@ -1184,7 +1184,7 @@ def test_a_mark_kept_in_an_older_wording_counts_its_terms_as_the_comments_now_wo
         " and elastic EP)",
     )
     new = (
-        "title mentions 'prefix cache' (what this note is about in Prefix caching)",
+        "title mentions 'prefix cache' (a subject of this note, under Prefix caching)",
         "changes x.py (a path of this note; topics: Elastic EP scaling, Expert parallelism)",
     )
     shown = [("vllm-project/vllm", 5, "a", new)]

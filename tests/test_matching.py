@@ -136,7 +136,7 @@ def test_a_reason_names_each_file_and_word_once():
     assert result.matches[0].reasons == (
         "changes vllm/v1/core/kv_cache_coordinator.py (a path of this note; topic: Prefix caching)",
         # the aspect is of the note's topic whose terms hold it
-        "title mentions 'piecewise' (what this note is about in CUDA graphs)",
+        "title mentions 'piecewise' (a subject of this note, under CUDA graphs)",
         "title mentions 'prefix caching' (topic: Prefix caching)",
         "changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)",
         "title mentions 'CUDA graph' (topic: CUDA graphs)",
@@ -1116,14 +1116,14 @@ def test_an_aspect_counts_where_the_note_s_first_topic_shows():
     assert shown.matches[0].own  # the aspect is the note's own evidence
     reasons = shown.matches[0].reasons
     # the reason names the topic the aspect belongs to: "of its subsystem" named none
-    aspect = "title mentions 'metrics' (what this note is about in Speculative decoding)"
+    aspect = "title mentions 'metrics' (a subject of this note, under Speculative decoding)"
     assert aspect in reasons
     # an aspect that is also its topic's keyword says the topic once
     eagle_lib = library(note("n-eagle", ("spec-decode",), aspects=("EAGLE",)))
     eagle = pr("[Spec Decode] Faster EAGLE drafts", files=["vllm/v1/spec_decode/eagle.py"])
     reasons = match_pr(eagle, eagle_lib, CFG).matches[0].reasons
     (line,) = [r for r in reasons if "'EAGLE'" in r]
-    assert line == "title mentions 'EAGLE' (what this note is about in Speculative decoding)"
+    assert line == "title mentions 'EAGLE' (a subject of this note, under Speculative decoding)"
     # one aspect counts once, however many the title names
     both = match_pr(pr("[Spec Decode] Export acceptance metrics to Prometheus"), lib, CFG)
     assert both.matches[0].score == shown.matches[0].score
@@ -2156,7 +2156,7 @@ def test_a_similar_title_says_which_words_are_the_notes_title_and_which_its_keyw
     m = next(m for m in match_pr(pr(title), lib, load_match_config()).candidates if m.note is eager)
     # the words another line quotes are said there, once: whose each side is
     assert m.reasons == (
-        "title mentions 'piecewise' (what this note is about in CUDA graphs)",
+        "title mentions 'piecewise' (a subject of this note, under CUDA graphs)",
         "title mentions 'CUDA graph' (also in this note's title; topic: CUDA graphs)",
         # no keyword writes 'graph capture': the gloss names the word one does
         "title mentions 'graph capture' ('capture' also in a term this note is about;"
@@ -2593,16 +2593,16 @@ def test_an_aspect_inside_a_mention_of_the_notes_keyword_counts_once():
     nixl = ["vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py"]
     metrics = note("[KV Connector] Fix connector metrics reset", nixl, "vllm-505c8870")
     assert "title mentions 'connector metrics' (a term this note is about)" in metrics.reasons
-    assert not any("what this note is about in" in r for r in metrics.reasons), metrics.reasons
+    assert not any("a subject of this note, under" in r for r in metrics.reasons), metrics.reasons
     # said outside the keyword too, it is the aspect as well
     both = note(
         "[KV Connector] Fix connector metrics reset and metrics names", nixl, "vllm-505c8870"
     )
-    assert any("what this note is about in" in r for r in both.reasons), both.reasons
+    assert any("a subject of this note, under" in r for r in both.reasons), both.reasons
     # 'hits' inside the prefix-caching note's 'partial hash hits'
     manager = ["vllm/v1/core/kv_cache_manager.py"]
     hits = note("Fix lost partial hash hits", manager, "vllm-0436d44c")
-    assert not any("what this note is about in" in r for r in hits.reasons), hits.reasons
+    assert not any("a subject of this note, under" in r for r in hits.reasons), hits.reasons
 
 
 def test_topic_words_shared_with_a_notes_title_do_not_single_it_out():
@@ -2761,13 +2761,13 @@ def test_an_aspect_said_apart_in_any_tag_or_the_title_text_counts():
     second = note("[Metrics][Connector Metrics] Fix reset")
     text = note("[connector metrics] Fix metrics reset")
     for m in (first, second, text):
-        assert any("what this note is about in" in r for r in m.reasons), m.reasons
+        assert any("a subject of this note, under" in r for r in m.reasons), m.reasons
     assert first.score == second.score == text.score
-    aspect = "what this note is about in KV connector"
+    aspect = "a subject of this note, under KV connector"
     assert f"title mentions 'metrics' ({aspect})" in text.reasons
     # only inside the keyword, in its tag: the keyword's one mention
     tagged = note("[Connector Metrics] Fix").reasons
-    assert not any("what this note is about in" in r for r in tagged)
+    assert not any("a subject of this note, under" in r for r in tagged)
 
 
 # --- a note's share of the PR's files, and each file named once -----------------------

@@ -366,11 +366,11 @@ def test_note_page_shows_everything(client):
     assert '<html lang="en">' in html
     assert ("修复 CUDA 图捕获死锁", "zh", "p") in page.texts
     assert "Worth a deep read: the capture order matters." in page.text
-    # the comment says "title mentions 'capture' (what this note
-    # is about in CUDA graphs)", and the page it links called the same words
-    # "Aspects", a curators' word a reviewer could not tie to the comment's; its keywords,
-    # "a term this note is about" in the comment, are labelled so too
-    assert "<dt>What it is about in its topics</dt><dd><code>capture</code></dd>" in html
+    # the comment says "title mentions 'capture' (a subject of this note, under CUDA
+    # graphs)", and the page it links called the same words "Aspects", a curators' word a
+    # reviewer could not tie to the comment's; its keywords, "a term this note is about"
+    # in the comment, are labelled so too
+    assert "<dt>Subjects under its topics</dt><dd><code>capture</code></dd>" in html
     assert "<dt>Terms it is about</dt><dd><code>cudagraph</code>" in html
     read_with = '<a href="https://redirect.github.com/vllm-project/vllm/pull/49994" rel="noopener">'
     assert f"<dt>Read with</dt><dd>{read_with}PR 49994</a></dd>" in html

@@ -259,7 +259,7 @@ def test_a_notes_terms_and_aspects_are_glossed_in_plain_words():
         )
         for line in reasons_of(title, files)
     }
-    assert "title mentions 'metadata' (what this note is about in CUDA graphs)" in lines
+    assert "title mentions 'metadata' (a subject of this note, under CUDA graphs)" in lines
     assert (
         "title mentions 'Draft Model' ('Draft' also in a term this note is about;"
         " topic: Speculative decoding)"
@@ -668,7 +668,7 @@ def test_an_aspect_said_in_the_tag_of_the_notes_other_topic_is_not_glossed_with_
     # now looks for the line it is about)
     (line,) = [r for r in lines["vllm-d996c45a"] if r.startswith("title is tagged [Sparse MLA]")]
     assert "the part of" not in line
-    assert line.startswith("title is tagged [Sparse MLA] (what this note is about in Context")
+    assert line.startswith("title is tagged [Sparse MLA] (a subject of this note, under Context")
 
 
 def test_an_aspect_word_inside_a_topic_phrase_is_not_quoted_on_a_line_of_its_own():
