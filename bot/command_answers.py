@@ -356,9 +356,7 @@ def _run_judged(
             sticky.append(c.kind)
         elif d is Decision.REFUSE or problem or c.kind is Kind.UNKNOWN:
             errors.append(Unanswered(c, refused=d is Decision.REFUSE, unpicked=problem))
-        elif _reply_once(
-            ctx, ref, delivery, i, functools.partial(_reply_text, ctx, c, ref.repo), spent
-        ):
+        elif _reply_once(ctx, ref, delivery, i, functools.partial(_reply_text, ctx, c, ref), spent):
             answered += 1
             said.append(f"{c.kind}: replied")
         else:
@@ -463,9 +461,9 @@ def _answer_errors(
     return f"{what}; one reply", True
 
 
-def _reply_text(ctx: BotContext, command: Command, repo: str) -> str:
+def _reply_text(ctx: BotContext, command: Command, ref: PRRef) -> str:
     """The text of the reply to a `topic`, `search` or `help` (`_reply_once` posts it)."""
-    links = ctx.links
+    links, repo = ctx.links, ref.repo
 
     def topic_page(topic_id: str) -> str:  # the PR's repository's notes, as the reply lists
         query = urlencode({"topic": topic_id, "repo": repo.lower()})
@@ -479,4 +477,5 @@ def _reply_text(ctx: BotContext, command: Command, repo: str) -> str:
         max_results=ctx.commands.max_results,
         topic_url=topic_page if links.mode == "pages" else None,
         repo=repo,
+        pr=ref.number,
     )

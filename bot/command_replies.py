@@ -31,20 +31,28 @@ TopicUrl = Callable[[str], str]
 # --- pieces --------------------------------------------------------------------
 
 
-def note_line(note: Note, note_url: NoteUrl, extra: str = "", here: str = "") -> str:
+def note_line(
+    note: Note, note_url: NoteUrl, extra: str = "", here: str = "", pr: int | None = None
+) -> str:
     """One list item, headed as the notes comment heads a note: the title, then a line
     of verdict, source PR and link to the note's (Chinese) guidance, then the Chinese
     title beside an English one, then `extra`. Lines, not one: in a reply's width the
     two titles, two links and where a search matched ran to four lines of wrapped text
     with no line a reviewer could scan (GitHub shows a comment's newlines as breaks).
-    `here`: the PR's repository, as `badge_line` takes it."""
+    `here`: the PR's repository, as `badge_line` takes it; `pr`: its number, which on the
+    note's own source PR makes the source "this pull request" (no link to the page)."""
     title = note.title_en if note.title_en.strip() else note.title_zh
-    lines = [f"- **{safe_text(title, TITLE_MAX)}**", badge_line(note, note_url(note), here)]
+    badge = badge_line(note, note_url(note), here, _is_source(note, here, pr))
+    lines = [f"- **{safe_text(title, TITLE_MAX)}**", badge]
     if note.title_en.strip() and note.title_zh.strip():
         lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
     if extra:
         lines.append(extra)
     return "\n  ".join(lines)
+
+
+def _is_source(note: Note, repo: str, pr: int | None) -> bool:
+    return pr is not None and note.source_pr == pr and note.repo.casefold() == repo.casefold()
 
 
 def _apart(items: list[str]) -> str:
@@ -343,6 +351,7 @@ def render_topic(
     max_results: int = 10,
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
+    pr: int | None = None,
 ) -> str:
     """The notes of the topic command.text names (its id, English or Chinese name); unknown ->
     what was asked, as typed, then the topics guessed from it, else the valid ids."""
@@ -365,7 +374,9 @@ def render_topic(
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
     lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
-    lines.append(_apart([note_line(n, note_url, here=repo or "") for n in notes[:max_results]]))
+    lines.append(
+        _apart([note_line(n, note_url, here=repo or "", pr=pr) for n in notes[:max_results]])
+    )
     if len(notes) > max_results:
         lines.append(f"\n{len(notes) - max_results} more not shown.")
     return "\n".join(lines)
@@ -395,6 +406,7 @@ def render_search(
     word: str = "/notes",
     max_results: int = 10,
     repo: str | None = None,
+    pr: int | None = None,
 ) -> str:
     """The notes best matching command.args, one line each with where they matched (the
     PR's repository's notes only, as `topic` lists)."""
@@ -417,7 +429,7 @@ def render_search(
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
         found = _matched(h.terms, len(terms), where, h.terms - h.as_typed)
-        items.append(note_line(h.note, note_url, found, here=repo or ""))
+        items.append(note_line(h.note, note_url, found, here=repo or "", pr=pr))
     lines.append(_apart(items))
     if len(hits) > max_results:
         lines.append(f"\n{len(hits) - max_results} more not shown; add words to narrow the search.")
@@ -450,11 +462,14 @@ def render_reply(
     max_results: int = 10,
     topic_url: TopicUrl | None = None,
     repo: str | None = None,
+    pr: int | None = None,
 ) -> str:
     """The reply comment for a command answered by a reply (a Kind that does not
-    `updates_sticky`), within REPLY_BUDGET: whole lines from the end go first."""
+    `updates_sticky`), within REPLY_BUDGET: whole lines from the end go first. `repo`
+    and `pr`: the PR it is posted on (its notes alone are listed; its own note's source
+    is "this pull request")."""
     return _within_budget(
-        _reply_body(command, library, note_url, word, max_results, topic_url, repo)
+        _reply_body(command, library, note_url, word, max_results, topic_url, repo, pr)
     )
 
 
@@ -466,6 +481,7 @@ def _reply_body(
     max_results: int,
     topic_url: TopicUrl | None,
     repo: str | None,
+    pr: int | None,
 ) -> str:
     word = check_word(word)
     if command.kind is Kind.HELP:
@@ -479,10 +495,11 @@ def _reply_body(
             max_results=max_results,
             topic_url=topic_url,
             repo=repo,
+            pr=pr,
         )
     if command.kind is Kind.SEARCH:
         return render_search(
-            command, library, note_url, word=word, max_results=max_results, repo=repo
+            command, library, note_url, word=word, max_results=max_results, repo=repo, pr=pr
         )
     if command.kind is Kind.UNKNOWN:
         return render_unknown(command, word)

@@ -115,6 +115,21 @@ def test_lookups_are_answered_by_a_reply_not_the_sticky_comment(live, line, expe
     assert reactions(fake, c) == {"eyes", "+1"}
 
 
+def test_a_search_on_a_notes_own_source_pr_names_it_this_pull_request(live):
+    """The reply knows the PR it is posted on: on PR 52419 its note's source is "this
+    pull request", not a link to the page the reader is on; on another PR, the link."""
+    client, rt, fake = live
+    fake.add_pull(DEFAULT_REPO, 52419, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    say(client, rt, fake, "/notes search 52419", number=52419)
+    (own,) = replies(fake, 52419)
+    assert " · source: this pull request · " in own.body and "/pull/52419" not in own.body
+    say(client, rt, fake, "/notes search 52419")
+    (elsewhere,) = replies(fake)
+    assert "source: [PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)" in (
+        elsewhere.body
+    )
+
+
 def test_unknown_sub_command_gets_a_short_help_and_confused(live):
     client, rt, fake = live
     c = say(client, rt, fake, "/notes frobnicate")

@@ -612,6 +612,20 @@ def test_search_by_a_notes_source_pr_number_finds_it(library):
     assert "No note matches `zzzqqq`." in search("zzzqqq")
 
 
+def test_a_reply_on_a_notes_own_source_pr_names_it_this_pull_request(library):
+    """A `search` or `topic` reply on PR 52419 listed its note with "source: PR 52419",
+    a link to the page the reader is on, as the notes comment did. It says "source:
+    this pull request" there, with no link; on another PR, or from another repository's
+    note, the source stays the link it was."""
+    link = "[PR 52419](https://redirect.github.com/vllm-project/vllm/pull/52419)"
+    for line in ("/notes search 52419", "/notes topic prefix-caching"):
+        here = reply(line, library, repo="vllm-project/vllm", pr=52419)
+        (own,) = [i for i in items(here) if "vllm-0436d44c" in i]
+        assert " · source: this pull request · " in own and "/pull/52419" not in here, line
+        elsewhere = reply(line, library, repo="vllm-project/vllm", pr=52420)
+        assert f" · source: {link} · " in elsewhere, line
+
+
 # --- what a PR's link or a word of the notes' paths finds ---
 
 
