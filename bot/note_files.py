@@ -782,7 +782,8 @@ def _another_header(body: str, body_line: int) -> tuple[int, str] | None:
     )
 
 
-# what to write for a required field left out (title_en and summary_en: CURATED_FIELDS)
+# what to write for a required field left out or left blank (title_en and summary_en: the
+# library's alone, `CURATED_FIELDS`)
 _MISSING_FIX = {
     "title_en": 'title_en = "...", a one-line English title',
     "summary_en": 'summary_en = "...", a one- or two-sentence English summary',
