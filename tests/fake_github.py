@@ -58,7 +58,7 @@ import urllib.error
 import urllib.request
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -1041,13 +1041,7 @@ class FakeGitHub:
             token = self._tokens.get(authz.partition(" ")[2])
         if token is None or token.scopes is None or reply.status == 401:
             return reply
-        return _Reply(
-            reply.status,
-            reply.body,
-            {"X-OAuth-Scopes": ", ".join(token.scopes), **reply.headers},
-            reply.raw,
-            reply.foreign,
-        )
+        return replace(reply, headers={"X-OAuth-Scopes": ", ".join(token.scopes), **reply.headers})
 
     def _take_fault(self, method: str, path: str, query: dict[str, str]) -> Fault | None:
         with self._lock:
