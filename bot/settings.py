@@ -63,6 +63,10 @@ ENV_PREFIX = "REVIEW_NOTES_"
 # is written to GitHub then, and `review-notes replay` signs with it by default.
 # Printed at start-up.
 DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
+# The `.env` read: the working directory's. The tests name another for the commands and
+# servers they start in the checkout, where an operator's .env holds live credentials.
+# Private, not a setting: no operator needs it.
+ENV_FILE = os.environ.get("_REVIEW_NOTES_TEST_ENV_FILE") or ".env"
 
 _OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_': managed users)
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -213,7 +217,7 @@ def _github(name: str) -> Any:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
-        env_file=".env",
+        env_file=ENV_FILE,
         env_file_encoding="utf-8",
         extra="forbid",
         validate_by_name=True,
@@ -1148,7 +1152,7 @@ def _did_you_mean(name: str) -> str:
 
 def load_settings(
     *,
-    env_file: str | Path | None = ".env",
+    env_file: str | Path | None = ENV_FILE,
     toml_file: Path | None = DEFAULT_BOT_TOML,
     **values: Any,
 ) -> Settings:

@@ -32,6 +32,7 @@ from tests.webhook_kit import (
     cli,
     free_port,
     get_json,
+    outside_dotenv,
     run_cli,
     serve_refused,
     wait_for_start,
@@ -483,7 +484,8 @@ def test_the_banners_replay_runs_as_printed_where_serve_was_run(tmp_path, on_pat
         named = "review-notes" if on_path else ".venv/bin/review-notes"
         webhook = f"{serve.base}/webhook"
         assert line == f"{named} replay examples/pr-52419-opened.json --url {webhook}", line
-        r = subprocess.run(shlex.split(line), env=env, cwd=ROOT, capture_output=True, text=True)
+        ran = outside_dotenv(env, ROOT)
+        r = subprocess.run(shlex.split(line), env=ran, cwd=ROOT, capture_output=True, text=True)
         assert r.stdout.startswith("202 "), r.stdout + r.stderr
 
 

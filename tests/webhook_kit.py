@@ -200,6 +200,15 @@ def free_port() -> int:
 SHORT_BUSY_TIMEOUT = {"_REVIEW_NOTES_TEST_BUSY_TIMEOUT": "1"}
 
 
+def outside_dotenv(env: dict[str, str], cwd: Path) -> dict[str, str]:
+    """`env` for a child process started in `cwd`: in the checkout it reads no `.env`
+    (bot/settings.py's ENV_FILE), as an operator's there holds live credentials and a
+    webhook secret that would answer for the test's."""
+    if Path(cwd).resolve() != ROOT:
+        return env  # a test's own directory: its .env, if the test wrote one
+    return {**env, "_REVIEW_NOTES_TEST_ENV_FILE": os.devnull}
+
+
 def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "REVIEW_NOTES_"))}
     env.update(REVIEW_NOTES_DB_PATH=str(tmp_path / "bot.sqlite3"), PYTHONUNBUFFERED="1")
@@ -228,7 +237,7 @@ def cli(
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
         [PY, "-m", "bot.cli", *args],
-        env=env,
+        env=outside_dotenv(env, cwd),
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -312,7 +321,7 @@ def serve_refused(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Comp
     with open(os.devnull, "rb") as stdin:
         proc = subprocess.Popen(
             [PY, "-m", "bot.cli", "serve", "--port", str(port), *args],
-            env=env,
+            env=outside_dotenv(env, cwd),
             cwd=cwd,
             stdin=stdin,
             stdout=subprocess.PIPE,
@@ -392,7 +401,7 @@ class LiveServer:
         with open(log_path, "w") as log:
             proc = subprocess.Popen(
                 [*self.command, "serve", "--port", str(self.port)],
-                env=self.env,
+                env=outside_dotenv(self.env, self.cwd),
                 cwd=self.cwd,
                 stdout=log,
                 stderr=subprocess.STDOUT,
