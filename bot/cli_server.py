@@ -25,7 +25,7 @@ from bot.cli import (
     log_plainly,
     whole_number,
 )
-from bot.terminal import inert
+from bot.terminal import count_of, inert
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -351,7 +351,12 @@ def _list_waiting(queue) -> None:
                 f"{d.id}  {d.event}.{d.action}  {d.repo} PR {d.pr_number}  {when}: {d.last_error}"
             )
         )
-    if total:
+    if total == 1:
+        print(
+            "1 delivery waits for GitHub to answer again (put back as it failed): it runs"
+            " again by itself, not failed"
+        )
+    elif total:
         print(
             f"{total} deliveries wait for GitHub to answer again (put back as it failed): they"
             " run again by themselves, not failed"
@@ -359,7 +364,7 @@ def _list_waiting(queue) -> None:
 
 
 def _waiting(d) -> str:
-    return f"waiting until {d.not_before} (put back {d.outages} times)"
+    return f"waiting until {d.not_before} (put back {count_of(d.outages, 'time')})"
 
 
 def _cmd_redeliver(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ from bot.db import (
 from bot.github_port import repository_id
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 from bot.redelivery import CLOCK_SLACK, KEPT_HOURS
+from bot.terminal import count_of
 
 log = logging.getLogger(__name__)
 
@@ -714,7 +715,7 @@ class DeliveryQueue:
             )
             put_back = cur.rowcount > 0
             if not put_back:
-                given_up = f"put back {most} times for {why}; given up: {error}"
+                given_up = f"put back {count_of(most, 'time')} for {why}; given up: {error}"
                 conn.execute(
                     "UPDATE deliveries SET state = 'failed', last_error = ?, updated_at = ?"
                     " WHERE id = ? AND state = 'processing'",

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bot.db import stored_time
 from bot.github_port import GitHubError, rate_limit_wait
+from bot.terminal import count_of
 
 if TYPE_CHECKING:
     from bot.metrics import Metrics
@@ -213,10 +214,10 @@ def sweep(
     if stopping():
         result.stopped = "the server is stopping"
         log.warning(
-            "redelivery sweep stopped (%s) while listing GitHub's deliveries (%d attempts"
+            "redelivery sweep stopped (%s) while listing GitHub's deliveries (%s"
             " listed): none asked again; run `review-notes redeliver` later",
             result.stopped,
-            result.listed,
+            count_of(result.listed, "attempt"),
         )
         return result
     result.run_again = run_again(result.seen)
@@ -224,9 +225,9 @@ def sweep(
         named = result.run_again[:NAMED]
         more = len(result.run_again) - len(named)
         log.info(
-            "going live: %d deliveries GitHub sent the dry run run again (their comments"
-            " were never posted): %s%s",
-            len(result.run_again),
+            "going live: %s GitHub sent the dry run run again (their comments were never"
+            " posted): %s%s",
+            count_of(len(result.run_again), "delivery", "deliveries"),
             ", ".join(named),
             f" and {more} more" if more else "",
         )
@@ -237,16 +238,16 @@ def sweep(
         if result.stopped is not None:
             result.not_asked = len(wanted) - i
             log.warning(
-                "redelivery sweep stopped (%s): %d deliveries not asked again; run"
+                "redelivery sweep stopped (%s): %s not asked again; run"
                 " `review-notes redeliver` later",
                 result.stopped,
-                result.not_asked,
+                count_of(result.not_asked, "delivery", "deliveries"),
             )
             break
     log.info(
-        "redelivery sweep since %s: %d attempts listed, %d asked again, %d refused",
+        "redelivery sweep since %s: %s listed, %d asked again, %d refused",
         since.isoformat(timespec="seconds"),
-        result.listed,
+        count_of(result.listed, "attempt"),
         len(result.asked),
         len(result.refused),
     )

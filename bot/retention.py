@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot.db import DAMAGED_FIX, is_damaged, utcnow
 from bot.queue import DeliveryQueue, Failed, State
+from bot.terminal import count_of
 
 log = logging.getLogger(__name__)
 
@@ -263,9 +264,9 @@ class Retention:
             since, passes, what = self._failing
             self._failing = None
             log.warning(
-                "pruning %s works again, after %d failed passes in %.0fs",
+                "pruning %s works again, after %s in %.0fs",
                 what,
-                passes,
+                count_of(passes, "failed pass", "failed passes"),
                 self.clock() - since,
             )
 

@@ -6,6 +6,8 @@ anyone's to write, and an escape sequence in them (ESC, BEL, a bidi override, a 
 break) would move the cursor, plant a hyperlink or rewrite the lines above when a
 curator or the operator prints them. In a log line (`shown`), a line break starts a
 line of the sender's own that no reader tells from the bot's.
+
+`count_of` says a number with its noun, as each line does: "put back 1 time", not "1 times".
 """
 
 from __future__ import annotations
@@ -39,3 +41,8 @@ def shown(value: object, limit: int = 100) -> str:
     if not isinstance(value, str):
         return f"({type(value).__name__})"
     return inert(value[:limit]) + ("..." if len(value) > limit else "")
+
+
+def count_of(n: int, one: str, many: str | None = None) -> str:
+    """`n` and its noun: `one` for 1, else `many` (by default `one` and an "s")."""
+    return f"{n} {one if n == 1 else many or one + 's'}"

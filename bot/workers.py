@@ -34,6 +34,7 @@ from bot.github_port import (
     watching_limits,
 )
 from bot.queue import MAX_WAITS, Delivery, DeliveryQueue, State
+from bot.terminal import count_of
 
 log = logging.getLogger(__name__)
 
@@ -443,7 +444,8 @@ class Workers:
                 if self._wait_out(delivery, error):
                     return
                 if delivery.outages:  # its waits are over: it fails as any failure
-                    error = f"put back {delivery.outages} times as GitHub failed; given up: {error}"
+                    outages = count_of(delivery.outages, "time")
+                    error = f"put back {outages} as GitHub failed; given up: {error}"
             else:  # a refusal, or a failure of ours after GitHub answered a call
                 self._github_answered(delivery, seen)
             # what to do, as the log is what an operator reads first (a GitHub outage
@@ -515,13 +517,13 @@ class Workers:
             return True
         self.counted(delivery, "waiting_on_github")  # not "deferred": that is a rate limit
         log.warning(
-            "delivery %s (%s) put back for %gs as GitHub failed (%d of %d put-backs; it"
+            "delivery %s (%s) put back for %gs as GitHub failed (%d of %s; it"
             " runs again by itself): %s",
             delivery.id,
             delivery.event,
             wait,
             delivery.outages + 1,
-            self.outage.most_put_backs,
+            count_of(self.outage.most_put_backs, "put-back"),
             error,
             extra=_log_context(delivery),
         )
@@ -555,10 +557,10 @@ class Workers:
         if not put_back[-1]:
             self.counted(delivery, "failed")
             log.warning(
-                "delivery %s (%s) failed: rate limited after %d put-backs%s; %s%s",
+                "delivery %s (%s) failed: rate limited after %s%s; %s%s",
                 delivery.id,
                 delivery.event,
-                most,
+                count_of(most, "put-back"),
                 which,
                 error,
                 retry_hint(delivery.id),  # a rate limit: no advice of its own
@@ -567,12 +569,12 @@ class Workers:
             return
         self.counted(delivery, "deferred")
         log.warning(
-            "delivery %s (%s) put back for %.0fs (%d of %d put-backs%s): %s",
+            "delivery %s (%s) put back for %.0fs (%d of %s%s): %s",
             delivery.id,
             delivery.event,
             wait,
             done + 1,
-            most,
+            count_of(most, "put-back"),
             which,
             error,
             extra=extra,

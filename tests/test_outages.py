@@ -141,13 +141,16 @@ def test_retry_of_a_delivery_waiting_on_github_says_it_waits_not_that_none_faile
     Workers(q, process, 1, outage=OutageWaits(60, 900, 3600)).run_one(q.claim())
     until = q.get("d").not_before
     r = cli("retry", "d", env=base_env(tmp_path), cwd=ROOT)
-    said = f"d: waiting until {until} (put back 1 times); it runs again by itself, not failed\n"
+    said = f"d: waiting until {until} (put back 1 time); it runs again by itself, not failed\n"
     assert (r.returncode, r.stdout, r.stderr) == (0, said + "0 re-queued\n", "")
     r = cli("retry", "d", "nope", env=base_env(tmp_path), cwd=ROOT)
     assert (r.returncode, r.stderr) == (1, "nope: no failed delivery with this id\n")
     assert r.stdout.startswith(said)
     d = q.get("d")
     assert (d.state, d.outages, d.not_before) == ("pending", 1, until)  # left to wait
+    listing = cli("retry", env=base_env(tmp_path), cwd=ROOT).stdout  # one, said as one
+    assert f"d  pull_request.opened  o/r PR 1  waiting until {until} (put back 1 time)" in listing
+    assert "1 delivery waits for GitHub to answer again (put back as it failed): it runs" in listing
 
 
 @pytest.mark.parametrize(
@@ -774,6 +777,25 @@ def test_an_outage_longer_than_the_waits_fails_the_delivery_for_retry(
     ]
     assert "failed: put back 3 times as GitHub failed" in said[3]
     assert len(ours(fake, N)) == 1
+
+
+def test_an_outage_past_a_single_wait_says_it_once(tmp_path, fake_github, app_key, caplog):
+    # "(1 of 1 put-backs", "put back 1 times": a count of one said as one
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE, author=AUTHOR)
+    caplog.set_level("WARNING", logger="bot.workers")
+    settings = outage_settings(
+        tmp_path, fake, app_key, outage_wait=0.01, outage_wait_max=0.01, outage_wait_total=0.01
+    )
+    with serving(settings) as (client, rt):
+        fake.inject("*", "*", *DOWN)
+        r = post(client, "pull_request", pr_payload(number=N, title=MATCHING_TITLE))
+        delivery = r.json()["delivery"]
+        wait_until(lambda: rt.queue.get(delivery).state == "failed", what="the give-up")
+        assert rt.queue.get(delivery).last_error.startswith("put back 1 time as GitHub failed;")
+    said = [m for m in caplog.messages if m.startswith(f"delivery {delivery} ")]
+    assert "as GitHub failed (1 of 1 put-back; it runs again by itself)" in said[0]
+    assert "failed: put back 1 time as GitHub failed" in said[1]
 
 
 def test_a_refusal_in_the_outage_settings_still_fails_at_once(tmp_path, fake_github, app_key):

@@ -1356,6 +1356,14 @@ def test_the_put_backs_allowed_are_the_queues_setting(tmp_path, caplog):
     assert "rate limited after 2 put-backs" in said[2], said
 
 
+def test_a_single_put_back_allowed_is_said_as_one(tmp_path, caplog):
+    # "put back 1 times", "(1 of 1 put-backs)", "after 1 put-backs"
+    d1 = _rate_limited_to_the_end(tmp_path, max_deferrals=1).get("d1")
+    assert d1.last_error.startswith("put back 1 time for rate limits; given up")
+    said = [m for m in caplog.messages if "d1" in m]
+    assert "(1 of 1 put-back)" in said[0] and "rate limited after 1 put-back;" in said[1], said
+
+
 def test_a_delivery_rate_limit_failed_names_the_retry_that_runs_it_again(tmp_path, caplog):
     # docs/reliability.md, What to watch: a WARNING for each failed delivery, "naming the
     # `review-notes retry ID` that runs it again"; the last rate limit put-back's said none
@@ -3011,6 +3019,8 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
         retention.round()
         q.db.execute("PRAGMA query_only = ON")
         retention.round()  # a new failure: its traceback again
+        q.db.execute("PRAGMA query_only = OFF")
+        retention.round()  # after one failed pass: said as one
     said = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
     assert [(level, tb) for level, _, tb in said] == [
         ("ERROR", True),
@@ -3019,6 +3029,7 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
         ("INFO", False),  # what it pruned
         ("WARNING", False),
         ("ERROR", True),
+        ("WARNING", False),
     ], said
     what = "pruning old deliveries, file lists and replies"
     assert said[0][1] == f"{what} failed; tried again each pass"
@@ -3027,6 +3038,7 @@ def test_retention_on_a_read_only_file_says_one_traceback_then_a_line_a_pass_the
         " the last: OperationalError: attempt to write a readonly database"
     )
     assert said[4][1] == f"{what} works again, after 3 failed passes in 10800s"
+    assert said[6][1] == f"{what} works again, after 1 failed pass in 3600s"
     assert q.get("old") is None
 
 

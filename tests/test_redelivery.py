@@ -709,7 +709,7 @@ def test_a_sweep_runs_again_what_a_dry_run_handled_of_its_listing_and_asks_githu
     assert done.run_again == ["answered"] and github.asked == [2]
     said = [r.getMessage() for r in caplog.records if "dry run" in r.getMessage()]
     assert said == [
-        "going live: 1 deliveries GitHub sent the dry run run again (their"
+        "going live: 1 delivery GitHub sent the dry run run again (their"
         " comments were never posted): answered"
     ]
 

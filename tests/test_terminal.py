@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.terminal import inert, shown
+from bot.terminal import count_of, inert, shown
 
 # --- escaping controls for a terminal and the log ---
 
@@ -34,3 +34,10 @@ def test_a_senders_text_in_a_log_line_is_cut_and_escaped_and_other_values_named_
     assert shown("修复" * 60, limit=100) == "修复" * 50 + "..."
     assert shown("e" * 100) == "e" * 100
     assert (shown(None), shown(5), shown({"a": [1] * 10**5})) == ("(none)", "(int)", "(dict)")
+
+
+def test_a_count_of_one_takes_the_nouns_singular():
+    # "put back 1 times" in the CLI's listing and a delivery's error
+    assert [count_of(n, "time") for n in (0, 1, 2)] == ["0 times", "1 time", "2 times"]
+    assert count_of(1, "delivery", "deliveries") == "1 delivery"
+    assert count_of(3, "delivery", "deliveries") == "3 deliveries"
