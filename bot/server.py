@@ -79,7 +79,7 @@ from bot.redelivery import DeliveryLog, Redeliverer, going_live
 from bot.retention import Pruning, Retention
 from bot.settings import Settings, SettingsError
 from bot.stop_signals import StopSignals
-from bot.terminal import shown
+from bot.terminal import count_of, shown
 from bot.webhook import WebhookEndpoint
 from bot.workers import OutageWaits, Workers, retry_hint
 
@@ -416,20 +416,32 @@ def claim_pr_state(ctx: BotContext, queue: DeliveryQueue, path: Path, *, dry_run
             " GitHub); a dry run would write its would-be comment ids over it: give the dry"
             " run a database of its own (another REVIEW_NOTES_DB_PATH)"
         ) from None
-    if dropped is not None:
-        log.warning(
-            "going live on a dry run's database (%s): dropped the PR state of %d PRs, whose"
-            " comment ids were the dry run's, not GitHub's, and %d /notes wrong marks on"
-            " those comments: each PR is handled as new at its next event (the dry run's"
-            " would-be comments are kept); the redelivery sweep (App mode) looks back all"
-            " GitHub keeps, and of the %d deliveries the dry run received in that time"
-            " (those it left queued included), runs those GitHub's delivery log shows it"
-            " sent (not replays)",
-            path,
-            dropped,
-            marks,
-            answered,
+    if dropped is not None and (said := going_live_said(dropped, marks, answered)):
+        log.warning("going live on a dry run's database (%s): %s", path, said)
+
+
+def going_live_said(dropped: int, marks: int, answered: int) -> str | None:
+    """What going live on a dry run's database changed, in words: each non-zero count
+    (the PRs whose state was dropped, their `/notes wrong` marks, the deliveries the
+    dry run received); None when all are 0, as a dry run that saw nothing left nothing."""
+    gone = [f"the PR state of {count_of(dropped, 'PR')}"] if dropped else []
+    if marks:
+        gone.append(f"{count_of(marks, '/notes wrong mark')} on the dry run's comments")
+    said = []
+    if gone:
+        said.append(
+            f"dropped {' and '.join(gone)}, as the dry run's comment ids are not GitHub's:"
+            " each PR is handled as new at its next event (the dry run's would-be comments"
+            " are kept)"
         )
+    if answered:
+        said.append(
+            "the redelivery sweep (App mode) looks back all GitHub keeps, and of the"
+            f" {count_of(answered, 'delivery', 'deliveries')} the dry run received in that"
+            " time (those it left queued included), runs those GitHub's delivery log shows"
+            " it sent (not replays)"
+        )
+    return "; ".join(said) or None
 
 
 def build_runtime(

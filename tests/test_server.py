@@ -2303,7 +2303,7 @@ def test_a_restart_of_the_same_kind_keeps_the_feedback_records(tmp_path):
 #   GitHub keeps, not only the first on a dry run's database
 # kills: bot/redelivery.py:going_live the sweep kept as looking back less than GitHub keeps
 def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_github_keeps(
-    tmp_path, fake_github, app_key
+    tmp_path, fake_github, app_key, caplog
 ):
     # the dry run's replays are no delivery from the App (the e2e test
     # test_going_live_after_replays_into_the_dry_run_asks_for_what_github_sent_it_before)
@@ -2317,13 +2317,37 @@ def test_only_going_live_on_a_dry_runs_database_has_the_sweep_look_back_all_gith
     with serving(make_settings(tmp_path)):  # a dry run
         pass
     before = datetime.now(UTC) - timedelta(hours=KEPT_HOURS)
+    caplog.set_level("WARNING", logger="review_notes")
     with serving(live) as (_, rt):  # going live: kept, though this start sweeps nothing
         after = datetime.now(UTC) - timedelta(hours=KEPT_HOURS)
         kept = rt.queue.sweep_since()
         assert kept is not None and before <= datetime.fromisoformat(kept) <= after, kept
         rt.queue.keep_sweep_since("2030-01-01T00:00:00+00:00")  # a later sweep's
+    # a dry run that saw nothing left nothing to drop: no warning of counts all 0
+    assert not [m for m in caplog.messages if "dry run's database" in m], caplog.messages
     with serving(live) as (_, rt):
         assert rt.queue.sweep_since() == "2030-01-01T00:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("counts", "said"),
+    [
+        ((0, 0, 0), None),
+        ((2, 0, 0), "dropped the PR state of 2 PRs, as the dry run's comment ids are"),
+        ((0, 1, 0), "dropped 1 /notes wrong mark on the dry run's comments, as"),
+        ((1, 3, 1), "dropped the PR state of 1 PR and 3 /notes wrong marks on the"),
+        ((0, 0, 1), "the redelivery sweep (App mode) looks back all GitHub keeps, and of the 1"),
+    ],
+)
+def test_going_live_says_only_the_counts_that_are_not_0(counts, said):
+    # one long warning of "0 PRs, 0 marks, 0 deliveries" at every first live start
+    from bot.server import going_live_said
+
+    text = going_live_said(*counts)
+    assert text == said if said is None else text is not None and text.startswith(said), text
+    if text is not None:
+        assert " 0 " not in text and "1 PRs" not in text and "1 deliveries" not in text
+        assert ("redelivery sweep" in text) == bool(counts[2])
 
 
 # --- the server's wiring ---
