@@ -23,8 +23,9 @@ from bot.library import load_library  # noqa: E402
 from bot.search import FILTER, RANKED, SEARCHED_GUIDANCE_CHARS, search_notes  # noqa: E402
 
 # Latin words (whole words in the reply, compounds in the filter), a number, a word
-# with joiners at its ends (`_custom_ops`), and a CJK term (a substring in both)
-QUERIES = ("zeroth", "kv_cache", "allreduce", "999999", "_custom_ops", "零拷贝")
+# with joiners at its ends (`_custom_ops`), a CJK term (a substring in both), and a word
+# of several stems (`tying`: `ti`, `ty`) opening with a letter the prose is full of
+QUERIES = ("zeroth", "kv_cache", "allreduce", "999999", "_custom_ops", "零拷贝", "tying")
 PROSE = "The scheduler waits on the worker; 调度器等待工作进程。 "
 
 

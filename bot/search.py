@@ -288,6 +288,12 @@ def _compound(term: str, before: str, end: str = "") -> re.Pattern[str]:
     its parts, not after a character of class `before` (to `end`): a reviewer's spelling
     finds the note's (`allreduce` its `all-reduce`), in the pages' filter and the reply
     alike; anchored, so `n-rocm` is not found in `on ROCm`."""
+    return re.compile("".join(_compound_parts(term, before, end)))
+
+
+def _compound_parts(term: str, before: str, end: str = "") -> tuple[str, str]:
+    """`_compound`'s regex as its opening (`_not_after`: the first letter, the look
+    behind it) and the rest."""
     edges = _EDGES.fullmatch(term)
     assert edges is not None  # (it matches any text)
     head, core, tail = edges.groups()
@@ -296,8 +302,8 @@ def _compound(term: str, before: str, end: str = "") -> re.Pattern[str]:
     # its ends' joiners may be there or not: `__init__` finds `__init__` (and `init`), a
     # whole word only when its `_` are, `--enforce-eager` finds `enforce_eager`
     inner = "".join(re.escape(c) + joiners.get(i, "") for i, c in enumerate(letters[1:], 2))
-    start = _not_after(before, letters[0], head) + joiners.get(1, "")
-    return re.compile(f"{start}{inner}(?:{re.escape(tail)})?{end}")
+    rest = joiners.get(1, "") + inner
+    return _not_after(before, letters[0], head), f"{rest}(?:{re.escape(tail)})?{end}"
 
 
 _ANY_JOINER = "[-_\\s]*"
@@ -578,10 +584,16 @@ def _inflections(text: str) -> list[str]:
 
 def _forms(terms: list[str], before: str, end: str) -> tuple[re.Pattern[str], ...]:
     """The English words' other forms (`_stems`), as whole words not after a character
-    of class `before`, their parts joined any way. A pattern a stem: joined in one, they
-    no longer open with a character, and a search took twice as long."""
-    stems = [(t, s) for t in terms for s in _stems(t)]
-    return tuple(_compound(s.text, before, _spellings(s, s.text == t) + end) for t, s in stems)
+    of class `before`, their parts joined any way. One pattern for the stems that open
+    alike (a word's all do), their rests its branches: joined whole, they no longer open
+    with a character, and a search took twice as long; apart, each read the text again
+    (`tie`'s `ti` and `ty`, as `tying`, took three times as long as `tie`)."""
+    rests: dict[str, list[str]] = {}
+    for term, stem in ((t, s) for t in terms for s in _stems(t)):
+        ending = _spellings(stem, stem.text == term) + end
+        opening, rest = _compound_parts(stem.text, before, ending)
+        rests.setdefault(opening, []).append(rest)
+    return tuple(re.compile(f"{o}(?:{'|'.join(r)})") for o, r in rests.items())
 
 
 @dataclass(frozen=True)

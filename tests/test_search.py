@@ -1155,3 +1155,53 @@ _NOT_IC_VERBS = [
 @pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_IC_VERBS)))
 def test_a_ck_of_one_syllable_is_its_own(typed, written, mode):
     assert _found_by(typed, written, mode) == []
+
+
+# kills: bot/search.py:_forms (hand) a pattern for each stem: `tie`'s `ti` and `ty` (as
+#   `tying`) each read a long guidance again, and `tie` took three times as long
+@pytest.mark.parametrize("words", [True, False])
+def test_a_words_forms_are_one_pattern(words):
+    from bot.search import _matcher
+
+    assert len(_matcher("tie", words).forms) == 1
+    assert len(_matcher("batches", words).forms) == 1  # its singulars' stems too
+
+
+def _a_pattern_a_stem(terms, before, end):
+    import bot.search as s
+
+    return tuple(
+        re.compile(
+            "".join(s._compound_parts(stem.text, before, s._spellings(stem, t == stem.text) + end))
+        )
+        for t in terms
+        for stem in s._stems(t)
+    )
+
+
+def test_a_words_forms_in_one_pattern_find_what_a_pattern_each_did(monkeypatch):
+    import bot.search
+
+    pairs = [
+        *_OTHER_FORMS,
+        *_SHORT_VERBS,
+        *_NOT_SHORT_VERBS,
+        *_IE_VERBS,
+        *_IC_VERBS,
+        *_NOT_IC_VERBS,
+    ]
+    written = sorted({w for _, w in pairs})
+    notes = [note(f"n-{i}", "形式", f"值得精读。{w}") for i, w in enumerate(written)]
+    queries = sorted({t for t, _ in pairs} | {w for w in written if " " not in w})
+
+    def found() -> list[list[tuple[str, int, float, int]]]:
+        return [
+            [(h.note.id, h.terms, h.score, h.as_typed) for h in search_notes(notes, q, mode)]
+            for q in queries
+            for mode in (RANKED, FILTER)
+        ]
+
+    now = found()
+    monkeypatch.setattr(bot.search, "_forms", _a_pattern_a_stem)
+    assert now == found()
+    assert sum(h[3] == 0 for hits in now for h in hits) > 100  # found as another form
