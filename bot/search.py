@@ -385,7 +385,7 @@ def _singulars(term: str) -> list[str]:
         forms.append(term[:-2])
     if term.endswith("ies"):
         forms.append(term[:-3] + "y")
-    return [f for f in forms if _last_letters(f) >= _SINGULAR_MIN]
+    return [f for f in forms if _last_letters(f) >= _SINGULAR_MIN and f not in _OTHER_WORDS_S]
 
 
 # A word whose other forms are looked for: English letters, its parts joined by hyphens
@@ -423,6 +423,8 @@ _OTHER_WORDS_NOUN = frozenset(
 # is paste's, `meaning`, `evening` and `heading` nouns of their own (vLLM's `head` is an
 # attention head), `tried` try's, not the noun `trie`'s; neither finds the other
 _OTHER_WORDS_ED_ING = frozenset(("past", "mean", "even", "head", "trie"))
+# Words whose -s is another word: `news`, `does` (do's); neither finds the other
+_OTHER_WORDS_S = frozenset(("new", "doe"))
 # `batches`, `hashes`, `indexes`, `echoes`; a `y` respelled: `queries`
 _TAKES_ES = re.compile(r"(?:[sxzo]|[cs]h|[^aeiou]i)$")
 
@@ -545,8 +547,8 @@ def _spellings(stem: _Stem, typed: bool) -> str:
             endings.append("es")
     if doubled := _doubled(last, stem.lost_e):
         endings.append(f"{doubled}(?:ed|ings?)")
-    if stem.alone:
-        endings.append("s")
+    if stem.alone and not text.endswith("s") and text not in _OTHER_WORDS_S:
+        endings.append("s")  # (a word's `ss` is its own: `miss` is no plural of `mis`)
     if _last_letters(text) >= _MIN_NOUN_STEM and text not in _OTHER_WORDS_NOUN:
         if text[-1] in "st":
             endings.append("ions?")
@@ -558,15 +560,16 @@ def _spellings(stem: _Stem, typed: bool) -> str:
 def _doubled(last: str, lost_e: bool) -> str:
     """The last letter a stem's last part (`last`) doubles before -ed and -ing, or none:
     one vowel's consonant (`commit`: `committed`), but not one short syllable's that may
-    have lost an `e` (`plane`'s `plan`), nor its `l` (`poll`, `stall` are words: `pol`
-    takes none); a `c` as `ck` past one syllable (`panic`: `panicked`), never after a lost
-    `e`, which kept it soft (`replaced`), nor one syllable's (`doc` is no `docked`)."""
+    have lost an `e` (`plane`'s `plan`), nor its `l` or `s` (`poll`, `stall`, `miss` are
+    words: `pol` and `mis` take none); a `c` as `ck` past one syllable (`panic`:
+    `panicked`), never after a lost `e`, which kept it soft (`replaced`), nor one
+    syllable's (`doc` is no `docked`)."""
     if not re.search(r"[aeiou][^aeiouwxy]$", last):
         return ""
     one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
     if last.endswith("c"):
         return "" if lost_e or one_short_syllable else "k"
-    if one_short_syllable and (lost_e or last.endswith("l")):
+    if one_short_syllable and (lost_e or last.endswith(("l", "s"))):
         return ""
     return last[-1]
 

@@ -1205,3 +1205,24 @@ def test_a_words_forms_in_one_pattern_find_what_a_pattern_each_did(monkeypatch):
     monkeypatch.setattr(bot.search, "_forms", _a_pattern_a_stem)
     assert now == found()
     assert sum(h[3] == 0 for hits in now for h in hits) > 100  # found as another form
+
+
+# kills: bot/search.py:_OTHER_WORDS_S (hand) a word's -s another word: `new` found "news"
+#   and `news` "new", `doe` "does" (do's) and `does` "doe"
+# kills: bot/search.py:_spellings (hand) a word in -s took a bare -s: `mis` found "miss"
+# kills: bot/search.py:_doubled (hand) one syllable's `s` doubled: `mis` found "missed" and
+#   "missing" (miss's: one syllable's `ss` is its own, as its `ll`)
+_NOT_S_FORMS = [
+    ("new", "the news"),
+    ("news", "a new cache"),
+    ("doe", "what it does"),
+    ("does", "a doe"),
+    ("mis", "a miss"),
+    ("mis", "the hit missed"),
+    ("mis", "missing keys"),
+]
+
+
+@pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_S_FORMS)))
+def test_a_word_in_s_and_its_plural_are_told_apart(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
