@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bot import feedback
 from bot.cli import main
 from bot.command_replies import render_unpicked
-from bot.commands import load_command_config, parse_commands
+from bot.commands import Command, load_command_config, parse_commands
 from bot.context import BotContext
 from bot.db import Database, utcnow
 from bot.feedback import (
@@ -63,6 +63,26 @@ def assert_lists_2_and_3(typed: str) -> None:
     (command,) = parse_commands(f"/notes wrong {typed}")
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
     assert command.key == ("wrong", ("2,3",))
+
+
+def assert_names_no_note(typed: str) -> tuple[Command, Pick]:
+    """`/notes wrong {typed}` names no note (a count, no note's number): with several notes
+    shown it asks which, nothing hidden; with one, that one is meant, all of it the reason."""
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)
+    return command, pick
+
+
+def assert_names_no_note_2_alone(typed: str) -> tuple[Command, Pick]:
+    """`/notes wrong {typed}` names note 2 with another: with several notes shown it asks
+    which, nothing hidden; with one, it is answered there is no note 2."""
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
+    pick = pick_note(command.args, SHOWN[:1])
+    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    return command, pick
 
 
 # --- which note a command means ---------------------------------------------------------
@@ -2261,10 +2281,7 @@ def test_a_number_quoted_with_other_words_stays_the_reason():
 def test_notes_numbers_listed_as_chinese_lists_them_name_no_one_note(typed, one):
     # "items 2 and 3 are just renames": with several notes shown it hid note 2 with the
     # reason '3条只是改名', and with one shown (`2和3`) hid that one with all of it
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    command, pick = assert_names_no_note_2_alone(typed)
     assert f"There is no note {one} in the notes comment" in render_unpicked(command, pick, 1)
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
@@ -2293,10 +2310,7 @@ def test_a_count_after_a_note_number_stays_the_reason(typed, reason):
     "typed", ["2和30多个文件", "2与10多个文件有关", "2和3余条", "2 和 30多个文件"]
 )
 def test_a_counting_word_said_about_after_and_is_a_count(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    command, _ = assert_names_no_note(typed)
     assert "," not in command.key[1][0]  # keyed as no list of notes (`2,30`)
 
 
@@ -2325,10 +2339,7 @@ def test_a_counting_word_said_about_after_and_is_a_count(typed):
     ],
 )
 def test_a_range_of_counts_joined_in_chinese_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    command, _ = assert_names_no_note(typed)
     for notes in ("2到3", "2或3条", "2至3只是改名"):
         (command,) = parse_commands(f"/notes wrong {notes}")
         assert command.key == ("wrong", ("2,3",))
@@ -2353,10 +2364,7 @@ def test_a_range_of_counts_joined_in_chinese_is_no_note_number(typed):
     ],
 )
 def test_a_pair_of_counts_enumerated_in_chinese_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    command, _ = assert_names_no_note(typed)
     assert command.key[1][0] not in ("2", "2,3")  # keyed as no note's number, no list
 
 
@@ -2425,10 +2433,7 @@ def test_bracketed_numbers_joined_by_and_in_chinese_name_no_one_note(typed):
     ],
 )
 def test_notes_numbers_joined_by_and_in_english_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    command, _ = assert_names_no_note_2_alone(typed)
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
 
@@ -2455,10 +2460,7 @@ def test_notes_numbers_joined_by_and_in_english_name_no_one_note(typed):
     ],
 )
 def test_ordinals_joined_by_and_in_english_name_no_one_note(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    command, _ = assert_names_no_note_2_alone(typed)
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
 
@@ -2527,10 +2529,7 @@ def test_a_count_after_and_stays_the_reason(typed, reason):
     "typed", ["2 and 3 GPUs both reproduce", "2 & 3 tests both fail", "2 and 4x both slower"]
 )
 def test_a_pair_of_counts_said_both_in_english_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    assert_names_no_note(typed)
 
 
 # `to` between two notes' numbers is a range of notes, as `2-3` and `2到3` are: `/notes
@@ -2566,10 +2565,7 @@ def test_numbers_joined_by_to_in_english_name_no_one_note(typed):
     ],
 )
 def test_a_choice_or_range_of_counts_in_english_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    assert_names_no_note(typed)
 
 
 # but a `-s` word after `or` or `to` a verb may be (English says `2 or 3 needs`) is no count:
@@ -2590,10 +2586,7 @@ def test_a_choice_or_range_of_counts_in_english_is_no_note_number(typed):
     ],
 )
 def test_a_verb_after_or_or_to_in_english_makes_no_count(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    command, _ = assert_names_no_note_2_alone(typed)
     assert command.key == ("wrong", ("2,3",))  # the list's, as `2 or 3`
 
 
@@ -2749,10 +2742,7 @@ def test_a_note_number_before_a_counted_noun_keeps_it_the_notes(typed, reason):
 )
 def test_a_second_number_with_a_reason_glued_on_that_counts_nothing_is_a_lists(typed):
     # with several notes shown it hid note 2 with the reason '3只是改名'
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.problem, pick.rank) == (None, PickProblem.RANGE, 2)
+    command, _ = assert_names_no_note_2_alone(typed)
     assert command.key == ("wrong", ("2,3",))  # as `2、3 只是改名`: an edit runs nothing
 
 
@@ -2805,10 +2795,7 @@ def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
     + ["3日就修了"],
 )
 def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    _, pick = assert_names_no_note(typed)
     pick = picked(f"2，{typed}")
     assert (pick.note_id, pick.reason) == (SHOWN[1], typed)
     # the words those characters start are a reason's, glued on (`例如`, "for example")
@@ -2822,10 +2809,7 @@ def test_a_count_with_a_measure_word_glued_on_is_no_note_number(typed):
 #   read as the comma of `2，3个文件…`; `2-3个文件…` asked which note, a count, no note's
 @pytest.mark.parametrize("typed", ["2~3个文件只是改名", "2～3个文件", "2〜3处改名", "２～３倍"])
 def test_a_count_written_as_a_range_with_a_tilde_is_no_note_number(typed):
-    (command,) = parse_commands(f"/notes wrong {typed}")
-    assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH  # nothing hidden
-    pick = pick_note(command.args, SHOWN[:1])
-    assert (pick.note_id, pick.reason) == (SHOWN[0], typed)  # the one shown, all the reason
+    command, _ = assert_names_no_note(typed)
     (command,) = parse_commands(f"/notes wrong 2 {typed}")
     assert pick_note(command.args, SHOWN).reason == typed
     # with nothing after it, a range of notes: which note? as `2-3`
