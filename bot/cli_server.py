@@ -63,7 +63,8 @@ def add_replay_parser(sub) -> None:
         description="Sign a webhook payload file (as in examples/) with the server's webhook"
         " secret and POST it to its /webhook, as GitHub would. It asks the server's"
         " /healthz first: to a server that posts to GitHub (not a dry run) it sends only"
-        " with --live, as the PR would get a real comment.",
+        " with --live, as the PR would get a comment on the GitHub the server's"
+        " GITHUB_API_URL names: a real one, unless that GitHub is a fake.",
     )
     rep.add_argument("file", help="a JSON payload, e.g. examples/pr-52419-opened.json")
     rep.add_argument(
@@ -77,7 +78,7 @@ def add_replay_parser(sub) -> None:
     rep.add_argument(
         "--live",
         action="store_true",
-        help="send to a server that posts to GitHub too (the PR gets a real comment)",
+        help="send to a server that posts to GitHub too (the PR gets a comment there)",
     )
     rep.add_argument(
         "--now",
@@ -206,11 +207,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         secret = secret if secret is not None else settings.webhook_secret()
         url = url or f"{settings.local_url()}/webhook"
     url = webhook_url(url)  # a server's address given: its webhook
-    # an example is a real PR: sent to a live server, its notes are posted on GitHub
+    # an example is a real PR: sent to a live server, its notes are posted on its GitHub.
+    # /healthz says only that it posts: a GITHUB_API_URL on the server's own machine may be
+    # a proxy to GitHub, not a fake (scripts/fake_github.py), so a fake's server needs --live
     if not args.live and posts_to_github(url):
         print(
-            f"review-notes replay: the server at {url} is not a dry run: it posts to GitHub,"
-            " so the payload's PR would get a real comment; pass --live to send it anyway",
+            f"review-notes replay: the server at {url} is not a dry run: it posts to GitHub"
+            " (the one its GITHUB_API_URL names), so the payload's PR there would get a"
+            " comment: a real one, unless that GitHub is a fake; pass --live to send it anyway",
             file=sys.stderr,
         )
         return 2

@@ -1743,7 +1743,8 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
     # dry-run command, signed with the settings' secret, sent to the local server) was
     # accepted and posted the example's notes on the real PR 52419.
     # The server says in /healthz whether it writes to GitHub: replay asks first, and
-    # sends to such a server only with --live.
+    # sends to such a server only with --live. Its refusal said the PR "would get a real
+    # comment", untrue of a server posting to a fake GitHub (scripts/fake_github.py).
     from bot.cli import main
     from bot.server import build_runtime, create_app
     from tests.browser_kit import serving_in_thread
@@ -1766,6 +1767,11 @@ def test_replay_to_a_server_posting_to_github_asks_for_live_first(
         rt.stop()
     assert refused == 2 and out == "" and queued_before == 0
     assert "not a dry run: it posts to GitHub" in err and "--live" in err, err
+    # its GitHub is the loopback fake: /healthz does not say so (a GITHUB_API_URL on this
+    # machine may be a proxy to GitHub), so the refusal claims no real comment, nor github.com
+    said = " ".join(err.split())
+    assert "the one its GITHUB_API_URL names" in said and "unless that GitHub is a fake" in said
+    assert "would get a real comment" not in said and "github.com" not in said, said
     assert sent == 0 and queued == 1
 
 
