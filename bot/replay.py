@@ -103,19 +103,26 @@ def _each_time(value: Any, change: Callable[[str], str], key: str = "") -> Any:
 def read_payload(path: Path) -> tuple[bytes, dict[str, Any]]:
     """The file's bytes (sent as they are: the signature covers them) and the JSON object
     they hold; ValueError naming the file when it cannot be read or is no object."""
+    body, payload = read_json(path)
+    if not isinstance(payload, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return body, payload
+
+
+def read_json(path: Path) -> tuple[bytes, object]:
+    """The file's bytes and the JSON they hold, whatever its kind (the fake GitHub's
+    runner skips what is no object); ValueError naming the file when it cannot be read
+    or holds no JSON."""
     try:
         body = path.read_bytes()
     except OSError as exc:  # a mistyped path, a directory: said before any server is asked
         raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        payload = json.loads(body)
+        return body, json.loads(body)
     except RecursionError:
         raise ValueError(f"{path}: JSON nested too deep") from None
     except ValueError as exc:  # not JSON (an empty file, a cut-off one), not UTF-8
         raise ValueError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return body, payload
 
 
 def replay(

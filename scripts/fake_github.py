@@ -20,7 +20,6 @@ one of FAULTS below (its ARG: a status, or seconds). Stop with Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
@@ -34,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the fake is the tests', not part of the installed package
 
+from bot.replay import read_json  # noqa: E402
 from tests.fake_github import DEFAULT_APP_ID, FakeGitHub, Fault  # noqa: E402
 
 DEFAULT_PORT = 8900
@@ -90,19 +90,26 @@ def parse_fault(text: str) -> tuple[str, str, list[Fault]]:
     return method.upper(), path, [fault] * count
 
 
-def read_examples(folder: Path) -> list[dict[str, Any]]:
-    """The payloads of `folder`'s *.json, by name (an `opened` before its `edited`)."""
-    payloads = []
+def read_examples(folder: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The payloads of `folder`'s *.json, by name (an `opened` before its `edited`), and
+    the files skipped as no webhook payload, each "PATH: why". ValueError naming the
+    file that cannot be read or holds no JSON, as replay would name it."""
+    payloads: list[dict[str, Any]] = []
+    skipped: list[str] = []
     for path in sorted(folder.glob("*.json")):
-        payload = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(payload, dict) or not isinstance(payload.get("repository"), dict):
-            continue  # no webhook payload
+        _, payload = read_json(path)
+        if not isinstance(payload, dict):
+            skipped.append(f"{path}: not a JSON object")
+            continue
+        if not isinstance(payload.get("repository"), dict):
+            skipped.append(f"{path}: names no repository")
+            continue
         if not isinstance(payload.get("installation"), dict):  # what a dry run would take
             raise ValueError(f"{path}: names no installation, as an App's payload does")
         payloads.append(payload)
     if not payloads:
         raise ValueError(f"{folder}: no webhook payload (*.json with a repository) in it")
-    return payloads
+    return payloads, skipped
 
 
 def seed(fake: FakeGitHub, payloads: list[dict[str, Any]]) -> None:
@@ -226,10 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         faults = [parse_fault(text) for text in args.fault]
-        payloads = read_examples(args.examples)
+        payloads, skipped = read_examples(args.examples)
     except (OSError, ValueError) as exc:
         print(f"fake_github: {exc}", file=sys.stderr)
         return 2
+    for why in skipped:  # a payload cut short seeds nothing: say which files and why
+        print(f"fake_github: skipped {why} (no webhook payload)", file=sys.stderr)
     key_file = args.key_file.resolve()
     try:
         public = None if args.token else app_key(key_file)

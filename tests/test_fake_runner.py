@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -21,7 +22,8 @@ from tests.webhook_kit import PY, ROOT, LiveServer, base_env, cli, free_port, wa
 
 RUNNER = ROOT / "scripts" / "fake_github.py"
 COMMENT_ID = 3190052419  # examples/pr-52419-comment-wrong.json's comment
-parse_fault = load_script("fake_github").parse_fault
+fake_github = load_script("fake_github")
+parse_fault = fake_github.parse_fault
 
 
 @contextmanager
@@ -167,6 +169,31 @@ def test_a_fault_from_the_command_line_is_the_fake_s_own():
     ]:
         with pytest.raises(ValueError, match=re.escape(said)):
             parse_fault(bad)
+
+
+# kills: scripts/fake_github.py:read_examples a bad example file said as json's bare
+#   "Expecting value: line 1 column 1 (char 0)", naming no file
+@pytest.mark.parametrize(("text", "said"), [("", "not JSON"), ('{"a": ', "not JSON")])
+def test_an_example_that_is_no_json_is_named(tmp_path, text, said):
+    shutil.copy(ROOT / "examples" / "pr-52419-opened.json", tmp_path)
+    (tmp_path / "pr-9-opened.json").write_text(text)
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'pr-9-opened.json'}: {said}")):
+        fake_github.read_examples(tmp_path)
+
+
+# kills: scripts/fake_github.py:main the JSON files that are no webhook payload skipped
+#   without a word: a payload missing its "repository" seeded nothing, and nothing said why
+def test_the_runner_says_which_files_it_skipped_as_no_payload(tmp_path):
+    examples = tmp_path / "examples"
+    examples.mkdir()
+    shutil.copy(ROOT / "examples" / "pr-52419-opened.json", examples)
+    (examples / "labels.json").write_text('["bug"]')
+    (examples / "pr-7-opened.json").write_text('{"action": "opened", "number": 7}')
+    with runner(tmp_path, "--examples", str(examples)) as (_, out):
+        said = out.read_text()
+    assert f"skipped {examples / 'labels.json'}: not a JSON object" in said, said
+    assert f"skipped {examples / 'pr-7-opened.json'}: names no repository" in said, said
+    assert "pr-52419-opened.json" not in said  # a payload, seeded
 
 
 def test_the_docs_section_names_the_runner_and_replay_now():
