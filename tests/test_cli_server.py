@@ -310,7 +310,9 @@ def test_dry_run_serve_then_replay_an_example_shows_a_comment(tmp_path):
             what="the dry-run comment",
         )
         assert comments[0]["number"] == 52419
-        assert "redirect.github.com/vllm-project/vllm/pull/52419" in comments[0]["body"]
+        # the note of PR 52419, on that PR: its source named as this pull request
+        assert "source: this pull request" in comments[0]["body"]
+        assert "/notes/vllm-0436d44c" in comments[0]["body"]
         # README, "Try it locally": the answer /healthz gives then, as curl prints it
         said = re.search(r"/healthz +# (\{.*\})$", readme(), re.M)[1]
 

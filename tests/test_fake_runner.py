@@ -106,7 +106,9 @@ def test_a_live_serve_against_the_run_fake_comments_on_an_example_replayed(tmp_p
             )
             bot = "notes-operator" if mode == "token" else "review-notes[bot]"
             assert [c["user"]["login"] for c in comments] == [bot, "mispa-ms"]
-            assert "redirect.github.com/vllm-project/vllm/pull/52419" in comments[0]["body"]
+            # the note of PR 52419, on that PR: its source named as this pull request
+            assert "source: this pull request" in comments[0]["body"]
+            assert "/notes/vllm-0436d44c" in comments[0]["body"]
             # the comment example is months old: refused as it is, taken moved to now
             assert '"status":"ignored"' in replay("pr-52419-comment-wrong.json")
             assert '"status":"queued"' in replay("pr-52419-comment-wrong.json", "--now")
