@@ -66,6 +66,7 @@ from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, Library, load_li
 from bot.match_config import DEFAULT_MATCHING_FILE, MatchConfig, load_match_config  # noqa: E402
 from bot.matching import CompiledMatcher  # noqa: E402
 from bot.prfacts import facts_from_record  # noqa: E402
+from bot.terminal import count_of  # noqa: E402
 
 DEFAULT_PRS = Path("/work/shared/eval/dev_prs.jsonl")
 DEFAULT_INDEX = ROOT / "seeds" / "raw" / "notes_prs.json"
@@ -435,8 +436,7 @@ def print_split(halves: dict[str, tuple[str, ...]], path: Path, runs: AllRuns) -
     print_header("half")
     for name in (*halves, "all sets"):
         sets = [s for s in runs.now if name in ("all sets", half[s])]
-        counted = f"{len(sets)} set{'' if len(sets) == 1 else 's'}"
-        label = name if name == "all sets" else f"{name} ({counted})"
+        label = name if name == "all sets" else f"{name} ({count_of(len(sets), 'set')})"
         print(table_row(label, summed(runs.now[s] for s in sets)))
         if runs.before:
             print(table_row("  before", summed(runs.before[s] for s in sets)))
