@@ -31,7 +31,7 @@ from tests.browser_kit import chrome_options, serving_in_thread  # noqa: E402
 def missing_note(library: Library, note_id: str, notes_dir: Path) -> str | None:
     """Why `note_id`'s page cannot be shot, if it cannot: the page of a note the library has
     not is the "Not found" page, which a screenshot would keep as if it were the note's."""
-    if any(note.id == note_id for note in library.notes):
+    if note_id in library.by_id:
         return None
     return (
         f"no note with id {note_id!r} in {notes_dir}: a note tried in a copy of the library"
