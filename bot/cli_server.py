@@ -295,9 +295,8 @@ def _retry(args: argparse.Namespace, db, poll_seconds: float) -> int:
         damaged = len(queue.set_aside)
         shown = f" (the newest {len(failed)} listed)" if total - damaged > len(failed) else ""
         aside = f", {damaged} of them damaged (named above)" if damaged else ""
-        print(
-            f"{total} failed deliveries{shown}{aside}; `review-notes retry ID` or `--all` re-queues"
-        )
+        failed_n = count_of(total, "failed delivery", "failed deliveries")
+        print(f"{failed_n}{shown}{aside}; `review-notes retry ID` or `--all` re-queues")
         return 1 if damaged else 0
     done = queue.retry(None if args.all else args.ids)
     for did in done:
@@ -462,8 +461,8 @@ def _redeliver(settings: Settings, db, hours: int) -> int:
         print(inert(f"not asked: {d.guid}  {d.kind}: {error}"), file=sys.stderr)
     server_up = _server_running(db)  # probed after the sweep
     print(
-        f"{len(done.asked)} asked again, {len(done.refused)} refused, of {done.listed}"
-        f" delivery attempts since {since:%Y-%m-%d %H:%M} UTC"
+        f"{len(done.asked)} asked again, {len(done.refused)} refused, of"
+        f" {count_of(done.listed, 'delivery attempt')} since {since:%Y-%m-%d %H:%M} UTC"
         + ("; the server gets them shortly" if server_up and (done.asked or done.run_again) else "")
     )
     if not server_up and done.asked:

@@ -20,6 +20,7 @@ from bot.markers import REPLY_MARKER
 from bot.notes import Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
+from bot.terminal import count_of
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
 REPLY_BUDGET = BUDGET  # as the notes comment: well under GitHub's 65,536
@@ -290,10 +291,6 @@ def _shortened(text: str) -> str:
     return _LONG_NUMBER.sub(lambda run: run[0][:_NUMBER_SHOWN] + "…", text)
 
 
-def _count_notes(n: int) -> str:
-    return "1 note" if n == 1 else f"{n} notes"
-
-
 # --- topic ---------------------------------------------------------------------
 
 
@@ -373,7 +370,7 @@ def render_topic(
         return f"{head}\nNo notes on {title} yet."
     if topic_url is not None:
         title += f", [all notes of this topic]({link_target(topic_url(topic.id))})"
-    lines = [f"{head}\n{_count_notes(len(notes))} on {title}:", ""]
+    lines = [f"{head}\n{count_of(len(notes), 'note')} on {title}:", ""]
     lines.append(
         _apart([note_line(n, note_url, here=repo or "", pr=pr) for n in notes[:max_results]])
     )
@@ -423,7 +420,7 @@ def render_search(
         )
     shown = hits[:max_results]
     match = "matches" if len(hits) == 1 else "match"
-    found = f"{_count_notes(len(hits))} {match} {code(command.text, ECHO_LIMIT)}"
+    found = f"{count_of(len(hits), 'note')} {match} {code(command.text, ECHO_LIMIT)}"
     lines = [f"{head}\n{found}, best first:", ""]
     items = []
     for h in shown:

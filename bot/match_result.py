@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.notes import Note, Topic
+from bot.terminal import count_of
 
 
 class EvidenceKind(StrEnum):
@@ -54,8 +55,8 @@ class Said:
         if self.saying is not Saying.CHANGES:
             return f"{self.saying} " + ", ".join(f"'{name}'" for name in self.names)
         if not self.names:
-            return f"changes {self.more} other file{'s' if self.more > 1 else ''}"
-        tail = f" and {self.more} more file{'s' if self.more > 1 else ''}" if self.more else ""
+            return f"changes {count_of(self.more, 'other file')}"
+        tail = f" and {count_of(self.more, 'more file')}" if self.more else ""
         return f"changes {', '.join(self.names)}{tail}"
 
 

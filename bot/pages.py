@@ -59,6 +59,7 @@ from bot.page_json import (
     wants_json,
 )
 from bot.page_templates import template_environment
+from bot.terminal import count_of
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = STATIC / "notes.css"
@@ -357,7 +358,7 @@ class NotesSite:
         """Each repository of `held` as a link to its list, its number of notes said."""
         return [
             (
-                f"{name} ({count} note{'' if count == 1 else 's'})",
+                f"{name} ({count_of(count, 'note')})",
                 self.href(request, "notes_list", {"repo": name}),
             )
             for name, count in held

@@ -109,10 +109,10 @@ class Retention:
         others = self._prune_also(before, failures)
         if any(pruned.values()) or any(n for _, n in others):
             log.info(
-                "pruned %d done deliveries received and %d failed ones last failed before %s%s"
+                "pruned %s received and %s last failed before %s%s"
                 " (REVIEW_NOTES_DELIVERY_RETENTION_DAYS=%d)",
-                pruned[State.DONE],
-                pruned[State.FAILED],
+                count_of(pruned[State.DONE], "done delivery", "done deliveries"),
+                count_of(pruned[State.FAILED], "failed one"),
                 before,
                 "".join(f", and {n} {what}" for what, n in others),
                 self.days,

@@ -1179,7 +1179,7 @@ def test_retry_listing_of_every_failed_delivery_says_no_more_are_left_out(tmp_pa
     listing = cli("retry", env=base_env(tmp_path), cwd=ROOT)
     assert listing.returncode == 0
     last = listing.stdout.strip().splitlines()[-1]
-    assert last == "1 failed deliveries; `review-notes retry ID` or `--all` re-queues"
+    assert last == "1 failed delivery; `review-notes retry ID` or `--all` re-queues"
 
 
 # kills: bot/cli_server.py:add_replay_parser (hand) `replay --secret` without `--url` signing with

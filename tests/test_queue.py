@@ -277,9 +277,8 @@ def test_retention_deletes_old_done_deliveries_and_names_each_failed_one(tmp_pat
     assert counted == [(State.DONE, 1), (State.FAILED, 1)]
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warned) == 1 and "old-failed" in warned[0] and "GithubException: 502" in warned[0]
-    assert any(
-        "pruned 1 done deliveries received and 1 failed" in r.getMessage() for r in caplog.records
-    )
+    said = [r.getMessage() for r in caplog.records]
+    assert any("pruned 1 done delivery received and 1 failed one last" in s for s in said)
     assert retention.prune(CUTOFF) == {State.DONE: 0, State.FAILED: 0}  # nothing left to do
 
 
@@ -1452,7 +1451,7 @@ def test_retention_says_one_line_for_a_pass_that_pruned_anything_and_none_otherw
     retention = Retention(q, 14, lambda *_: None)
     retention.prune(CUTOFF)
     (line,) = said()
-    assert line.startswith("pruned 1 done deliveries received and 0 failed ones")
+    assert line.startswith("pruned 1 done delivery received and 0 failed ones")
     caplog.clear()
     retention.prune(CUTOFF)  # nothing left to do: nothing said
     nothing = Pruning("records of nothing", lambda before, limit: 0)
@@ -2662,7 +2661,7 @@ def test_a_stores_pruning_that_fails_stops_neither_the_others_nor_the_deliveries
     assert pruned == [(State.DONE, 1)] and q.get("old-done") is None
     assert prs.get("o/r", 2).files is None  # pruned after the one that failed
     [said] = caplog.records
-    assert said.getMessage().startswith("pruned 1 done deliveries received and 0 failed")
+    assert said.getMessage().startswith("pruned 1 done delivery received and 0 failed")
     assert ", and 1 lists (" in said.getMessage()
     caplog.clear()
     with caplog.at_level(logging.ERROR, logger="bot.retention"):
@@ -2719,7 +2718,7 @@ def test_a_stores_pruning_failing_outside_the_database_is_said_with_its_tracebac
         retention.round()
     said = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
     assert said[1:] == [("ERROR", "pruning lists failed", True)], said
-    assert said[0][1].startswith("pruned 1 done deliveries") and outcomes == ["failed"]
+    assert said[0][1].startswith("pruned 1 done delivery received") and outcomes == ["failed"]
 
 
 # kills: bot/retention.py:Retention._pass (hand) the done deliveries deleted before their
@@ -2744,7 +2743,7 @@ def test_the_deliveries_deleted_before_their_pruning_failed_are_counted(tmp_path
     assert pruned == [(State.DONE, 1)]
     said = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert [level for level, _ in said] == ["INFO", "ERROR"], said
-    assert said[0][1].startswith("pruned 1 done deliveries received and 0 failed")
+    assert said[0][1].startswith("pruned 1 done delivery received and 0 failed")
 
 
 # kills: bot/retention.py:Retention._pass the deliveries' pruning that failed stopping the
@@ -3339,7 +3338,7 @@ def test_a_done_deliveries_pruning_that_fails_skips_not_the_failed_ones(tmp_path
     assert pruned == [(State.FAILED, 1)]
     said = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert [level for level, _ in said] == ["WARNING", "INFO", "ERROR"], said
-    assert said[1][1].startswith("pruned 0 done deliveries received and 1 failed")
+    assert said[1][1].startswith("pruned 0 done deliveries received and 1 failed one last")
     assert said[2][1] == "pruning old done deliveries failed; tried again each pass"
 
 

@@ -335,7 +335,8 @@ def test_redeliver_names_a_refused_ask_on_stderr_and_exits_1(monkeypatch, tmp_pa
     assert "g-refused" not in out
     assert err == "not asked: g-refused  pull_request.opened: 422 Unprocessable\n"
     status, _ = redeliver_reporting(monkeypatch, tmp_path, Sweep(listed=1, asked=[asked]))
-    assert status == 0 and capsys.readouterr().err == ""
+    out, err = capsys.readouterr()
+    assert status == 0 and err == "" and "0 refused, of 1 delivery attempt since" in out
     stopped = Sweep(listed=3, asked=[asked], stopped="rate limited", not_asked=2)
     status, _ = redeliver_reporting(monkeypatch, tmp_path, stopped)
     assert status == 1 and capsys.readouterr().err == "stopped (rate limited): 2 not asked again\n"

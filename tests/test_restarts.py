@@ -176,7 +176,7 @@ def test_retry_lists_a_read_only_file_of_the_release_before_the_waits_column(tmp
     r = _cli_while_unwritable(tmp_path, _a_file_of_the_release_before(tmp_path), "retry")
     assert r.returncode == 0, r.stderr[-800:]
     assert "gh-1  pull_request.opened  o/r PR 1  boom" in r.stdout
-    assert "1 failed deliveries" in r.stdout
+    assert "1 failed delivery;" in r.stdout
 
 
 # kills: bot/queue.py:DeliveryQueue._retry (hand) a re-queue on a read-only file left without
