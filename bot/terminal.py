@@ -7,7 +7,8 @@ break) would move the cursor, plant a hyperlink or rewrite the lines above when 
 curator or the operator prints them. In a log line (`shown`), a line break starts a
 line of the sender's own that no reader tells from the bot's.
 
-`count_of` says a number with its noun, as each line does: "put back 1 time", not "1 times".
+`count_of` says a number with its noun, as each line does: "put back 1 time", not "1 times";
+a notes comment and a web page count with it too.
 """
 
 from __future__ import annotations
