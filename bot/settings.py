@@ -63,10 +63,12 @@ ENV_PREFIX = "REVIEW_NOTES_"
 # is written to GitHub then, and `review-notes replay` signs with it by default.
 # Printed at start-up.
 DEV_WEBHOOK_SECRET = "review-notes-dev-secret"
-# The `.env` read: the working directory's. The tests name another for the commands and
-# servers they start in the checkout, where an operator's .env holds live credentials.
-# Private, not a setting: no operator needs it.
-ENV_FILE = os.environ.get("_REVIEW_NOTES_TEST_ENV_FILE") or ".env"
+# The `.env` read: the working directory's, or none when _REVIEW_NOTES_TEST_NO_DOTENV is
+# set (not empty), as the tests set it for the commands and servers they start in the
+# checkout, where an operator's .env holds live credentials. A flag, not a path: no other
+# .env can be named this way. Private, not a setting: no operator needs it, and a name
+# outside REVIEW_NOTES_* is not warned about.
+ENV_FILE: str | None = None if os.environ.get("_REVIEW_NOTES_TEST_NO_DOTENV") else ".env"
 
 _OWNER = re.compile(r"^[A-Za-z0-9_-]+$")  # an account: letters, digits, '-' ('_': managed users)
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -1900,3 +1900,34 @@ def test_a_notes_github_dir_a_link_cannot_hold_stops_the_start(directory):
 @pytest.mark.parametrize("directory", ["seeds/notes", "/seeds/notes", "notes/", "a.b/c..d"])
 def test_a_notes_github_dir_from_the_root_is_taken(directory):
     assert load(notes_github_dir=directory).notes_github_dir == directory
+
+
+def _port_read(tmp_path: Path, **hook: str) -> str:
+    """The port a process started in `tmp_path` reads, with `hook` in its environment."""
+    import subprocess
+    import sys
+
+    from tests.webhook_kit import base_env
+
+    r = subprocess.run(
+        [sys.executable, "-c", "from bot.settings import load_settings as s; print(s().port)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=base_env(tmp_path, PYTHONPATH=str(ROOT), **hook),
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr[-800:]
+    return r.stdout.strip()
+
+
+# kills: bot/settings.py:ENV_FILE the tests' hook took any path, a second, undocumented way to
+#   make a server read another .env than its working directory's
+def test_the_tests_hook_reads_no_env_file_and_names_none(tmp_path):
+    (tmp_path / ".env").write_text("REVIEW_NOTES_PORT=8123\n")
+    other = tmp_path / "other.env"
+    other.write_text("REVIEW_NOTES_PORT=8124\n")
+    assert _port_read(tmp_path) == "8123"  # the working directory's
+    assert _port_read(tmp_path, _REVIEW_NOTES_TEST_NO_DOTENV=str(other)) == "8000"  # none
+    (tmp_path / ".env").unlink()
+    assert _port_read(tmp_path, _REVIEW_NOTES_TEST_ENV_FILE=str(other)) == "8000"  # no file named

@@ -206,7 +206,7 @@ def outside_dotenv(env: dict[str, str], cwd: Path) -> dict[str, str]:
     webhook secret that would answer for the test's."""
     if Path(cwd).resolve() != ROOT:
         return env  # a test's own directory: its .env, if the test wrote one
-    return {**env, "_REVIEW_NOTES_TEST_ENV_FILE": os.devnull}
+    return {**env, "_REVIEW_NOTES_TEST_NO_DOTENV": "1"}
 
 
 def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
