@@ -127,9 +127,12 @@ def glob_to_regex(pattern: str) -> str:
             if end == -1:
                 raise GlobError(f"unclosed '[' at position {i + 1 + shift}: {_OPEN_CLASS}")
             body = pat[i + 1 : end]
-            if body[0] in "!^":
-                # A negated class still never crosses a path separator.
-                body = "^/" + body[1:]
+            negated = body[0] in "!^"
+            # `[`, `&`, `~`, `|` are literal in a glob's class; escaped, `re` reads no nested
+            # set or set operation (`[[]`, `[&&]`), which it warns a later Python will
+            body = re.sub(r"[\[&~|]", r"\\\g<0>", body[1:] if negated else body)
+            if negated:  # a negated class still never crosses a path separator
+                body = "^/" + body
             out.append("[" + body + "]")
             i = end + 1
         elif c == "]":

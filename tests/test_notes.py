@@ -7,6 +7,7 @@ import re
 import shutil
 import tomllib
 import unicodedata
+import warnings
 from datetime import date
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot.globs import GlobError, glob_matches
+from bot.globs import GlobError, compile_glob, glob_matches
 from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, load_library
 from bot.note_dump import dump_note, toml_string
 from bot.note_files import Header, fast_toml, parse_note, split_front_matter
@@ -781,3 +782,16 @@ def test_bad_glob_messages_suggest_globs_that_match_the_character():
     # the unclosed '[' and unmatched ']' messages tell '[[]' and '[]]': both must work
     assert glob_matches("docs/a[[]1[]].md", "docs/a[1].md")
     assert not glob_matches("docs/a[[]1[]].md", "docs/a1.md")
+
+
+@pytest.mark.parametrize("glob", ["docs/a[[]1.md", "a[&&b].py"])
+def test_a_class_of_characters_that_python_reads_as_a_set_operation_is_literal(glob):
+    # `[[]`, the glob the unclosed-'[' message suggests, was copied into the regex as it is:
+    # Python's `re` warns of a "possible nested set" there (a FutureWarning: a later
+    # Python reads `[[` as a nested set); `&&` in a class is escaped too, and stays literal
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile_glob.cache_clear()
+        assert compile_glob(glob)
+    assert glob_matches("docs/a[[]1.md", "docs/a[1.md")
+    assert glob_matches("a[&&b].py", "a&.py") and not glob_matches("a[&&b].py", "ab&.py")
