@@ -369,7 +369,8 @@ def test_the_server_runs_from_what_the_image_copies(tmp_path):
             lambda: get_json(f"{serve.base}/dry-run/comments")["comments"],
             what="the dry-run comment",
         )
-        assert "redirect.github.com/vllm-project/vllm/pull/" in comments[0]["body"]
+        # the example's PR is a note's own source PR: named "this pull request", not linked
+        assert "source: this pull request" in comments[0]["body"]
         note = sorted((app / "seeds" / "notes").glob("*.md"))[0].stem
         for page in (
             "/notes",
