@@ -58,6 +58,18 @@ def read_token(out: Path) -> str:
     return re.search(r"token (fake_\w+)", out.read_text())[1]
 
 
+def refused(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The runner run to its end with `args` (one it refuses before serving)."""
+    return subprocess.run(
+        [PY, str(RUNNER), "--port", str(free_port()), *args],
+        env=base_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def fake_get(settings: dict[str, str], token: str, path: str) -> object:
     import urllib.request
 
@@ -124,14 +136,7 @@ def test_a_live_serve_against_the_run_fake_comments_on_an_example_replayed(tmp_p
 
 
 def test_the_runner_refuses_a_fault_it_does_not_know_naming_the_kinds(tmp_path):
-    r = subprocess.run(
-        [PY, str(RUNNER), "--port", str(free_port()), "--fault", "GET /app explode"],
-        env=base_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = refused(tmp_path, "--fault", "GET /app explode")
     assert r.returncode == 2 and "no fault 'explode'; one of error, not_found" in r.stderr
     assert not (tmp_path / "fake-github-app.pem").exists()  # refused before any key is made
 
@@ -146,14 +151,7 @@ def test_the_runner_reuses_its_key_and_never_replaces_another_file(tmp_path):
     first.pop("GITHUB_API_URL"), second.pop("GITHUB_API_URL")  # each test run's own port
     assert first == second
     key.write_text("my notes, not a key\n")
-    r = subprocess.run(
-        [PY, str(RUNNER), "--port", str(free_port()), "--key-file", str(key)],
-        env=base_env(tmp_path),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = refused(tmp_path, "--key-file", str(key))
     assert r.returncode == 2 and "app.pem: holds no private key to reuse" in r.stderr
     assert key.read_text() == "my notes, not a key\n"
 
