@@ -393,6 +393,10 @@ def _singulars(term: str) -> list[str]:
 # (`fp8`), a flag (`--enforce-eager`), a number or a phrase is found as it is.
 _ENGLISH_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _MIN_STEM = 3  # letters, of the last part: `used` is no `us`, `adding` no `ad`
+# But a verb of three letters in -e (`use`, `age`) has a stem of two, a vowel and a
+# consonant, before an ending only (`used`, `using`, `uses`: `us`); not `do` of `doing`
+# (`doe`), `be` of `being` (`bee`), `fe` of `feed`, nor `th` of `the` (`thing`)
+_SHORT_E_STEM = re.compile(r"(?<![a-z])[aeiou][^aeiou]$")
 _VOWEL = re.compile(r"[aeiouy]")  # every stem's last part holds one: `string` is no `str`
 # an -ion or -ation noun's stem is longer: `portion` is no `port`, `station` no `state`
 _MIN_NOUN_STEM = 5
@@ -462,7 +466,13 @@ def _stems(term: str) -> list[_Stem]:
         found += _cut_stems(term[: -len(cut)], size - len(cut))
         if size - len(cut) == _MIN_STEM:  # so short, a word of its own: `embed`, `speed`
             found.append(_Stem(term, True, lost_e=False))
-    elif term.endswith("e") and size > _MIN_STEM and term not in _OTHER_WORDS_ED_ING:
+    elif cut and _SHORT_E_STEM.search(term[: -len(cut)]):  # `used`, `using`: `us`
+        found.append(_Stem(term[: -len(cut)], False))
+    elif (
+        term.endswith("e")
+        and (size > _MIN_STEM or _SHORT_E_STEM.search(term[:-1]))
+        and term not in _OTHER_WORDS_ED_ING
+    ):
         found.append(_Stem(term[:-1], False))
     for noun, alone in (("ation", False), ("ion", True)):
         if term.endswith(noun) and size - len(noun) >= _MIN_NOUN_STEM:

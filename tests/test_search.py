@@ -1060,6 +1060,49 @@ def test_a_verb_of_three_letters_finds_its_other_forms(typed, written, mode):
     assert _about(typed, written, mode) == ["n-1"]
 
 
+# kills: bot/search.py:_SHORT_E_STEM (hand) a verb of three letters in -e had no -ed or
+#   -ing: `use` found no note saying "used" or "using" (the shipped "kept using the
+#   capture-time stride"), nor `used` or `using` one saying "use": their stem `us`, two
+#   letters, was too short to be one
+_SHORT_E_VERBS = [
+    ("use", "the pool is used twice"),
+    ("use", "kept using the capture-time stride"),
+    ("used", "use the pool"),
+    ("used", "using the pool"),
+    ("using", "uses the pool"),
+    ("uses", "used once"),
+    ("re-used", "re-use the blocks"),
+    ("age", "aged blocks"),
+    ("aging", "the block's age"),
+]
+
+
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed, written", _SHORT_E_VERBS)
+def test_a_verb_of_three_letters_in_e_finds_its_other_forms(typed, written, mode):
+    assert _about(typed, written, mode) == ["n-1"]
+
+
+# a stem of two letters is one only before an ending, and only a vowel and a consonant as
+# a verb in -e has (`us`, `ag`): not `us` itself, nor `do`, `be` or `fe` (`doing` is no
+# `doe`, `being` no `bee`, `feed` no `fee`), nor a word without a vowel (`the`, `thing`)
+_NOT_SHORT_E_VERBS = [
+    ("used", "for us"),
+    ("using", "let us"),
+    ("use", "the user"),
+    ("doing", "a doe"),
+    ("being", "a bee"),
+    ("feed", "the fee"),
+    ("the", "one thing"),
+    ("thing", "the"),
+]
+
+
+@pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_SHORT_E_VERBS)))
+def test_a_stem_of_two_letters_is_no_other_word(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
+
+
 # kills: bot/search.py:_has_vowel (hand) a stem of three letters without a vowel:
 #   `string` found "str", `per` "pre" (as `register` is `registr`)
 # kills: bot/search.py:_inflections (hand) a `y` respelled `i` taking a silent `e`: `tried`
