@@ -425,8 +425,12 @@ _OTHER_WORDS_NOUN = frozenset(
 )
 # Words whose -ed and -ing words are another word's, where no spelling tells: `pasted`
 # is paste's, `meaning`, `evening` and `heading` nouns of their own (vLLM's `head` is an
-# attention head), `tried` try's, not the noun `trie`'s; neither finds the other
-_OTHER_WORDS_ED_ING = frozenset(("past", "mean", "even", "head", "trie"))
+# attention head), `tried` try's, not the noun `trie`'s, `united` unite's (as `limited`
+# is limit's), `canned`, `willing` and `butted` no modal's or conjunction's (as `pinned`
+# is pin's); neither finds the other, doubled or not
+_OTHER_WORDS_ED_ING = frozenset(
+    ("past", "mean", "even", "head", "trie", "unit", "can", "will", "but")
+)
 # Words whose -s is another word: `news`, `does` (do's); neither finds the other
 _OTHER_WORDS_S = frozenset(("new", "doe"))
 # `batches`, `hashes`, `indexes`, `echoes`; a `y` respelled: `queries`
@@ -499,7 +503,10 @@ def _cut_stems(stem: str, size: int) -> list[_Stem]:
     if (_DOUBLED.search(stem) or _IC_K.search(stem[-size:])) and size > _MIN_STEM:
         single = stem[:-1]
         if stem.endswith("ll") and _ONE_SHORT_SYLLABLE.search(single[1 - size :]):
-            return [_Stem(stem, True)]  # `polled` is poll's: `pol` is no word
+            # `polled` is poll's: `pol` is no word; `willing` no modal's
+            return [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
+        if single[1 - size :] in _OTHER_WORDS_ED_ING:  # `canned` is no modal's
+            return [_Stem(stem, True)]
         return [_Stem(stem, True), _Stem(single, True, lost_e=False)]
     found = [_Stem(stem, not _ed_ing_are_anothers(stem[-size:]))]
     if stem.endswith(("ee", "ue")) and size > _MIN_STEM:  # not `refere` of `refereed`
@@ -573,8 +580,9 @@ def _doubled(last: str, lost_e: bool) -> str:
     have lost an `e` (`plane`'s `plan`), nor its `l` or `s` (`poll`, `stall`, `miss` are
     words: `pol` and `mis` take none); a `c` as `ck` past one syllable (`panic`:
     `panicked`), never after a lost `e`, which kept it soft (`replaced`), nor one
-    syllable's (`doc` is no `docked`)."""
-    if not re.search(r"[aeiou][^aeiouwxy]$", last):
+    syllable's (`doc` is no `docked`), nor a word whose -ed and -ing are another's (`can`
+    is no `canned`)."""
+    if not re.search(r"[aeiou][^aeiouwxy]$", last) or last in _OTHER_WORDS_ED_ING:
         return ""
     one_short_syllable = _ONE_SHORT_SYLLABLE.search(last) is not None
     if last.endswith("c"):

@@ -1250,6 +1250,50 @@ def test_a_words_forms_in_one_pattern_find_what_a_pattern_each_did(monkeypatch):
     assert sum(h[3] == 0 for hits in now for h in hits) > 100  # found as another form
 
 
+# kills: bot/search.py:_OTHER_WORDS_ED_ING (hand) a word whose -ed and -ing are another
+#   word's took them, no spelling telling `unit` from `limit`, `can` from `pin`: `unit`
+#   found "united" and "uniting" (unite's), `can` (the shipped "a CI fix you can skip")
+#   "canned" and "canning", `will` "willing", `but` "butted" (butt's); nor the other way
+_NOT_ED_ING = [
+    ("unit", "the united states"),
+    ("unit", "uniting the pools"),
+    ("units", "united"),
+    ("united", "unit tests"),
+    ("uniting", "two units"),
+    ("can", "canned responses"),
+    ("can", "canning"),
+    ("canned", "a CI fix you can skip"),
+    ("will", "a willing reviewer"),
+    ("willing", "what it will run"),
+    ("but", "butted"),
+    ("butting", "but"),
+]
+
+
+@pytest.mark.parametrize("typed, written, mode", list(_unfound_cases(_NOT_ED_ING, _singular)))
+def test_a_words_ed_and_ing_that_are_anothers_are_not_found(typed, written, mode):
+    assert _found_by(typed, written, mode) == []
+
+
+# what those words still find: their plural, and the other word its own forms; a word
+# no list names keeps its -ed and -ing, doubled or not
+_STILL_FOUND = [
+    ("unit", "two units"),
+    ("units", "a unit test"),
+    ("united", "unite the pools"),
+    ("uniting", "united"),
+    ("limit", "a limited pool"),
+    ("pin", "pinned memory"),
+    ("canned", "canning"),
+]
+
+
+@pytest.mark.parametrize("mode", [FILTER, RANKED])
+@pytest.mark.parametrize("typed, written", _STILL_FOUND)
+def test_those_words_still_find_their_other_forms(typed, written, mode):
+    assert _about(typed, written, mode) == ["n-1"]
+
+
 # kills: bot/search.py:_OTHER_WORDS_S (hand) a word's -s another word: `new` found "news"
 #   and `news` "new", `doe` "does" (do's) and `does` "doe"
 # kills: bot/search.py:_spellings (hand) a word in -s took a bare -s: `mis` found "miss"
