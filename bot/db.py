@@ -1,12 +1,17 @@
-"""The bot's one SQLite file (WAL): the delivery queue, per-PR state, dry-run comments.
+"""The bot's one SQLite file (WAL), shared by the stores that each create their own
+tables in it (`CREATE TABLE IF NOT EXISTS`): the delivery queue (`bot.queue`), per-PR
+state (`bot.prstate`), the `/notes wrong` marks (`bot.feedback_store`), command decisions
+(`bot.decision_store`), the commands a lock kept (`bot.locked_commands`) and a dry run's
+comments (`bot.dryrun`). Here: the `Database` they write through, what a damaged, locked
+or newer file means, and the times they store (`utcnow`; GitHub's, `as_github_time`),
+which compare as text.
 
 One connection per process for its writes, guarded by a lock: every statement is
 short, so serialising them in-process costs nothing and keeps sqlite3's threading rules
 simple. Other processes (`review-notes retry`) share the file through WAL and a busy
 timeout, which a write waits in short tries, letting the in-process lock go between them
 (`Database._in_lock`). What /healthz and /metrics read goes through a second connection
-(`Database.read`), which WAL lets read beside a writer. Each store creates its own
-tables with `CREATE TABLE IF NOT EXISTS`.
+(`Database.read`), which WAL lets read beside a writer.
 """
 
 from __future__ import annotations

@@ -1,8 +1,18 @@
-"""What the bot needs from GitHub, as one narrow interface.
+"""What the bot needs from GitHub, as one narrow interface (`GitHubPort`), and the words
+the handlers and the workers share about GitHub without importing the client.
 
-The real implementation is `bot.github_client.GitHubClient` (PyGithub); the
-dry run records instead of writing. Handlers depend on this Protocol only, so
-the core never imports PyGithub.
+The real implementation is `bot.github_client.GitHubClient` (PyGithub); the dry run
+(`bot.dryrun`) records instead of writing. Handlers depend on this Protocol only, so the
+core never imports PyGithub. Beside it:
+
+- which PR a call is about (`PRRef`, read from a payload by `ref_from_payload`);
+- what its answers are (`FileList`, `StickyResult`, `Outcome`, `RestoreResult`);
+- how a call failed (`GitHubError`, `NotInstalled`, `ClientClosed`, `FilesNotReady`,
+  `ConversationLocked`), and what the workers make of it: a rate limit to wait out
+  (`rate_limit_wait`), an outage (`github_outage`), a call never sent (`never_sent`);
+- what a run's calls did, told to the caller without passing it through every
+  signature: the comment writes it asked for (`counting_writes`) and the rate limits it
+  met (`watching_limits`).
 """
 
 from __future__ import annotations
