@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 # The sub-commands are in cli_notes (the curators' `notes ...`), cli_match (`match`) and
-# cli_server (the operators' `serve`, `replay`, `retry` and `redeliver`); this module
+# cli_server (the operators' commands), each one's module in COMMANDS below; this module
 # reads the command line, runs the one named, and holds what they share.
 
 

@@ -1,5 +1,5 @@
 """The operators' commands: `review-notes serve` (the webhook server), `replay` (a payload
-signed and sent to it), `retry` (failed deliveries listed or re-queued) and `redeliver`
+signed and sent to it), `retry` (failed deliveries listed or re-queued), `redeliver`
 (GitHub asked again for the webhooks it could not deliver while the server was down) and
 `salvage` (what a damaged database file still holds, copied into a new one)."""
 
