@@ -4,12 +4,12 @@ Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub): which ha
 delivery gets, or why it is ignored. It must never run an event the bot caused itself
 (no loops), nor one for a repository off the allow-list or not about a pull request.
 Each feature module (`bot.pr_events`, `bot.command_events`, `bot.command_updates`,
-`bot.files_recheck`, `bot.deletion_events`) exposes `register(dispatcher)`;
-`server.build_dispatcher` calls each. `triage` runs twice: at intake (so ignored
-deliveries never reach the queue and get a 202 at once) and again before the work
-(settings may have changed since the delivery was queued). The rules: which events pass
-and what is the bot's own, `Dispatcher.triage`; the bot's login and a locked
-conversation, `Dispatcher.dispatch`; a renamed repository, `follow_repository`.
+`bot.files_recheck`, `bot.reply_copies`, `bot.deletion_events`) exposes
+`register(dispatcher)`; `server.build_dispatcher` calls each. `triage` runs twice: at
+intake (so ignored deliveries never reach the queue and get a 202 at once) and again
+before the work (settings may have changed since the delivery was queued). The rules:
+which events pass and what is the bot's own, `Dispatcher.triage`; the bot's login and a
+locked conversation, `Dispatcher.dispatch`; a renamed repository, `follow_repository`.
 """
 
 from __future__ import annotations

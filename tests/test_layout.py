@@ -288,3 +288,20 @@ def test_the_kills_check_reads_each_form_and_names_what_is_gone():
         ("bot/*.py", "NoSuchClass.method"),
     ]
     assert missing("bot/nowhere.py", None) and missing("bot/templates/nowhere.html", None)
+
+
+def test_the_dispatchers_docstring_names_every_module_that_registers_routes():
+    # bot/dispatch.py tells a newcomer which feature modules expose `register(dispatcher)`;
+    # it named five when `reply_copies` had become the sixth, so its route (the look for a
+    # reply's copies) was nowhere on the map of where a delivery can go.
+    registering = {
+        m
+        for m in MODULES
+        if any(
+            isinstance(node, ast.FunctionDef) and node.name == "register"
+            for node in ast.parse((ROOT / "bot" / f"{m}.py").read_text("utf-8")).body
+        )
+    }
+    said = ast.get_docstring(ast.parse((ROOT / "bot" / "dispatch.py").read_text("utf-8")))
+    assert len(registering) > 3  # found: a renamed `register` fails here, not silently
+    assert sorted(m for m in registering if f"`bot.{m}`" not in (said or "")) == []
