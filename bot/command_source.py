@@ -2,8 +2,9 @@
 written, who wrote them, and what the event says about the PR.
 
 The intake (bot.command_events) makes one from each event; the modules that run the
-commands (bot.command_answers, bot.command_updates, bot.command_feedback) read it. It
-sits below them all, so none of them imports the intake.
+commands (bot.command_answers, bot.command_updates, bot.command_feedback) read it, and
+bot.locked_commands keeps it for an unlock. It sits below them all, so none of them
+imports the intake.
 """
 
 from __future__ import annotations
