@@ -421,7 +421,8 @@ def render_search(
     shown = hits[:max_results]
     match = "matches" if len(hits) == 1 else "match"
     found = f"{count_of(len(hits), 'note')} {match} {code(command.text, ECHO_LIMIT)}"
-    lines = [f"{head}\n{found}, best first:", ""]
+    order = "" if len(hits) == 1 else ", best first"  # one note found has no order to tell
+    lines = [f"{head}\n{found}{order}:", ""]
     items = []
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")

@@ -409,8 +409,10 @@ def test_replies_count_their_notes_in_english(library):
     assert "\n1 note on **" in reply(f"/notes topic {one}", library)
     many = max(library.topics, key=lambda t: len(library.by_topic.get(t, ())))
     assert f"\n{len(library.by_topic[many])} notes on **" in reply(f"/notes topic {many}", library)
-    assert "\n1 note matches `EAGLE`" in reply("/notes search EAGLE", library)
-    assert f"\n{len(library.notes)} notes match `值得`" in reply("/notes search 值得", library)
+    assert "\n1 note matches `EAGLE`:\n" in reply("/notes search EAGLE", library)
+    assert f"\n{len(library.notes)} notes match `值得`, best first:" in reply(
+        "/notes search 值得", library
+    )
 
 
 def test_search_reply_says_where_each_note_matched(library):
