@@ -17,7 +17,7 @@ from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
-from bot.notes import Note, Topic, topic_key, topics_by_key
+from bot.notes import QUOTE_PAIRS, Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
 from bot.terminal import count_of
@@ -163,13 +163,22 @@ def _render_unknown(commands: Sequence[Command], word: str) -> str:
 
 def _meant_commands(subs: Sequence[str], word: str) -> str:
     """The sub-commands these typos are one slip from (a letter more, less, changed, or two
-    swapped: `serach`, `offf`, `wyh`), as a question; mid-sentence in code, so the reply
-    runs none of them. Not a guess further off: `stop` is no `topic`."""
+    swapped: `serach`, `offf`, `wyh`), or name in quotes (`"why"`, `「wyh」`), as a
+    question; mid-sentence in code, so the reply runs none of them. Not a guess further
+    off: `stop` is no `topic`."""
     known = [k.value for k in Kind if k is not Kind.UNKNOWN]
-    meant = _once([k for s in subs if len(s) > 1 for k in known if _one_slip(s.lower(), k)])
+    typed = [_unquoted(s).lower() for s in subs]
+    meant = _once([k for t in typed if len(t) > 1 for k in known if t == k or _one_slip(t, k)])
     if not meant:
         return ""
     return f" Did you mean {_listing([f'`{word} {m}`' for m in meant], 'or')}?"
+
+
+def _unquoted(sub: str) -> str:
+    """The sub-command without a pair of quotes around it, as typed when it has none."""
+    if len(sub) > 2 and QUOTE_PAIRS.get(sub[0]) == sub[-1]:
+        return sub[1:-1]
+    return sub
 
 
 def _one_slip(typed: str, word: str) -> bool:

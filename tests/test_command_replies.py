@@ -143,6 +143,15 @@ def test_an_unknown_command_close_to_one_is_told_which_it_may_be():
     assert "Did you mean" not in render_errors([Unanswered(command("/notes stop"))])
 
 
+def test_a_command_typed_in_quotes_is_told_the_command_it_names():
+    # `/notes "why"` was told "There is no `"why"` command." and no more
+    for said, meant in [('"why"', "why"), ("'help'", "help"), ("“off”", "off"), ("「wyh」", "why")]:
+        body = render_errors([Unanswered(command(f"/notes {said}"))])
+        assert f"Did you mean `/notes {meant}`?" in body, body
+        assert parse_commands(body) == []
+    assert "Did you mean" not in render_errors([Unanswered(command('/notes "frobnicate"'))])
+
+
 def test_several_unknown_commands_share_one_sentence():
     typos = [Unanswered(command(f"/notes {w}")) for w in ("hlep", "refersh", "wyh", "HLEP x")]
     body = render_errors(typos)
