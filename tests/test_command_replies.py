@@ -320,6 +320,30 @@ def test_topic_with_no_notes_yet(library):
     assert "No notes on **CUDA graphs**" in reply("/notes topic cuda-graphs", lib)
 
 
+def test_a_topic_with_no_notes_points_to_the_notes_that_mention_it(library):
+    # `/notes topic deepseek` said only "No notes on **DeepSeek models** (DeepSeek 模型,
+    # `deepseek`) yet.", a dead end on a DeepSeek PR, while notes on DeepSeek V4 are filed
+    # under other topics: the reply now says the search that finds them (by the topic's
+    # id, however the topic was named).
+    assert not library.by_topic["deepseek"]
+    found = search_notes(library.notes, "deepseek", topics=library.topics)
+    assert found
+    body = reply("/notes topic deepseek please", library, repo="vllm-project/vllm")
+    assert body.splitlines()[-1] == (
+        "No notes on **DeepSeek models** (DeepSeek 模型, `deepseek`) yet."
+        f" `/notes search deepseek` finds {len(found)} notes that mention it."
+    ), body
+    assert parse_commands(body) == []  # mid-sentence in code: the reply runs nothing
+    assert_safe(body)
+    named = reply("/notes topic「DeepSeek 模型」", library, repo="vllm-project/vllm")
+    assert named.splitlines()[-1] == body.splitlines()[-1], named
+    words = reply("/notes topic mla-attention", library).splitlines()[-1]
+    assert "`/notes search mla attention` finds" in words, words
+    # none in another repository, and none that mention it: no search to point to
+    assert "search" not in reply("/notes topic deepseek", library, repo="acme/widgets")
+    assert reply("/notes topic documentation", library).endswith("`documentation`) yet.")
+
+
 def test_topic_answer_is_capped(library):
     body = reply("/notes topic sparse-mla", library, max_results=2)
     total = len(library.by_topic["sparse-mla"])
@@ -596,7 +620,7 @@ def test_a_topic_with_no_notes_is_answered_in_a_sentence(library):
         )
 
     empty = topic("performance")
-    assert empty.splitlines()[-1] == (
+    assert empty.splitlines()[-1].startswith(
         "No notes on **Benchmarks and performance** (基准测试与性能, `performance`) yet."
     )
     assert "all notes of this topic" not in empty
