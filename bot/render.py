@@ -237,30 +237,59 @@ def badge_line(note: Note, guidance_url: str, here: str = "", this_pr: bool = Fa
 
 
 def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:
+    """A note's lines. The first note's summary shows; a further note's original title and
+    summary are folded (with its evidence in the short comment): three open summaries made
+    the comment three screens long, and the title, verdict and source say enough at a
+    glance of a note ranked below the first."""
     note = match.note
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
     lines = [head, badge_line(note, opts.links.url(note), opts.repo, match.source)]
-    if note.title_en:
-        lines.append(f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}")
+    about = (
+        [f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}"] if note.title_en else []
+    )
     if note.summary_en:
-        lines += ["", f"> {safe_text(note.summary_en, SUMMARY_MAX)}"]
+        about += ["", f"> {safe_text(note.summary_en, SUMMARY_MAX)}"]
     topics = [library.topics[t] for t in note.topics if t in library.topics]
-    if topics:
-        lines += ["", "Topics: " + ", ".join(safe_text(t.name_en) for t in topics)]
+    named = ["Topics: " + ", ".join(safe_text(t.name_en) for t in topics)] if topics else []
     limit = _REASONS_VERBOSE if opts.verbose else _REASONS_SHORT
     said = match.reasons if opts.verbose else short_view(match.reasons, note_names(note, topics))
     said = under_topics_line(said, [t.short for t in topics])
     reasons = [f"- {reason_markdown(r)}" for r in said[:limit]]
     if len(said) > limit:
         reasons.append(f"- … and {len(said) - limit} more")
-    if opts.verbose:
-        # no score: the lines carry no weights to read a total against, and being linked
-        # is not a score over one bar (ties, a floor relative to the best note)
-        lines += ["", "Why this note:", *reasons]
-    else:
-        lines += ["", "<details><summary>Why this note</summary>", "", *reasons, "", "</details>"]
-    return lines
+    # no score in why mode: the lines carry no weights to read a total against, and being
+    # linked is not a score over one bar (ties, a floor relative to the best note)
+    why = ["Why this note:", *reasons]
+    if rank == 1 or not about:
+        lines += [*about, *_spaced(named)]
+        if opts.verbose:
+            return [*lines, "", *why]
+        return [*lines, "", _fold("Why this note"), "", *reasons, "", "</details>"]
+    if opts.verbose:  # the evidence is what why mode is for: only the summary is folded
+        return [
+            *lines,
+            "",
+            _fold("Summary"),
+            "",
+            *about,
+            "",
+            "</details>",
+            *_spaced(named),
+            "",
+            *why,
+        ]
+    folded = [*about, *_spaced(named), "", *why]
+    return [*lines, "", _fold("Summary and why this note"), "", *folded, "", "</details>"]
+
+
+def _fold(summary: str) -> str:
+    return f"<details><summary>{summary}</summary>"
+
+
+def _spaced(lines: list[str]) -> list[str]:
+    """Lines after a blank one, or none."""
+    return ["", *lines] if lines else []
 
 
 # A note's number as its block opens (`_note_block`), and its guidance link (`badge_line`)

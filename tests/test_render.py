@@ -255,6 +255,35 @@ def test_an_emoji_shortcode_in_a_notes_text_is_shown_as_written():
         assert said in text
 
 
+def folded_away(page: str) -> str:
+    """The rendered comment as it first shows: every <details> closed, its summary kept."""
+    return re.sub(r"<details>\s*<summary>(.*?)</summary>.*?</details>", r"\1", page, flags=re.S)
+
+
+def test_only_the_first_notes_summary_shows_the_others_fold_with_their_evidence():
+    # a comment linking three notes showed three summaries of ~500 characters open: three
+    # screens of prose for a reviewer who reads the first note, glances at the others
+    three = [note(i, summary_en=f"Summary {i}.", title_zh=f"原题{i}") for i in (1, 2, 3)]
+    res = result(*three, reasons=("title mentions 'EAGLE'", "changes a.py"))
+    page = gfm(render(res, LIB, opts=OPTS))
+    shown = folded_away(page)
+    assert "Summary 1." in shown and "原题1" in shown
+    for i in (2, 3):  # title, verdict and source at a glance; the rest a click away
+        assert f"Test note {i}" in shown and f"PR 5000{i}" in shown
+        assert f"Summary {i}." not in shown and f"原题{i}" not in shown
+        assert f"Summary {i}." in page and f"原题{i}" in page
+    assert shown.count("Summary and why this note") == 2 and shown.count("Why this note") == 1
+    assert page.count("<blockquote>") == 3 and page.count("<li>") == 6
+    # why mode: the evidence is what it is for, open under every note; only the summary
+    # of a note past the first folds
+    why = gfm(render(res, LIB, opts=replace(OPTS, verbose=True)))
+    shown = folded_away(why)
+    assert shown.count("<li>") == 6 and "Summary 1." in shown and "Summary 2." not in shown
+    # one note, as nearly every comment has: as it was
+    one = render(result(three[0]), LIB, opts=OPTS)
+    assert "Summary and why" not in one and one.count("<details>") == 1
+
+
 @pytest.mark.parametrize(
     "summary",
     ["# of KV blocks was miscounted", "- a list?", "+ b", "* c", "1. d", "2024) e", "> f"]
