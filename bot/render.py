@@ -222,18 +222,28 @@ def _source_of(note: Note) -> tuple[str, int] | str:
     return (note.repo.lower(), note.source_pr) if note.source_pr else note.id
 
 
-def badge_line(note: Note, guidance_url: str, here: str = "", this_pr: bool = False) -> str:
+def badge_line(
+    note: Note, guidance_url: str, here: str = "", this_pr: bool = False, topics_only: bool = False
+) -> str:
     """The line under a note's title, in the comment and in a command's reply: verdict in
     English and Chinese, source PR, link to the (Chinese) guidance. `here`: the repository
     the PR is in, whose name a source PR there goes without (`pr_link`). `this_pr`: the
-    PR is the note's source, named so: a link would lead to the page the reader is on."""
+    PR is the note's source, named so: a link would lead to the page the reader is on.
+    `topics_only`: the note is linked on its topics alone, the PR's subsystem and nothing
+    of the note's own: its badge is "Background", a quick read's at most, the curators'
+    verdict said after it (a lone `[Warmup]` tag showed a 🟢 Deep read)."""
     v = note.verdict
     source = ""
     if note.source_pr:
         said = "this pull request" if this_pr else pr_link(note.repo, note.source_pr, here)
         source = f" · source: {said}"
     guidance = f"[{GUIDANCE_LINK}]({link_target(guidance_url)})"
-    return f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}{source} · {guidance}"
+    verdict = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}"
+    if topics_only:
+        weaker = max(v, Verdict.QUICK, key=lambda x: x.rank)  # never stronger than `v`
+        rated = f"linked by topic only; rated {v.label_en} · {v.label_zh}"
+        verdict = f"{_BADGE[weaker]} **Background** · {rated}"
+    return f"{verdict}{source} · {guidance}"
 
 
 def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) -> list[str]:
@@ -244,7 +254,8 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     note = match.note
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
-    lines = [head, badge_line(note, opts.links.url(note), opts.repo, match.source)]
+    badge = badge_line(note, opts.links.url(note), opts.repo, match.source, not match.own)
+    lines = [head, badge]
     about = (
         [f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}"] if note.title_en else []
     )

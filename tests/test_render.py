@@ -334,6 +334,28 @@ def test_verdict_badge_in_english_and_chinese(verdict, en, zh):
     assert f"**{en}** · {zh}" in body
 
 
+def test_a_note_linked_on_its_topics_alone_is_badged_background_not_its_verdict():
+    # "[Warmup] Show CuTeDSL compilation progress" got the DeepGEMM warmup note on the
+    # title's tag alone, under a 🟢 Deep read: the strongest call on the weakest evidence
+    # (of such links in the graded sets 29 of 144 were what the reviewer needed, of those
+    # on evidence of the note's own 182 of 384; on one tag alone 3 of 24)
+    tag_only = matched(48881, "[Warmup] Show CuTeDSL compilation progress")
+    [m] = tag_only.matches
+    assert not m.own and m.note.verdict is Verdict.DEEP
+    body = render(tag_only, LIB, opts=OPTS)
+    assert "🟢" not in body and "**Deep read**" not in body
+    assert "🟡 **Background** · linked by topic only; rated Deep read · 值得精读 · source: " in body
+    # the note's own words in the title: its verdict, as the curators gave it
+    named = matched(48882, "[Warmup] Add DeepGEMM warmup for FP8 kernels")
+    assert named.matches[0].own
+    assert "🟢 **Deep read** · 值得精读 · source: " in render(named, LIB, opts=OPTS)
+    # never stronger than the verdict: a note needing no deep read stays ⚪
+    skip = MatchResult((Match(note(verdict=Verdict.SKIP), 5.0, ("x",), own=False),), ())
+    assert "⚪ **Background** · linked by topic only; rated No deep read needed · 不需要精读" in (
+        render(skip, LIB, opts=OPTS)
+    )
+
+
 def test_command_word_comes_from_settings():
     body = render(result(note()), LIB, opts=RenderOptions(command="/rn"))
     assert "`/rn why`" in body and "`/notes" not in body
