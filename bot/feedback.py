@@ -1051,12 +1051,19 @@ def _numbered(word: str) -> bool:
 
 
 def hide_dismissed(result: MatchResult, dismissed: Iterable[str]) -> tuple[MatchResult, int]:
-    """The result without the notes marked as not relevant on this PR, and how many went."""
+    """The result without the notes marked as not relevant on this PR, and how many went
+    of those linked. Gone from the notes scored and held back too: why mode would name a
+    linked one hidden as "too little evidence", held by no rule."""
     gone = set(dismissed)
     if not gone:
         return result, 0
     kept = tuple(m for m in result.matches if m.note.id not in gone)
-    return replace(result, matches=kept), len(result.matches) - len(kept)
+    return replace(
+        result,
+        matches=kept,
+        candidates=tuple(m for m in result.candidates if m.note.id not in gone),
+        held_back=tuple(h for h in result.held_back if h[0] not in gone),
+    ), len(result.matches) - len(kept)
 
 
 # --- what curators read ---------------------------------------------------------------

@@ -34,9 +34,13 @@ SUMMARY_MAX = 1_500
 _REASON_MAX = 300
 _REASONS_SHORT = 12
 _FILES_SHOWN = 5  # files named in why mode's "not counted" line
+_CONSIDERED_SHOWN = 5  # notes named in why mode's "considered but not linked" list
 _REASONS_VERBOSE = 60
 
-_TOPICS_CUT = "_The topics this pull request touches are not shown: the comment would be too long._"
+_TOPICS_CUT = (
+    "_The notes considered but not linked and the topics this pull request touches are not"
+    " shown: the comment would be too long._"
+)
 
 # The guidance a note links to is Chinese only (its English is the summary shown here):
 # the link says so, as 原题 (original title) labels the Chinese title.
@@ -131,7 +135,7 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
         parts += ["", _hidden_line(opts)]
     head = list(parts)
     if opts.verbose and result is not None:
-        parts = [*head, "", *_topics_section(result, library, ())]
+        parts = [*head, "", *_why_extras(result, library, (), opts)]
         body = "\n".join([*parts, "", _footer(opts, shown=0)]) + "\n"
         if len(body) <= opts.budget:
             return body
@@ -197,7 +201,7 @@ def _compose(
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
     if opts.verbose:
-        parts += ["", *(_topics_section(result, library, shown) if topics else [_TOPICS_CUT])]
+        parts += ["", *(_why_extras(result, library, shown, opts) if topics else [_TOPICS_CUT])]
     parts += ["", _footer(opts, shown=len(blocks))]
     return "\n".join(parts) + "\n"
 
@@ -349,6 +353,46 @@ def reason_markdown(reason: str) -> str:
     names = m.group(2).split(", ") if m.re is _NAMES_FILES else [m.group(2)]
     rest = safe_text_quoting(reason[m.end() :])  # " and 2 more files (...)", " (...)"
     return m.group(1) + ", ".join(map(code, names)) + (" " + rest if rest else "")
+
+
+def _why_extras(
+    result: MatchResult, library: Library, shown: Sequence[Match], opts: RenderOptions
+) -> list[str]:
+    """Why mode past the notes: the notes considered but not linked, then the topics."""
+    considered = _considered(result, shown, opts)
+    return [*considered, *([""] if considered else []), *_topics_section(result, library, shown)]
+
+
+def _considered(result: MatchResult, shown: Sequence[Match], opts: RenderOptions) -> list[str]:
+    """The notes scored but not linked, closest first, each with what held it back: a rule
+    of bot/link_rules.py, or too little evidence (its strongest named). A reviewer asking
+    why a note is missing sees that it was weighed, and against what. A note `/notes wrong`
+    hid is not among them (`feedback.hide_dismissed`): the hidden line counts it."""
+    linked = {m.note.id for m in result.matches}
+    rest = [m for m in result.candidates if m.note.id not in linked]
+    if not rest:
+        return []
+    held = dict(result.held_back)
+    numbers = {m.note.id: n for n, m in enumerate(shown, 1)}
+    lines = ["Notes considered but not linked, closest first:"]
+    for m in rest[:_CONSIDERED_SHOWN]:
+        title = safe_text(m.note.title_en or m.note.title_zh, TITLE_MAX)
+        url = link_target(opts.links.url(m.note))
+        lines.append(f"- [{title}]({url}): {_held_said(m, held.get(m.note.id), numbers)}")
+    if len(rest) > _CONSIDERED_SHOWN:
+        lines.append(f"- … and {len(rest) - _CONSIDERED_SHOWN} more, with less evidence")
+    return lines
+
+
+def _held_said(match: Match, rule: str | None, numbers: Mapping[str, int]) -> str:
+    """Why a note scored was not linked: the rule that held it (no rule: below the
+    threshold), the note a rule compares it with named by its number in the comment."""
+    if rule is None:
+        strongest = f"; the strongest: {reason_markdown(match.reasons[0])}" if match.reasons else ""
+        return f"too little evidence to link{strongest}"
+    for note_id, n in numbers.items():
+        rule = rule.replace(f"({note_id})", f"(note {n})")
+    return safe_text_quoting(rule)
 
 
 def _topics_section(result: MatchResult, library: Library, shown: Sequence[Match]) -> list[str]:

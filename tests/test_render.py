@@ -428,6 +428,57 @@ def test_verbose_no_match_lists_the_topics_considered():
     assert plain.startswith(f"{MARKER}\n### 📚 Review notes\n"), plain
 
 
+def test_why_mode_names_the_notes_considered_but_not_linked_and_what_held_each():
+    # a reviewer asking "why not note X" read the linked notes' evidence and the topics, and
+    # nothing of X: not whether it was weighed, nor what held it back
+    linked, held, below, over = note(1), note(2), note(3), note(4)
+    rest = [note(i) for i in range(5, 9)]
+    res = MatchResult(
+        (Match(linked, 9.0, ("title mentions 'EAGLE'",)),),
+        ("spec-decode",),
+        candidates=(
+            Match(linked, 9.0, ("title mentions 'EAGLE'",)),
+            Match(over, 6.0, ("x",)),
+            Match(held, 5.0, ("y",), own=False),
+            Match(below, 3.0, ("title mentions 'draft'", "changes a.py")),
+            *(Match(n, 2.0 - i / 10, ("z",)) for i, n in enumerate(rest)),
+        ),
+        held_back=(
+            ("test-0004", "far below the best note (test-0001)"),
+            ("test-0002", "rests on its topics alone, and is not the best note"),
+        ),
+    )
+    why = render(res, LIB, opts=replace(OPTS, verbose=True))
+    assert_inert(why)
+    url = "https://notes.example.org/notes/test-000"
+    assert (
+        "Notes considered but not linked, closest first:\n"
+        f"- [Test note 4]({url}4): far below the best note (note 1)\n"
+        f"- [Test note 2]({url}2): rests on its topics alone, and is not the best note\n"
+        f"- [Test note 3]({url}3): too little evidence to link; the strongest: title mentions"
+        " `draft`\n"
+        f"- [Test note 5]({url}5): too little evidence to link; the strongest: z\n"
+        f"- [Test note 6]({url}6): too little evidence to link; the strongest: z\n"
+        "- … and 2 more, with less evidence\n\nTopics this pull request touches"
+    ) in why
+    # a list, not notes the comment shows: `wrong N` numbers the linked ones alone
+    a, b = (Match(n, 9.0 - i, ("why",)) for i, n in enumerate(LIB.notes[:2]))
+    real = render(MatchResult((a,), (), candidates=(a, b)), LIB, opts=replace(OPTS, verbose=True))
+    assert b.note.id in real and notes_read_back(real, LIB, OPTS.links) == (a.note.id,)
+    assert "considered" not in render(res, LIB, opts=OPTS)  # why mode's alone
+    # with none linked, the note-less comment names them: where "why not X" is asked most
+    none = replace(res, matches=())
+    body = render(none, LIB, opts=replace(OPTS, verbose=True))
+    assert "No review note matches" in body and f"- [Test note 1]({url}1): too little" in body
+    # a note `/notes wrong` hid is counted by the hidden line, not named "too little evidence"
+    from bot.feedback import hide_dismissed
+
+    kept, hidden = hide_dismissed(res, ["test-0001", "test-0002"])
+    body = render(kept, LIB, opts=replace(OPTS, verbose=True, hidden=hidden))
+    assert "Test note 1" not in body and "Test note 2" not in body
+    assert "1 note that matched was marked not relevant here and hidden" in body
+
+
 def test_why_mode_names_the_files_not_counted_as_evidence():
     warmup = "vllm/model_executor/warmup/deep_gemm_warmup.py"
     moved = PRFacts(
