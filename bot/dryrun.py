@@ -24,7 +24,7 @@ from bot.github_port import (
     write_asked,
 )
 from bot.installations import InstallationChange
-from bot.markers import ends_with_key
+from bot.markers import ends_with_key, opens_with
 from bot.prstate import NO_HISTORY, WriteBackHistory
 
 log = logging.getLogger(__name__)
@@ -91,9 +91,7 @@ class DryRunGitHub:
             # as the live client: the notes comment opens with the marker (quoted further
             # down, it is not the notes comment)
             rows = [
-                r
-                for r in listed
-                if r["body"].lstrip().startswith(marker) and r["id"] not in given_back
+                r for r in listed if opens_with(r["body"], marker) and r["id"] not in given_back
             ]
             row = rows[0] if rows else None  # the oldest is kept; the others go, as on GitHub
             for copy in rows[1:]:
