@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -197,25 +198,15 @@ class LockedCommands:
         lines = _lines_of(source.body, keys, reading)
         if not lines:
             return
-        key = (ref.repo.lower(), ref.number, source.comment_id)
-        with self.db.tx() as conn:
-            row = conn.execute(
-                "SELECT deferred_at, deferred FROM locked_commands"
-                " WHERE repo = ? AND number = ? AND comment_id = ?",
-                key,
-            ).fetchone()
-            if row is None:
-                return
+
+        def merged(row: sqlite3.Row) -> tuple[object, ...]:
             before = json.loads(row["deferred"] or "[]")
             newest = row["deferred_at"]
             if newest is None or said_before(newest, source.said_at):
                 newest = source.said_at
-            merged = [*before, *(line for line in lines if line not in before)]
-            conn.execute(
-                "UPDATE locked_commands SET deferred_at = ?, deferred = ?"
-                " WHERE repo = ? AND number = ? AND comment_id = ?",
-                (newest, json.dumps(merged), *key),
-            )
+            return newest, json.dumps([*before, *(line for line in lines if line not in before)])
+
+        self._amend(ref, source, ("deferred_at", "deferred"), merged)
 
     def mark_answered(self, ref: PRRef, source: Source, keys: set[Key], reading: Reading) -> None:
         """A run of the comment's commands `keys` answered them (GitHub took its writes; not
@@ -228,21 +219,32 @@ class LockedCommands:
         keys = keys & self.kept_before(ref, source.comment_id, source.said_at, reading)
         if not keys:
             return
+
+        def with_these(row: sqlite3.Row) -> tuple[object, ...]:
+            answered = _keys(row["answered"]) | _with_typed(keys, source.body, reading)
+            return (json.dumps(sorted(answered)),)
+
+        self._amend(ref, source, ("answered",), with_these)
+
+    def _amend(
+        self,
+        ref: PRRef,
+        source: Source,
+        columns: tuple[str, ...],
+        change: Callable[[sqlite3.Row], tuple[object, ...]],
+    ) -> None:
+        """Set the kept comment's `columns` to what `change` makes of their stored values,
+        in one transaction (a keep or another amend between the read and the write would
+        be lost); nothing when the comment is not kept."""
         key = (ref.repo.lower(), ref.number, source.comment_id)
+        where = " WHERE repo = ? AND number = ? AND comment_id = ?"
         with self.db.tx() as conn:
             row = conn.execute(
-                "SELECT answered FROM locked_commands"
-                " WHERE repo = ? AND number = ? AND comment_id = ?",
-                key,
+                f"SELECT {', '.join(columns)} FROM locked_commands{where}", key
             ).fetchone()
-            if row is None:
-                return
-            answered = sorted(_keys(row["answered"]) | _with_typed(keys, source.body, reading))
-            conn.execute(
-                "UPDATE locked_commands SET answered = ?"
-                " WHERE repo = ? AND number = ? AND comment_id = ?",
-                (json.dumps(answered), *key),
-            )
+            if row is not None:
+                sets = ", ".join(f"{c} = ?" for c in columns)
+                conn.execute(f"UPDATE locked_commands SET {sets}{where}", (*change(row), *key))
 
     def kept(self, repo: str, number: int) -> list[Kept]:
         """The PR's kept comments, in the order they were said."""
