@@ -488,26 +488,11 @@ def render_reply(
     `updates_sticky`), within REPLY_BUDGET: whole lines from the end go first. `repo`
     and `pr`: the PR it is posted on (its notes alone are listed; its own note's source
     is "this pull request")."""
-    return _within_budget(
-        _reply_body(command, library, note_url, word, max_results, topic_url, repo, pr)
-    )
-
-
-def _reply_body(
-    command: Command,
-    library: Library,
-    note_url: NoteUrl,
-    word: str,
-    max_results: int,
-    topic_url: TopicUrl | None,
-    repo: str | None,
-    pr: int | None,
-) -> str:
     word = check_word(word)
     if command.kind is Kind.HELP:
-        return render_help(word)
-    if command.kind is Kind.TOPIC:
-        return render_topic(
+        body = render_help(word)
+    elif command.kind is Kind.TOPIC:
+        body = render_topic(
             command,
             library,
             note_url,
@@ -517,10 +502,14 @@ def _reply_body(
             repo=repo,
             pr=pr,
         )
-    if command.kind is Kind.SEARCH:
-        return render_search(
+    elif command.kind is Kind.SEARCH:
+        body = render_search(
             command, library, note_url, word=word, max_results=max_results, repo=repo, pr=pr
         )
-    if command.kind is Kind.UNKNOWN:
-        return render_unknown(command, word)
-    raise ValueError(f"{command.kind.value!r} is answered in the sticky comment, not by a reply")
+    elif command.kind is Kind.UNKNOWN:
+        body = render_unknown(command, word)
+    else:
+        raise ValueError(
+            f"{command.kind.value!r} is answered in the sticky comment, not by a reply"
+        )
+    return _within_budget(body)
