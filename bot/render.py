@@ -123,14 +123,9 @@ def render_no_match(result: MatchResult | None, library: Library, *, opts: Rende
     (`opts.had_notes`: "any more"), or posted when one is asked for (`/notes`)."""
     any_more = " any more" if opts.had_notes else ""
     what = "is left to show on" if opts.hidden else "matches"
-    parts = [
-        MARKER,
-        _heading(opts),
-        "",
-        f"No review note {what} this pull request{'' if opts.hidden else any_more}.",
-    ]
-    if opts.paused:
-        parts += ["", _paused_line(opts)]
+    parts = _opening(
+        opts, f"No review note {what} this pull request{'' if opts.hidden else any_more}."
+    )
     if opts.hidden:
         parts += ["", _hidden_line(opts)]
     head = list(parts)
@@ -183,14 +178,7 @@ def _compose(
     *,
     topics: bool = True,
 ) -> str:
-    parts = [
-        MARKER,
-        _heading(opts),
-        "",
-        f"Reviewers' reading guidance on {_guided(result.matches)}.",
-    ]
-    if opts.paused:
-        parts += ["", _paused_line(opts)]
+    parts = _opening(opts, f"Reviewers' reading guidance on {_guided(result.matches)}.")
     for block in blocks:
         parts += ["", *block]
     if hidden:
@@ -204,6 +192,15 @@ def _compose(
         parts += ["", *(_why_extras(result, library, shown, opts) if topics else [_TOPICS_CUT])]
     parts += ["", _footer(opts, shown=len(blocks))]
     return "\n".join(parts) + "\n"
+
+
+def _opening(opts: RenderOptions, sentence: str) -> list[str]:
+    """How the comment opens, with notes or none: the marker, the heading, its first
+    sentence, then the line saying its updates are paused when they are."""
+    parts = [MARKER, _heading(opts), "", sentence]
+    if opts.paused:
+        parts += ["", _paused_line(opts)]
+    return parts
 
 
 def _heading(opts: RenderOptions) -> str:
