@@ -282,6 +282,23 @@ def _image_tree(app: Path) -> None:
                 shutil.copy2(origin, target)
 
 
+def _bot_code_read(tmp_path: Path, root: Path, *, cwd: Path) -> list[str]:
+    """The files under `root`/bot a child importing the server, its bytecode writes off
+    (PYTHONDONTWRITEBYTECODE, as the image sets it), read code from: a `.py` among them
+    was compiled at the start, a `.pyc` loaded."""
+    env = base_env(tmp_path, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    ran = subprocess.run(
+        [PY, "-v", "-c", "import bot.cli, bot.server"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = re.findall(r"^# code object from '?(.+?)'?$", ran.stderr, re.M)
+    return [p for p in loaded if p.startswith(str(root / "bot"))]
+
+
 def test_the_image_compiles_bot_at_build_and_a_start_loads_the_bytecode(tmp_path):
     # The image writes no bytecode at run time (PYTHONDONTWRITEBYTECODE=1, /app root's
     # and the server uid 10001's), so every start compiled all of bot/ again. Its
@@ -297,17 +314,7 @@ def test_the_image_compiles_bot_at_build_and_a_start_loads_the_bytecode(tmp_path
     subprocess.run([PY, *shlex.split(line[1])[1:]], cwd=app, check=True)
     for source in (app / "bot").rglob("*.py"):
         os.utime(source, (315532800, 315532800))  # 1980-01-01, as a zip's or a clamp's
-    env = base_env(tmp_path, PYTHONPATH=str(app), PYTHONDONTWRITEBYTECODE="1")
-    ran = subprocess.run(
-        [PY, "-v", "-c", "import bot.cli, bot.server"],
-        env=env,
-        cwd=app,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded = re.findall(r"^# code object from '?(.+?)'?$", ran.stderr, re.M)
-    ours = [p for p in loaded if p.startswith(str(app / "bot"))]
+    ours = _bot_code_read(tmp_path, app, cwd=app)
     assert len(ours) > 20, ours  # the server's modules were read from /app/bot
     compiled_again = [p for p in ours if not p.endswith(".pyc")]
     assert not compiled_again, f"compiled at the start: {compiled_again}"
@@ -319,17 +326,7 @@ def test_a_child_process_of_the_tests_loads_bots_bytecode(tmp_path):
     # shell), each compiled all of bot/ again, a quarter of a server's start
     # (tests/conftest.py: pytest_configure compiles it once). A child as the tests start
     # one, its writes off, loads every module of the server from bytecode.
-    env = base_env(tmp_path, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
-    ran = subprocess.run(
-        [PY, "-v", "-c", "import bot.cli, bot.server"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded = re.findall(r"^# code object from '?(.+?)'?$", ran.stderr, re.M)
-    ours = [p for p in loaded if p.startswith(str(ROOT / "bot"))]
+    ours = _bot_code_read(tmp_path, ROOT, cwd=tmp_path)
     assert len(ours) > 20, ours  # the server's modules were read from this checkout's bot/
     compiled_again = [p for p in ours if not p.endswith(".pyc")]
     assert not compiled_again, f"compiled in every child: {compiled_again}"
