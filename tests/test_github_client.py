@@ -2417,6 +2417,12 @@ def _transferred(fake: FakeGitHub) -> None:
     fake.add_installation(2002, [MOVED, "vllm-org/other"])
 
 
+def _moved_back(fake: FakeGitHub) -> None:
+    """The transferred repository goes back to installation 1001 (its first account)."""
+    fake._installations[2002].repos.discard(MOVED)
+    fake._installations[DEFAULT_INSTALLATION_ID].repos.add(MOVED)
+
+
 # kills: bot/github_sessions.py:GitHubSessions._left_installation paced the call run under
 # the new installation as the old one's (its id as the pacer key, with the new token)
 def test_a_rate_limit_after_a_transfer_pauses_the_new_installation_not_the_old(
@@ -2467,8 +2473,7 @@ def test_a_repository_back_in_the_installation_its_delivery_names_is_called_ther
     _transferred(fake_github)
     client = make_github_client()
     assert client.list_files(PR) == ["a.py"]
-    fake_github._installations[2002].repos.discard(MOVED)
-    fake_github._installations[DEFAULT_INSTALLATION_ID].repos.add(MOVED)
+    _moved_back(fake_github)
     assert client.list_files(PR) == ["a.py"]
     assert client.list_files(PR) == ["a.py"]
     files = fake_github.calls("GET", f"/repos/{MOVED}/pulls/7/files")
@@ -2502,8 +2507,7 @@ def test_an_installation_event_forgets_where_a_transferred_repository_was_found(
     _transferred(fake_github)
     client = make_github_client()
     assert client.list_files(PR) == ["a.py"]
-    fake_github._installations[2002].repos.discard(MOVED)
-    fake_github._installations[DEFAULT_INSTALLATION_ID].repos.add(MOVED)
+    _moved_back(fake_github)
     added = InstallationChange(
         DEFAULT_INSTALLATION_ID, "installation_repositories", "added", "octocat", (MOVED,)
     )
