@@ -4,13 +4,14 @@
         [--key-file PATH] [--examples DIR] [--fault "METHOD PATH KIND[:ARG][*N]"]...
 
 It serves the GitHub REST API on 127.0.0.1 (no github.com, nothing real posted) holding
-what the payloads of examples/ name: their repository (with its id), their App
-installation, each PR with its title, body, author, labels and `files`, and the comment
-of a comment payload under its id. It prints the settings that point a live `review-notes
-serve` at it: an App (id and a private key generated into --key-file) or, with --token, a
-token it accepts; the webhook secret is made up too (all the same every run, the key
-reused). Then it prints each request it answers. Replay the examples with `review-notes
-replay --live --now` (docs/operating.md, "Try it against a fake GitHub").
+what the payloads of examples/ name: their repository (with its id and visibility),
+their App installation, each PR with its title, body, author, labels and `files`, and
+the comment of a comment payload under its id. It prints the settings that point a live
+`review-notes serve` at it: an App (id and a private key generated into --key-file) or,
+with --token, a classic token it accepts (scope public_repo); the webhook secret is made
+up too (all the same every run, the key reused). Then it prints each request it answers.
+Replay the examples with `review-notes replay --live --now` (docs/operating.md, "Try it
+against a fake GitHub").
 
 --fault queues a fault for the next request(s) matching METHOD and PATH (`*` matches any
 part, as in `POST /repos/*/issues/*/comments`), used once each, N times with `*N`. KIND is
@@ -113,11 +114,15 @@ def read_examples(folder: Path) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def seed(fake: FakeGitHub, payloads: list[dict[str, Any]]) -> None:
-    """What the payloads name: repositories (their ids), installations, PRs, comments."""
+    """What the payloads name: repositories (their ids and visibility), installations,
+    PRs, comments."""
     installations: dict[int, list[str]] = {}
     for payload in payloads:
         repo = payload["repository"]
-        fake.add_repo(repo["full_name"]).id = repo["id"]
+        seeded = fake.add_repo(repo["full_name"])
+        seeded.id = repo["id"]
+        # public as the payload says: the --token's scopes (public_repo) reach it then
+        seeded.public = repo.get("private") is not True
         installed = installations.setdefault(payload["installation"]["id"], [])
         if repo["full_name"] not in installed:
             installed.append(repo["full_name"])

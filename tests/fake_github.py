@@ -9,7 +9,8 @@ auth headers, JSON shapes, Link pagination, timeouts, dropped connections.
 - Auth is checked like GitHub does: App routes want an RS256 JWT signed with the
   App's key (`iss` = App ID); other routes want a token this server issued (and not
   expired) or a configured personal access token (a classic one's answers name its scopes
-  in X-OAuth-Scopes, as GitHub's do); anything else is 401. An
+  in X-OAuth-Scopes, as GitHub's do, and one without `repo` does not see a private
+  repository: 404); anything else is 401. An
   installation token may do what the permissions it was minted with cover (403
   otherwise), and none of a suspended installation's may do anything.
   Comments are written as the authenticated identity (`<slug>[bot]`, type Bot,
@@ -726,7 +727,9 @@ class FakeGitHub:
         """A personal access token acting as `login`: a classic one with `scopes` (() for
         none), which every answer to it names in X-OAuth-Scopes, as GitHub's do; without
         them a fine-grained one, whose permissions no header tells. Either may do what
-        `login` may: the scopes are told, not enforced."""
+        `login` may, except that a classic one without `repo` does not see a private
+        repository (not `public`): 404 to its reads and writes, as GitHub hides one; its
+        other scopes are told, not enforced."""
         with self._lock:
             who = self.user(login)
             self._tokens[token] = _Token(who, None, scopes=None if scopes is None else (*scopes,))
@@ -1103,6 +1106,8 @@ class FakeGitHub:
                     return self._over_rate_limit(who), login, bucket
                 # GitHub decodes a path segment's %-escapes ("dependabot%5Bbot%5D")
                 params = {k: unquote(v) for k, v in match.groupdict().items()}
+                if "owner" in params and self._hidden_by_scopes(authz, params):
+                    raise _HTTPError(404, "Not Found")
                 if not self._permitted(authz, handler_name):
                     if "owner" in params:  # a repository the token cannot see: 404 first
                         with self._lock:
@@ -1147,6 +1152,17 @@ class FakeGitHub:
             _LEVELS.get(granted.get(name, ""), 0) >= _LEVELS[level]
             for name, level in _NEEDS.get(handler_name, ())
         )
+
+    def _hidden_by_scopes(self, authz: str, params: dict[str, str]) -> bool:
+        """A private repository asked for with a classic token without `repo`: GitHub
+        hides it (404), as from anyone who may not see it; `public_repo` reaches public
+        repositories only."""
+        with self._lock:
+            token = self._tokens.get(authz.partition(" ")[2])
+            repo = self._repos.get(f"{params['owner']}/{params['name']}")
+        if token is None or token.scopes is None or repo is None:
+            return False
+        return not repo.public and "repo" not in token.scopes
 
     def _over_rate_limit(self, who: Identity | None) -> _Reply:
         message = PRIMARY_MESSAGE
@@ -1345,7 +1361,7 @@ class FakeGitHub:
             "name": name,
             "full_name": repo.full_name,
             "owner": self._user_json(self.user(owner, "Organization")),
-            "private": False,
+            "private": not repo.public,
             "html_url": f"https://github.com/{repo.full_name}",
             "url": self._api(f"/repos/{repo.full_name}"),
             "issues_url": self._api(f"/repos/{repo.full_name}/issues{{/number}}"),

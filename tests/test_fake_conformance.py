@@ -903,3 +903,52 @@ def test_fake_refuses_a_repository_by_id_to_an_installation_not_holding_it(fake_
         timeout=5,
     )
     assert asked.json()["id"] == DEFAULT_INSTALLATION_ID
+
+
+# GitHub's classic scopes: `repo` reaches private repositories, `public_repo` public ones
+# only; a private repository asked for with a token without `repo` is not found, reads
+# and writes alike (GitHub's troubleshooting page: a 404 for an existing repository when
+# the token lacks the scope). The fake told a classic token's scopes but let it do all its
+# user may: a `public_repo` token commented on a private repository, so no test could see
+# the start let such a token through. Each repository's JSON says its visibility too.
+def test_fake_hides_a_private_repository_from_a_classic_token_without_repo(fake_github):
+    fake = fake_github
+    fake.add_pull(DEFAULT_REPO, 7, files=["a.py"])
+    fake.add_pull("acme/open", 1, files=["b.py"])
+    fake.add_repo("acme/open").public = True
+    fake.add_pat("ghp_public_repo", "someone", scopes=("public_repo",))
+    fake.add_pat("ghp_repo", "someone", scopes=("repo",))
+    fake.add_pat("ghp_fine_grained", "someone")
+
+    def answer(method: str, path: str, token: str) -> requests.Response:
+        return requests.request(
+            method,
+            f"{fake.base_url}/repos/{path}",
+            json={"body": "notes"} if method == "POST" else None,
+            headers={"Authorization": f"token {token}"},
+            timeout=5,
+        )
+
+    private = DEFAULT_REPO
+    for method, path in [
+        ("GET", private),
+        ("GET", f"{private}/pulls/7"),
+        ("POST", f"{private}/issues/7/comments"),
+    ]:
+        hidden = answer(method, path, "ghp_public_repo")
+        assert hidden.status_code == 404, (method, path, hidden.status_code)
+        assert hidden.json()["message"] == "Not Found"
+        assert hidden.headers["X-OAuth-Scopes"] == "public_repo"  # told on a refusal too
+    assert fake.comments(DEFAULT_REPO, 7) == []
+    assert answer("GET", private, "ghp_repo").json()["private"] is True
+    assert answer("POST", f"{private}/issues/7/comments", "ghp_repo").status_code == 201
+    assert answer("POST", f"{private}/issues/7/comments", "ghp_fine_grained").status_code == 201
+    assert answer("GET", "acme/open", "ghp_public_repo").json()["private"] is False
+    assert answer("POST", "acme/open/issues/1/comments", "ghp_public_repo").status_code == 201
+    repo_id = fake.add_repo(DEFAULT_REPO).id  # by id as by name
+    by_id = requests.get(
+        f"{fake.base_url}/repositories/{repo_id}/pulls/7",
+        headers={"Authorization": "token ghp_public_repo"},
+        timeout=5,
+    )
+    assert by_id.status_code == 404

@@ -199,3 +199,18 @@ def test_the_runner_says_which_files_it_skipped_as_no_payload(tmp_path):
 def test_the_docs_section_names_the_runner_and_replay_now():
     section = doc("operating.md").split("## Try it against a fake GitHub", 1)[1].split("\n## ")[0]
     assert "scripts/fake_github.py" in section and "replay --live --now" in section
+
+
+# The fake now hides a private repository from a classic token without `repo`, as GitHub
+# does: seeded private, the examples' vllm-project/vllm refused the runner's --token
+# (public_repo) every call. Seeded as the payload says, a private one stays private.
+def test_the_runner_seeds_each_repository_public_or_private_as_its_payload_says():
+    from tests.fake_github import FakeGitHub
+
+    public = json.loads((ROOT / "examples" / "pr-52419-opened.json").read_text())
+    private = json.loads(json.dumps(public))
+    private["repository"].update(full_name="acme/closed", id=7, private=True)
+    fake = FakeGitHub()
+    fake_github.seed(fake, [public, private])
+    assert fake.add_repo("vllm-project/vllm").public
+    assert not fake.add_repo("acme/closed").public
