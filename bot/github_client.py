@@ -690,6 +690,22 @@ class GitHubClient:
 
         return _asked_at_start("check the token", ask, refusals=(401,))
 
+    def repo_private(self, full_name: str) -> bool:
+        """Whether GitHub calls the repository `full_name` private (GET /repos/{owner}/{repo}
+        with the token), asked once at start, not retried, as `check_token`. Raises
+        GitHubError (`_asked_at_start`): refused is a 404, GitHub's answer for a repository
+        the token may not see (a private one, to a classic token without `repo`) or that
+        does not exist; one surely not GitHub's comes as `NotTheAPI`."""
+        requester = self._sessions.token_github().requester
+        owner, name = full_name.split("/", 1)
+        path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+
+        def ask() -> bool:
+            _, data = requester.requestJsonAndCheck("GET", path)
+            return isinstance(data, dict) and data.get("private") is True
+
+        return _asked_at_start(f"get {full_name}", ask, refusals=(404,))
+
     # --- the App's webhook deliveries (JWT) ---------------------------------------
 
     def hook_deliveries(

@@ -99,6 +99,12 @@ WORKERS_CLOSED_JOIN_SECONDS = 5.0
 _DELIVERY_FAILS = "the delivery fails until it is restored"
 # what a classic token needs to comment (bot.github_errors.COMMENT_SCOPES), as an operator adds it
 _COMMENT_SCOPE_FIX = "public_repo (repo for a private repository)"
+# where a classic token's scopes are changed, and the other way
+_CLASSIC_TOKENS = (
+    "(GitHub's Settings → Developer settings → Personal access tokens → Tokens (classic)),"
+    " or use a fine-grained token"
+)
+_REPO_SCOPE_FIX = f"repo {_CLASSIC_TOKENS}"
 
 
 def build_dispatcher() -> Dispatcher:
@@ -649,12 +655,12 @@ def _key_setting(settings: Settings) -> str:
 def check_credentials(github: GitHubClient, settings: Settings) -> None:
     """Ask GitHub once at start whether it takes the credentials, App or token."""
     if settings.github_token is not None:
-        check_token_credentials(github)
+        check_token_credentials(github, settings.repos)
     else:
         check_app_credentials(github, settings)
 
 
-def check_token_credentials(github: GitHubClient) -> None:
+def check_token_credentials(github: GitHubClient, repos: tuple[str, ...]) -> None:
     """Ask GitHub for the token's rate limit once at start (token mode; GET /rate_limit
     spends none of it): a token GitHub refuses (401) stops the start, and so does a web
     page or a redirect out of the API for it (GITHUB_API_URL at a web site, a proxy's
@@ -663,7 +669,8 @@ def check_token_credentials(github: GitHubClient) -> None:
     healthy until the first event failed. GitHub down or out of reach, or any other
     answer, GitHub's own 403 and 404 too (a GitHub Enterprise Server with its rate
     limiting off, in words the check does not know), only warns, as in App mode: a
-    restart during an outage must still start. What the token may do: `check_token_scopes`."""
+    restart during an outage must still start. What the token may do: `check_token_scopes`,
+    and on each repository of the allow-list `repos`: `check_token_reach`."""
     from bot.github_errors import NOT_THE_API, NotTheAPI  # PyGithub's: live mode only
 
     try:
@@ -685,6 +692,7 @@ def check_token_credentials(github: GitHubClient) -> None:
         )
         return
     check_token_scopes(scopes)
+    check_token_reach(github, scopes, repos)
 
 
 def check_token_scopes(scopes: tuple[str, ...] | None) -> None:
@@ -714,9 +722,58 @@ def check_token_scopes(scopes: tuple[str, ...] | None) -> None:
         raise SettingsError(
             f"GITHUB_TOKEN: the classic token's scopes ({shown(', '.join(scopes), 200)})"
             " include neither public_repo nor repo, so it cannot comment on a pull request:"
-            f" give it {_COMMENT_SCOPE_FIX} (GitHub's Settings → Developer settings →"
-            " Personal access tokens → Tokens (classic)), or use a fine-grained token"
+            f" give it {_COMMENT_SCOPE_FIX} {_CLASSIC_TOKENS}"
         )
+
+
+def check_token_reach(
+    github: GitHubClient, scopes: tuple[str, ...] | None, repos: tuple[str, ...]
+) -> None:
+    """A classic token whose scopes name public_repo but not repo reaches public
+    repositories only: ask GitHub for each repository of the allow-list, and stop the
+    start at one GitHub calls private or does not show the token at all (a 404: GitHub
+    hides a private repository from such a token, as one that does not exist). Other
+    tokens are not asked: `repo` reaches every repository, and a fine-grained token's
+    reach no answer tells."""
+    if scopes is None or "repo" in scopes or "public_repo" not in scopes:
+        return
+    named = shown(", ".join(scopes), 200)
+    for repo in repos:
+        if _private_at_start(github, repo, named):
+            raise SettingsError(
+                f"GITHUB_TOKEN: {repo} (REVIEW_NOTES_REPOS) is private and the classic"
+                f" token's scopes ({named}) reach public repositories only, so it cannot"
+                f" comment on it: give it {_REPO_SCOPE_FIX}"
+            )
+
+
+def _private_at_start(github: GitHubClient, repo: str, named: str) -> bool:
+    """Whether GitHub calls `repo` private, asked with the token whose scopes are `named`;
+    SettingsError when GitHub does not show it (or GITHUB_API_URL is not the API). A
+    failure GitHub may get over (an outage) only warns, as the token's own check does:
+    False."""
+    from bot.github_errors import NotTheAPI  # PyGithub's: live mode only
+
+    try:
+        return github.repo_private(repo)
+    except GitHubError as exc:
+        if isinstance(exc.__cause__, NotTheAPI):
+            raise SettingsError(f"GITHUB_API_URL: {exc}") from None
+        if not exc.transient:
+            raise SettingsError(
+                f"GITHUB_TOKEN: GitHub does not show {repo} (REVIEW_NOTES_REPOS) to the"
+                f" classic token ({exc}): its scopes ({named}) reach public repositories"
+                f" only, so it cannot comment on a private one: give it {_REPO_SCOPE_FIX};"
+                f" or, if {repo} does not exist, fix REVIEW_NOTES_REPOS"
+            ) from None
+        log.warning(
+            "could not ask GitHub whether GITHUB_TOKEN (scopes: %s) reaches %s (%s):"
+            " starting anyway; a private repository needs the scope repo",
+            named,
+            repo,
+            exc,
+        )
+        return False
 
 
 def check_app_credentials(github: GitHubClient, settings: Settings) -> None:

@@ -2752,9 +2752,89 @@ def test_a_classic_token_that_cannot_comment_is_refused_at_start_naming_the_scop
 def test_a_classic_token_that_may_comment_starts_saying_nothing(
     tmp_path, fake_github, caplog, scopes
 ):
+    fake_github.add_repo(DEFAULT_REPO).public = True  # the allow-list's (vllm-project/vllm)
     with caplog.at_level(logging.INFO):
         build_runtime(token_start_settings(tmp_path, fake_github, scopes=scopes)).db.close()
     assert not [r for r in caplog.records if "GITHUB_TOKEN" in r.getMessage()], caplog.text
+    # public_repo alone reaches public repositories only: the allow-list's is asked for
+    asked = [(r.method, r.path, r.status) for r in fake_github.calls()]
+    looked = [("GET", f"/repos/{DEFAULT_REPO}", 200)] if "repo" not in scopes else []
+    assert asked == [("GET", "/rate_limit", 200), *looked], asked
+
+
+# A classic token with public_repo but not repo started on a private repository, and
+# every delivery there failed at its first call: GitHub hides a private repository from
+# such a token (404, as for one that does not exist). The start asks GitHub for each
+# repository of the allow-list when the token's scopes lack repo, and refuses one it
+# cannot see, or that GitHub calls private, naming the scope to add
+@pytest.mark.parametrize("answer", ["hidden", "told private"])
+def test_a_public_repo_token_on_a_private_repository_is_refused_at_start(
+    tmp_path, fake_github, answer
+):
+    fake_github.add_repo("acme/open").public = True
+    fake_github.add_repo(DEFAULT_REPO)  # private, as the fake's repositories are
+    if answer == "told private":  # a GitHub that shows it, private, to such a token
+        told = {"id": 1, "full_name": DEFAULT_REPO, "private": True}
+        fake_github.inject("GET", f"/repos/{DEFAULT_REPO}", Fault(status=200, body=told))
+    settings = token_start_settings(
+        tmp_path, fake_github, scopes=("public_repo",), repos="acme/open,vllm-project/vllm"
+    )
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    text = " ".join(str(refused.value).split())
+    if answer == "hidden":
+        assert text.startswith(
+            "GITHUB_TOKEN: GitHub does not show vllm-project/vllm (REVIEW_NOTES_REPOS) to"
+            " the classic token (GitHub get vllm-project/vllm: 404 Not Found): its scopes"
+            " (public_repo) reach public repositories only, so it cannot comment on a"
+            " private one: give it repo ("
+        ), text
+        assert "or, if vllm-project/vllm does not exist, fix REVIEW_NOTES_REPOS" in text, text
+    else:
+        assert text.startswith(
+            "GITHUB_TOKEN: vllm-project/vllm (REVIEW_NOTES_REPOS) is private and the classic"
+            " token's scopes (public_repo) reach public repositories only, so it cannot"
+            " comment on it: give it repo ("
+        ), text
+    assert "acme/open" not in text and "ghp_start" not in text, text
+    asked = [(r.method, r.path) for r in fake_github.calls()]
+    assert asked == [
+        ("GET", "/rate_limit"),
+        ("GET", "/repos/acme/open"),
+        ("GET", f"/repos/{DEFAULT_REPO}"),
+    ], asked
+
+
+# A proxy's page answering the repository's look-up is GITHUB_API_URL's fault, as at the
+# token's own check: never taken for GitHub hiding a private repository
+def test_a_page_for_a_repository_at_start_refuses_it_naming_github_api_url(tmp_path, fake_github):
+    page = Fault(status=404, raw=b"<html><body>Not here</body></html>", foreign=True)
+    fake_github.inject("GET", f"/repos/{DEFAULT_REPO}", page)
+    settings = token_start_settings(tmp_path, fake_github, scopes=("public_repo",))
+    with pytest.raises(SettingsError) as refused:
+        build_runtime(settings)
+    text = str(refused.value)
+    assert text.startswith(
+        f"GITHUB_API_URL: GitHub get {DEFAULT_REPO}: 404 a web page, not GitHub's JSON ("
+    ), text
+    assert "GITHUB_TOKEN" not in text and "REVIEW_NOTES_REPOS" not in text, text
+
+
+# GitHub failing when the start asks for a repository of the allow-list: a restart during
+# an outage must still start, as when the token itself cannot be checked
+def test_github_failing_when_a_repository_is_looked_at_at_start_warns_and_starts(
+    tmp_path, fake_github, caplog
+):
+    fake_github.inject("GET", f"/repos/{DEFAULT_REPO}", Fault.error(502))
+    settings = token_start_settings(tmp_path, fake_github, scopes=("public_repo",))
+    with caplog.at_level(logging.WARNING):
+        build_runtime(settings).db.close()
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [
+        "could not ask GitHub whether GITHUB_TOKEN (scopes: public_repo) reaches"
+        " vllm-project/vllm (GitHub get vllm-project/vllm: 502 Server Error): starting"
+        " anyway; a private repository needs the scope repo"
+    ], said
 
 
 # A fine-grained token's permissions no answer tells (GitHub sends it no X-OAuth-Scopes):
