@@ -858,23 +858,29 @@ class _Unclear:
 
 
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+# A 501 at start: GitHub's REST description (@octokit/openapi) names one for none of the
+# routes asked then; another web server there answers a GET it does not serve so
+_NOT_IMPLEMENTED = "Not Implemented, which GitHub's API never answers: another server there"
 
 
 def _asked_at_start(what: str, ask: Callable[[], T], refusals: tuple[int, ...]) -> T:
     """`ask()`'s answer, asked once. Raises GitHubError: `transient` unless GitHub refused
-    the credentials (a status of `refusals` that is no rate limit) or a web page or a
-    redirect out of the API answered (`NotTheAPI`: GITHUB_API_URL is not the API's; the
-    error's cause, for the caller to name)."""
+    the credentials (a status of `refusals` that is no rate limit) or a web page, a
+    redirect out of the API or a 501 answered (`NotTheAPI`: GITHUB_API_URL is not the
+    API's; the error's cause, for the caller to name)."""
     try:
         return ask()
     except Paused as paused:
         raise GitHubError(f"GitHub {what}: {paused}", transient=True) from paused
     except (GithubException, *TRANSPORT_ERRORS) as exc:
         status = exc.status if isinstance(exc, GithubException) else None
-        refused = isinstance(exc, NotTheAPI) or (status in refusals and not rate_limited(exc))
+        cause: BaseException = exc
+        if status == 501:  # no outage to start through: not GitHub's API
+            cause = NotTheAPI(501, _NOT_IMPLEMENTED)
+        refused = isinstance(cause, NotTheAPI) or (status in refusals and not rate_limited(exc))
         raise GitHubError(
-            f"GitHub {what}: {detail(exc)}", status=status, transient=not refused
-        ) from exc
+            f"GitHub {what}: {detail(cause)}", status=status, transient=not refused
+        ) from cause
 
 
 def _limits_off(exc: GithubException) -> bool:

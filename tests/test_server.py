@@ -2675,6 +2675,31 @@ def test_a_redirect_to_a_login_page_at_start_refuses_it_naming_github_api_url(
     assert said in text and "https://HOST/api/v3" in text and "s3" not in text, text
 
 
+# GITHUB_API_URL at another web server (Python's http.server answers a GET it does not
+# serve "501 Unsupported method", as a page): taken as GitHub down, "starting anyway",
+# and every delivery then waited out an outage that was a setting. GitHub's REST API
+# describes a 501 for none of its routes: the start now refuses it, naming GITHUB_API_URL
+@pytest.mark.parametrize("mode", ["app", "token"])
+@pytest.mark.parametrize("kind", ["page", "json"])
+def test_a_501_to_the_start_check_refuses_it_naming_github_api_url(
+    tmp_path, fake_github, app_key, caplog, mode, kind
+):
+    page = b"<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 501</p></body></html>"
+    answer = Fault(status=501, raw=page, foreign=True) if kind == "page" else Fault.error(501)
+    settings = start_check_answered(tmp_path, fake_github, app_key, mode, answer)
+    with pytest.raises(SettingsError) as refused, caplog.at_level(logging.WARNING):
+        build_runtime(settings)
+    text = str(refused.value)
+    what = "get the App" if mode == "app" else "check the token"
+    assert text.startswith(
+        f"GITHUB_API_URL: GitHub {what}: 501 Not Implemented, which GitHub's API never"
+        " answers: another server there ("
+    ), text
+    assert "https://HOST/api/v3" in text and fake_github.base_url not in text, text
+    assert "GITHUB_APP_ID" not in text and "GITHUB_TOKEN" not in text, text
+    assert not [r for r in caplog.records if "starting anyway" in r.getMessage()]
+
+
 def test_a_token_start_check_spends_no_call_and_a_dry_run_asks_nothing(
     tmp_path, fake_github, caplog
 ):
