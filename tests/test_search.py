@@ -1085,7 +1085,11 @@ def test_a_verb_of_three_letters_in_e_finds_its_other_forms(typed, written, mode
 
 # a stem of two letters is one only before an ending, and only a vowel and a consonant as
 # a verb in -e has (`us`, `ag`): not `us` itself, nor `do`, `be` or `fe` (`doing` is no
-# `doe`, `being` no `bee`, `feed` no `fee`), nor a word without a vowel (`the`, `thing`)
+# `doe`, `being` no `bee`, `feed` no `fee`, nor the other way), nor a word without a vowel
+# (`the`, `thing`)
+# kills: bot/search.py:_SHORT_E_STEM (hand) any word of three letters in -e cut to two:
+#   `bee` found "being", `fee` "feed", `doe` "doing" (`the`, its `th` taking no -ing
+#   without a vowel, killed nothing)
 _NOT_SHORT_E_VERBS = [
     ("used", "for us"),
     ("using", "let us"),
@@ -1093,6 +1097,9 @@ _NOT_SHORT_E_VERBS = [
     ("doing", "a doe"),
     ("being", "a bee"),
     ("feed", "the fee"),
+    ("doe", "doing"),
+    ("bee", "being"),
+    ("fee", "feed"),
     ("the", "one thing"),
     ("thing", "the"),
 ]
