@@ -398,7 +398,8 @@ def _search_instead(library: Library, topic: Topic, word: str, repo: str | None)
     if not found:
         return ""
     said = code(f"{word} search {words}")
-    return f" {said} finds {count_of(len(found), 'note')} that mention it."
+    mention = "mentions" if len(found) == 1 else "mention"
+    return f" {said} finds {count_of(len(found), 'note')} that {mention} it."
 
 
 # --- search ---

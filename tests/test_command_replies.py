@@ -344,6 +344,14 @@ def test_a_topic_with_no_notes_points_to_the_notes_that_mention_it(library):
     assert reply("/notes topic documentation", library).endswith("`documentation`) yet.")
 
 
+def test_the_search_for_a_topic_with_no_notes_counts_one_note_in_english(library):
+    # one note found read "finds 1 note that mention it"
+    one = search_notes(library.notes, "deepseek", topics=library.topics)[0].note
+    lib = Library(notes=(one,), topics=library.topics)
+    body = reply("/notes topic deepseek", lib)
+    assert body.endswith(" `/notes search deepseek` finds 1 note that mentions it."), body
+
+
 def test_topic_answer_is_capped(library):
     body = reply("/notes topic sparse-mla", library, max_results=2)
     total = len(library.by_topic["sparse-mla"])
