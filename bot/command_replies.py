@@ -100,7 +100,8 @@ def _once(items: Sequence[str]) -> list[str]:
 def _topic_list(library: Library, repo: str | None) -> str:
     """Every topic's id, those with notes (of `repo`) first, each with its name: the ones
     a `topic` command lists notes of. Those with none after, apart, as the topics page
-    sets them: asked for, each answers only "No notes on ... yet"."""
+    sets them: asked for, each answers "No notes on ... yet" (and the search that finds
+    notes mentioning it, if any)."""
     having = {t for n in library.notes if _in_repo(n, repo) for t in n.topics}
     topics = library.topics.values()
     # names without brackets of their own (`Topic.bracketed_en`): they go in brackets
@@ -391,10 +392,13 @@ def render_topic(
 def _search_instead(library: Library, topic: Topic, word: str, repo: str | None) -> str:
     """The search for a topic with no notes yet, when it finds notes filed under others
     (`deepseek` has none, the DeepSeek V4 notes are under `sparse-mla`): the next step.
-    The words are the topic's id, so each name of the topic gets the same answer."""
+    The words are the topic's id, so each name of the topic gets the same answer. Counted:
+    the notes holding every word, which the search lists first; it finds a note by any
+    word, and one holding `other` alone does not mention `other-platforms`."""
     words = topic.id.replace("-", " ")  # `mla-attention` as one word would find none
     notes = [n for n in library.notes if _in_repo(n, repo)]
-    found = search_notes(notes, words, topics=library.topics) if notes else []
+    hits = search_notes(notes, words, topics=library.topics) if notes else []
+    found = [h for h in hits if h.terms == len(query_terms(words))]
     if not found:
         return ""
     said = code(f"{word} search {words}")

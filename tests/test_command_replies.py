@@ -352,6 +352,27 @@ def test_the_search_for_a_topic_with_no_notes_counts_one_note_in_english(library
     assert body.endswith(" `/notes search deepseek` finds 1 note that mentions it."), body
 
 
+def test_the_search_for_a_topic_with_no_notes_counts_the_notes_holding_all_its_words(library):
+    # `/notes topic other-platforms` said "`/notes search other platforms` finds 3 notes
+    # that mention it", notes holding "other" or "platforms" alone; `model-runner` counted
+    # 8 where 2 hold both words: the ranked search finds a note by any of the words
+    vllm = [n for n in library.notes if n.repo == "vllm-project/vllm"]
+    partial = 0
+    for topic_id in library.topics:
+        if any(n.repo == "vllm-project/vllm" for n in library.by_topic.get(topic_id, ())):
+            continue
+        words = topic_id.replace("-", " ")
+        hits = search_notes(vllm, words, topics=library.topics)
+        whole = [h for h in hits if h.terms == len(query_terms(words))]
+        partial += len(hits) - len(whole)
+        body = reply(f"/notes topic {topic_id}", library, repo="vllm-project/vllm")
+        said = f"`/notes search {words}` finds {len(whole)} note"
+        assert (said in body) is bool(whole), (topic_id, len(whole), body)
+        assert ("search" in body) is bool(whole), body
+    assert partial, "no topic's search finds a note by some of its words only"
+    assert "search" not in reply("/notes topic other-platforms", library, repo="vllm-project/vllm")
+
+
 def test_topic_answer_is_capped(library):
     body = reply("/notes topic sparse-mla", library, max_results=2)
     total = len(library.by_topic["sparse-mla"])
