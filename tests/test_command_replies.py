@@ -152,6 +152,18 @@ def test_a_command_typed_in_quotes_is_told_the_command_it_names():
     assert "Did you mean" not in render_errors([Unanswered(command('/notes "frobnicate"'))])
 
 
+def test_a_command_in_quotes_is_told_the_command_with_the_sentence_s_marks_about_it():
+    # `/notes "why"?` and `/notes “off”。` were told only "There is no ... command.", the
+    # marks after the closing quote hiding the quotes around the command, as marks inside
+    # them did more than one (`"why?!"`)
+    for said, meant in [('"why"?', "why"), ("“off”。", "off"), ('"Help"!', "help")]:
+        body = render_errors([Unanswered(command(f"/notes {said}"))])
+        assert f"Did you mean `/notes {meant}`?" in body, body
+    body = render_errors([Unanswered(command('/notes "why?!"'))])
+    assert "Did you mean `/notes why`?" in body, body
+    assert "Did you mean" not in render_errors([Unanswered(command('/notes "?"!'))])
+
+
 def test_several_unknown_commands_share_one_sentence():
     typos = [Unanswered(command(f"/notes {w}")) for w in ("hlep", "refersh", "wyh", "HLEP x")]
     body = render_errors(typos)
