@@ -149,9 +149,16 @@ _LIST_COUNTER = f"{_COUNTER}|[点點](?![钟鐘])"
 _ZH_COUNT = rf" ?(?!{_LIST_COUNTER})(?:{_UNITS})"
 # After the last number joined by `and`, what makes it a count: a unit, a decimal or `%`
 # glued on (`3x`, `2.5`, `30%`), or a plural noun (`30 files`, `3 PRs`: a word ending in
-# `s`), English's counting word; not the `-s` words a list's reason starts with (`2 and 3
-# is a rename`, `2 and 3 as well`), which a count is not followed by
+# `s`), English's counting word; not a verb, the list's reason's, as English's grammar tells
+# it from a noun: an `-s` word a list's reason starts with, which a count is not followed by
+# (`_NOT_COUNTED`: `2 and 3 is a rename`, `2 and 3 as well`), a linking verb (`_LINKING`: `2
+# and 3 needs a rename`, `gets renamed`), or one with its object after it, an article
+# (`_OBJECT`: `2 and 3 fixes the bug`), where a plural noun has its verb (`3 tests fail`)
 _NOT_COUNTED = ("is", "was", "has", "does", "as", "this", "thus", "plus", "seems", "looks", "fits")
+# linking verbs: an `-ed` word after one ends no plural noun's clause (`_COUNTED_PAIR`)
+_LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
+_LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
+_OBJECT = r"(?! (?:a|an|the)(?![^\W\d_]))"
 
 
 def _plural(but: tuple[str, ...]) -> str:
@@ -160,7 +167,8 @@ def _plural(but: tuple[str, ...]) -> str:
     return rf"(?!(?:{'|'.join(but)})(?![^\W\d_]))[A-Za-z]*[A-Ra-rT-Zt-z]s"
 
 
-_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_plural(_NOT_COUNTED)}(?![^\W\d_]))"
+_PLURAL = _plural(_NOT_COUNTED + _LINKING + _LINKING_TOO)
+_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_PLURAL}(?![^\W\d_]){_OBJECT})"
 # After `or` or `to`, which join no clause to a note's number, a count as English's
 # grammar tells it from a verb, since a `-s` word after `2 or 3` may be either (`2 or 3
 # needs a rename`, `2 or 3 matches`: notes 2 or 3 and their reason, no count): a unit, a
@@ -168,9 +176,6 @@ _COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_plural(_NOT_COUNTED)}(?![^\W\d_]))"
 # or a plural noun a verb cannot be: before a plural verb (`3 files are…`, no `needs are`),
 # or before an `-ed` word that ends the clause (`3 files changed`), which only a linking
 # verb takes (`_LINKING`: `2 or 3 gets renamed` is notes 2 or 3 and their reason)
-_LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
-_LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
-_PLURAL = _plural(_NOT_COUNTED + _LINKING + _LINKING_TOO)
 _COUNTED_PAIR = (
     r"(?:[0-9%]|\.[0-9]|[^\W\d_]|(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"
     rf"| {_PLURAL} (?:(?:are|were|have)(?:n['\u2019]t)?|don['\u2019]t)(?![^\W\d_])"

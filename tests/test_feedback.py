@@ -2590,6 +2590,30 @@ def test_a_verb_after_or_or_to_in_english_makes_no_count(typed):
     assert command.key == ("wrong", ("2,3",))  # the list's, as `2 or 3`
 
 
+# kills: bot/feedback.py:_COUNTED a verb after `2 and 3` read as a count's plural noun, as
+#   any `-s` word was: `/notes wrong 2 and 3 needs a rename` hid note 2 with the reason `and 3
+#   needs a rename`, where `2 or 3 needs a rename` asks which note. A verb as English's
+#   grammar tells it: one a list goes on with (`needs`, `gets`, as after `or`), or one an
+#   article follows, its object (`fixes the bug`), which no plural noun after a count takes
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 and 3 needs a rename",
+        "2 and 3 gets renamed",
+        "2 and 3 fixes the bug",
+        "2 & 3 touches an old path",
+        "2, and 3 breaks the build",
+        "notes 2 and 3 needs a rename",
+        "(2) and (3) needs a rename",
+    ],
+)
+def test_a_verb_after_and_in_english_makes_no_count(typed):
+    command, _ = assert_names_no_note_2_alone(typed)
+    assert command.key == ("wrong", ("2,3",))  # the list's, as `2 and 3`
+    # a plural noun, before a verb or not, is a count's, the reason's, as before
+    assert_hides_2("2 and 3 files need a rename", "and 3 files need a rename")
+
+
 # a note's number and those after it are several notes, which a `wrong` does not take:
 #   `/notes wrong 2以后的都不相关` ("2 and those after are all not relevant") hid note 2 alone
 #   with the reason `以后的都不相关`, and `2 and later` with `and later`, the later notes
