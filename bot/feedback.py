@@ -79,7 +79,9 @@ _ZH_PAIR = rf"[{_ZH_AND}]|或者|以及"
 # and `2~3个文件`. Chinese's "and" joins nouns, never clauses: the number before it shares
 # the count's measure word (no "note 2, and 3 cards", as English's `and` may say). Not
 # `还有`, which also says "there are still" (`2还有3处没改`: note 2 and its reason).
-_COUNT_RANGE = rf"(?:{_ZH_PAIR}) ?[0-9]+ ?(?:{_UNITS})"
+# A decimal counts as digits do (`2到3.5倍`, "2 to 3.5 times": `_AMOUNT`).
+_AMOUNT = r"[0-9]+(?:\.[0-9]+)?"
+_COUNT_RANGE = rf"(?:{_ZH_PAIR}) ?{_AMOUNT} ?(?:{_UNITS})"
 # right after a note's digits: a word glued on that counts nothing (not ASCII: `2.5x`)
 _GLUED_REASON = rf"(?<![0-9]{{3}})(?=[^\W\d_])(?![\x00-\x7f]|{_UNITS}|{_COUNT_RANGE})"
 _NUMBER = re.compile(
@@ -193,10 +195,11 @@ _EN_COUNT_PAIR = (
 # the same typed apart from the number (`2 到 3 倍`, `2和 3张卡`), after its digits
 _COUNTED_ON = re.compile(rf" ?{_COUNT_RANGE}|{_EN_COUNT_PAIR}")
 # Chinese's enumeration comma joins two counts as `和` does (`2、3张卡`, "2 or 3 cards",
-# `2、30分钟`): a unit or a measure word, not a counting word (`_ZH_COUNT`: `2、3条`,
-# `2、3个文件` are lists), after the second, spaced or not. Read on the words as typed: as
-# ASCII, `、` is the comma that sets a reason off (`2，3个文件…`: note 2 and its reason)
-_ENUMERATED_COUNTS = re.compile(rf"#*[0-9]+ ?、 ?[0-9]+{_ZH_COUNT}")
+# `2、30分钟`, `2、3.5倍`): a unit or a measure word, not a counting word (`_ZH_COUNT`:
+# `2、3条`, `2、3个文件` are lists), after the second, spaced or not. Read on the words as
+# typed: as ASCII, `、` is the comma that sets a reason off (`2，3个文件…`, `2，3.5倍`: note 2
+# and its reason)
+_ENUMERATED_COUNTS = re.compile(rf"#*[0-9]+ ?、 ?{_AMOUNT}{_ZH_COUNT}")
 # An item of an English list: a number or an ordinal (`3rd`, `third`, `the third`). The last,
 # an ordinal, is an adjective, no note's, with a word glued on (`3rd-party`, `thirdly`) or
 # before a noun an ordinal qualifies (`_ADJECTIVE_OF`): `2 and 3rd party deps` is note 2

@@ -2368,6 +2368,29 @@ def test_a_pair_of_counts_enumerated_in_chinese_is_no_note_number(typed):
     assert command.key[1][0] not in ("2", "2,3")  # keyed as no note's number, no list
 
 
+# kills: bot/feedback.py:_ENUMERATED_COUNTS, _COUNT_RANGE a decimal count after `、`, `和`
+#   or `到` read as a reason set off from note 2: `/notes wrong 2、3.5倍` and `2到3.5倍` ("2 to
+#   3.5 times") hid note 2 with the reason `3.5倍`, `到3.5倍`, where `2、3倍` and `2到3倍`
+#   name no note. A count is a count with a decimal point too; a comma still sets it off
+#   (`2，3.5倍`: note 2 and its reason, as `2，1.5倍`)
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2、3.5倍",
+        "2到3.5倍",
+        "2 到 3.5 倍",
+        "2和0.5秒都能复现",
+        "2、 1.5倍",
+        "２、３．５倍",
+        "2或2.5倍",
+    ],
+)
+def test_a_decimal_count_joined_in_chinese_is_no_note_number(typed):
+    command, _ = assert_names_no_note(typed)
+    assert command.key[1][0] not in ("2", "2,3")  # keyed as no note's number, no list
+    assert_hides_2("2，3.5倍", "3.5倍")
+
+
 # but a counting word after the second (`个`, `条`, `号`) ends a list of notes, as after `和`
 #   (`2和3个文件`, `2和3条只是改名` ask which): `/notes wrong 2、3个文件` and `2、3条只是改名`
 #   hid note 2 with the reason `3个文件`, `3条只是改名`, and `2、3号机` ("machines 2 and 3")
