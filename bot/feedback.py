@@ -670,7 +670,8 @@ def _emoji_alone(word: str) -> bool:
 def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]:
     """The words with a note's number said as Chinese counts items (`_ORDINAL`: `第2条`,
     `第 2 条`, `第二条`, `2号`) as the number, its counting word as a separator (`第2条只是
-    改名`: `2.只是改名`); and the number's words as typed, for the answer to a problem.
+    改名`: `2.只是改名`; but `第2条以后`: `2以后`); and the number's words as typed, for the
+    answer to a problem.
     `article`: whether `the second` (an ordinal after `the`) may name the note."""
     joined = " ".join(words)
     if (listed := _enumerated(joined)) and (article or not joined[:4].casefold() == "the "):
@@ -691,7 +692,10 @@ def _ordinal(words: list[str], *, article: bool = True) -> tuple[list[str], str]
     # `1st time`, `2nd half`): `2nd is a rename` names note 2
     if said["s"] and bare and _QUALIFIED.match(next_word):
         return words, words[0]
-    first = number + ("." if counted and glued else "") + glued
+    # the counting word sets a word glued on apart as a point does, but `以后` glued after it
+    # takes the number with it, as after digits (`第2条以后`, "after item 2": `2以后`)
+    apart = counted and glued and not _AFTER_GLUED.match(glued)
+    first = number + ("." if apart else "") + glued
     # `第一次…` ("the first time"): words; so a numeral a word is glued to (`十分不相关`,
     # `一般`, `三方`: Chinese words start so), which digits are not (`2只是改名`)
     if not _numbered(first) or (said["b"] and glued[:1].isalpha()):
@@ -941,14 +945,16 @@ def _dash_apart(words: list[str]) -> list[str]:
 
 
 # A note's number and the notes after it, as Chinese says it glued on (`2以后的都不相关`, "2
-# and those after are all not relevant", `2及以后`, `第2条之后`: `2.之后`, `_ordinal`'s) or
+# and those after are all not relevant", `2及以后`, `第2条之后`: `2之后`, `_ordinal`'s) or
 # as `2+`; `_ONWARDS_WORDS`, as English says it in words after it (`2 and later`, `2
 # onwards`). Several notes, which a `wrong` does not take (one note a command): which
 # note? or, from a number out of range, no such note. (`2以下`, "2 or below", is a count:
 # `_MEASURES`.) Glued on, `以后` takes the number before it ("after 2"), whatever follows, as
-# English's `and later` is read: `2以后再说` asks too.
+# English's `and later` is read: `2以后再说` asks too. A full stop sets it apart as a comma
+# does, typed as a point too (`2.以后再说`, `2。以后再说`: `_ONWARDS_APART` reads it so)
 _AFTER = "以后|之后|往后|以後|之後|后面|後面"
-_ONWARDS_GLUED = re.compile(rf"#*(?P<rank>[0-9]+)(?:\.?(?:[及和]|以及)?(?:{_AFTER})|\+$)")
+_AFTER_GLUED = re.compile(rf"(?:[及和]|以及)?(?:{_AFTER})")
+_ONWARDS_GLUED = re.compile(rf"#*(?P<rank>[0-9]+)(?:{_AFTER_GLUED.pattern}|\+$)")
 # What `_ONWARDS_APART` reads said of the notes after a number, or how many of them (`都`,
 # `也`, `只是`, `不`, `是`, `无关`, `同理`, `一样`, `全`, `所有`, `几个`): `以后的` before it is
 # "those after", before any other word (a noun) "later". Asking which note hides nothing;

@@ -2714,6 +2714,25 @@ def test_later_set_apart_from_a_note_number_is_its_reason(typed):
     assert command.key == ("wrong", ("2+",))
 
 
+# kills: bot/feedback.py:_ONWARDS_GLUED a full stop typed as a point (`.`, or `．` as a
+#   full-width mode types it) read as `以后` glued to the number: `/notes wrong 2.以后再说`
+#   ("2. later") asked which note, read as "2 and those after", where `2。以后再说` and
+#   `2，以后再说` hide note 2 with their reason. A counting word is no full stop: `第2条以后`
+#   is "after item 2", as `2以后` is
+@pytest.mark.parametrize("typed", ["2.以后再说", "2．以后再说", "２．以后再说", "#2.之后再改"])
+def test_a_full_stop_sets_later_apart_from_a_note_number_as_a_comma_does(typed):
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    (comma,) = parse_commands(f"/notes wrong {typed.replace('．', '，').replace('.', '，')}")
+    (stop,) = parse_commands(f"/notes wrong {typed.replace('．', '。').replace('.', '。')}")
+    reason = typed[-4:]
+    assert pick_note(command.args, SHOWN) == Pick(SHOWN[1], 2, reason)
+    assert pick_note(stop.args, SHOWN) == pick_note(comma.args, SHOWN) == Pick(SHOWN[1], 2, reason)
+    assert command.key == stop.key == comma.key == ("wrong", ("2", reason))
+    # said of the notes after it, or alone, it is still those notes; counted, glued on
+    for onwards in ("2.以后的都不相关", "2.及以后", "2.以后", "第2条以后再说", "第二条之后再改"):
+        assert picked(onwards).problem is PickProblem.WHICH, onwards
+
+
 # `after` or `following` before a noun, and `the rest` said to be fine, go on from note 2
 #   alone: `/notes wrong 2 and the rest is fine` and `2 and after the refactor it is moot`
 #   asked which note, read as note 2 and the notes after it, where the reviewer named one
