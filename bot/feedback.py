@@ -294,9 +294,7 @@ def pick_note(
     words, asked = _ordinal(words)  # asked: as typed, for the answer to a problem
     first = words[0] if words else ""
     typed = first.strip()
-    listed, number = _number_read(typed)
-    if _counts_enumerated(words) or (number is not None and _counted_on(typed, words[1:], number)):
-        listed = number = None  # `2 到 3 倍`, `2、3张卡`: a count's, as `2到3倍` is
+    listed, number = _first_read(words)  # `2 到 3 倍`, `2、3张卡`: none, a count's
     # a note's id in brackets or quotes names it as the id alone (`【vllm-0436d44c】`,
     # `「vllm-0436d44c」`), as `【2】` is 2 (no number starts with a bracket: `_unbracketed`
     # read those), a reason glued on after them its reason (`「vllm-0436d44c」只是改名`)
@@ -342,6 +340,19 @@ def pick_note(
     if len(shown) == 1:
         return Pick(shown[0], 1, _reason(words))
     return Pick(None, problem=PickProblem.WHICH)
+
+
+def _first_read(words: list[str]) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """The first of a `wrong`'s words read as notes' numbers (`_number_read`), or as none
+    where it starts a count with the words after it, as glued (`2到3倍`, `2、3张卡`): two
+    joined by `、` (`_counts_enumerated`: `2 、 3 张卡`), or a range, a choice or a pair typed
+    apart (`_counted_on`: `2 到 3 倍`). For `pick_note` and the command's key (`as_said`)
+    alike."""
+    typed = words[0].strip() if words else ""
+    listed, number = _number_read(typed)
+    if _counts_enumerated(words) or (number is not None and _counted_on(typed, words[1:], number)):
+        return None, None
+    return listed, number
 
 
 def _counted_on(typed: str, after: list[str], number: re.Match[str]) -> bool:
@@ -459,8 +470,8 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
     read = _ordinal(words)[0]
     if (onwards := _onwards(read)) is not None:  # `2以后`, `2 and later`: notes from 2 on
         return (f"{onwards}+",)  # and no word after them, as after a list's numbers
-    counts = _counts_enumerated(read)  # `2 、 3 张卡`: two counts, no list to glue
-    glued_list = read if counts else _list_glued(read)  # `1 3-3`: a list, as `1,3-3` is not
+    # `1 3-3`: a list, as `1,3-3` is not; `2 、 3 张卡`: two counts, no list to glue
+    glued_list = read if _counts_enumerated(read) else _list_glued(read)
     typed = " ".join(glued_list)
     text = _reason([typed])
     head, *rest = text.split(" ")
@@ -474,9 +485,7 @@ def as_said(args: Iterable[str]) -> tuple[str, ...]:
         # command), read past by `pick_note` no more than a separator (which note?): as `, 3`;
         # so with more such words, or a separator glued to the number (`. . 3`, `. ，3`)
         return (f"-{past[0]}", *past[1:])
-    listed, number = _number_read(head)
-    if counts or (number is not None and _counted_on(head, rest, number)):
-        listed = number = None  # `2 到 3 倍`: a count's, keyed as no number (`_no_number`)
+    listed, number = _first_read([head, *rest])  # `2 到 3 倍`: keyed as no number (`_no_number`)
     a_list = listed is not None or glued_list != read
     quoted = False  # quotes around all of it taken off: no note is read in it
     if a_list and (numbers := _list_numbers(head)) is not None:
