@@ -36,6 +36,7 @@ from bot.dispatch import (
 from bot.github_port import PRRef, ref_from_payload, repository_id
 from bot.locked_commands import HEARD, STILL, owed, release_unlocked
 from bot.order_keys import comment_key
+from bot.prfacts import facts_from_payload
 from bot.queue import Delivery
 
 COMMENT_ACTIONS = frozenset({"created", "edited"})
@@ -117,16 +118,24 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
 
 
 def _check_readable(payload: dict[str, Any]) -> None:
-    """The fields the handler reads as objects, read as it reads them: one GitHub never
-    sends so (`"installation": 5`, `"user": "x"`) is refused (400, naming the field), as
+    """The fields the handler reads, read as it reads them (the PR's copy as a
+    pull_request payload's): one GitHub never sends so (`"installation": 5`, `"user":
+    "x"`, a title that is no string) is refused (400, naming the field), as
     a pull_request payload is (bot.pr_events.check_readable), not queued to fail at each
     run with "'str' object has no attribute 'get'". MalformedPayload, else None."""
     check_installation(payload)
     # triage found the PR's number in it: an object
     if isinstance(payload.get("issue"), dict):
         check_objects(payload["issue"], ("user",), within="issue")
+        within, pull = "issue", _pull_of_issue(payload["issue"])
     else:
         check_objects(payload["pull_request"], ("user", "head"), within="pull_request")
+        within, pull = "pull_request", _pull_of(payload)
+    # the PR's copy kept, read as a dry run's update reads it (its author: by any run)
+    try:
+        facts_from_payload({"repository": {"full_name": ""}, "pull_request": pull})
+    except ValueError as exc:
+        raise MalformedPayload(f"{within}.{exc}") from exc
 
 
 def _item_id(item: dict[str, Any], part: str) -> int | None:
@@ -219,11 +228,14 @@ def _pull_of(payload: dict[str, Any]) -> dict[str, Any]:
     return pull
 
 
+def _pull_of_issue(issue: dict[str, Any]) -> dict[str, Any]:
+    # An issue has the title, body, labels and author, but not the head commit.
+    return {k: issue[k] for k in _PULL_FIELDS if k in issue}
+
+
 def _comment_source(payload: dict[str, Any]) -> Source:
     issue = payload["issue"]
-    # An issue has the title, body, labels and author, but not the head commit.
-    pull = {k: issue[k] for k in _PULL_FIELDS if k in issue}
-    source = _source(payload, "comment", pull, reacts=True)
+    source = _source(payload, "comment", _pull_of_issue(issue), reacts=True)
     # (set by bot.locked_commands only: GitHub's payloads have no such field)
     still = payload.get(STILL)
     return replace(

@@ -254,8 +254,9 @@ class WebhookEndpoint:
         not UTF-8, gzip-compressed or nested too deep said so), or a PR
         number, comment or review id that is no integer from 1 to 2**53 - 1, or a
         pull_request payload whose installation or PR fields its handler cannot read, or a
-        command's or a deletion's whose installation (a command's conversation's user or
-        head) it cannot read, or a handled event's object of another type (a WARNING
+        command's or a deletion's whose installation (a command's copy of its PR: the
+        fields a pull_request payload's are read for) it cannot read, or a handled
+        event's object of another type (a WARNING
         names each: GitHub does not send it again)
     200 ping; 200 an installation, installation_repositories or installation_target event
         (handled at once, bot.installations: never queued); 200 a delivery id already

@@ -551,6 +551,38 @@ def test_a_command_whose_fields_its_handler_reads_are_malformed_is_refused_namin
     assert [q.path for q in fake.requests if q.method == "POST" and "/repos/" in q.path] == []
 
 
+@pytest.mark.parametrize(
+    ("event", "field", "value", "why"),
+    [
+        ("issue_comment", "issue.user.login", 5, "not a string (int)"),
+        ("issue_comment", "issue.title", 5, "not a string (int)"),
+        ("issue_comment", "issue.body", ["x"], "not a string (list)"),
+        ("issue_comment", "issue.labels", "bug", "not a list (str)"),
+        ("pull_request_review", "pull_request.user.login", ["x"], "not a string (list)"),
+        ("pull_request_review", "pull_request.title", {}, "not a string (dict)"),
+        ("pull_request_review_comment", "pull_request.head.sha", 7, "not a string (int)"),
+    ],
+)
+def test_a_command_whose_pr_fields_its_handler_reads_are_malformed_is_refused_naming_them(
+    live, event, field, value, why
+):
+    # the conversation's copy of the PR is read as a pull_request payload's: its author
+    # (whether the commenter is the author: "'int' object has no attribute 'casefold'"),
+    # and in a dry run its title, description, labels and head. Queued, a delivery so
+    # failed at each run; a pull_request payload so is refused at intake
+    client, rt, fake = live
+    payload = _notes_said_in(fake, event)
+    *parents, last = field.split(".")
+    node = payload
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    r = post(client, event, payload)
+    said = f"malformed {event} payload: {field}: {why}"
+    assert (r.status_code, r.json()) == (400, {"error": said})
+    assert sum(rt.queue.counts().values()) == 0
+
+
 def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live):
     # queued before intake checked it (an older release): the run says which field
     client, rt, fake = live
