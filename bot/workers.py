@@ -16,6 +16,7 @@ put back to run again by itself.
 from __future__ import annotations
 
 import logging
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -50,8 +51,10 @@ def retry_hint(delivery_id: str, failure: BaseException | None = None) -> str:
     the App's JWT refused: with what to fix first), lest the WARNING say it twice."""
     if isinstance(failure, Advisable) and failure.advised:
         return ""
+    # quoted for a shell: the sender chose the id (the signature does not cover it), and
+    # what it holds must not run when an operator pastes the command (a GUID stays bare)
     return (
-        f"; once its cause is fixed, `review-notes retry {delivery_id}` runs it again"
+        f"; once its cause is fixed, `review-notes retry {shlex.quote(delivery_id)}` runs it again"
         " (`--all`: every failed one)"
     )
 

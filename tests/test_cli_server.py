@@ -577,6 +577,23 @@ def test_retry_lists_and_requeues_failed_deliveries(tmp_path):
     assert q.get("d-1").state == "pending"
 
 
+# kills: bot/cli_server.py:_retry a failed delivery's id listed as it came, for a shell to run
+def test_retry_lists_an_id_as_a_shell_takes_it_as_one_word(tmp_path):
+    # the sender chose the id (the signature covers the body only): pasted after
+    # `review-notes retry` from the listing, `x$(touch pwned)` ran what it held
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env = base_env(tmp_path)
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    q.enqueue("x$(touch pwned)", "pull_request", "opened", {}, "vllm-project/vllm", 1)
+    q.claim()
+    q.fail("x$(touch pwned)", "GithubException: 502")
+    listing = cli("retry", env=env, cwd=ROOT).stdout
+    (line,) = [x for x in listing.splitlines() if "GithubException" in x]
+    assert shlex.split(line.split("  ", 1)[0]) == ["x$(touch pwned)"], line
+
+
 # kills: bot/cli_server.py:_retry nothing re-queued said to be picked up by a running server
 def test_retry_of_an_unknown_id_says_nothing_was_re_queued_and_no_more(tmp_path):
     # `retry nope` printed "0 re-queued; a running server picks them up within a second"
