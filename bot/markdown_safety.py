@@ -261,9 +261,24 @@ def code(text: str, limit: int | None = None) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+# What ends a link's target, or reads as something else inside it, percent-encoded (as
+# UTF-8): the parentheses, a backslash (an escape), a backtick (a code span across the
+# link), `<` and `>` (HTML), and white space or an invisible character: a line break
+# ended the link and left the rest prose, a mention live there. Whatever its parts came
+# from; a URL's other characters stay as written (a page's link read back: render).
+_LINK_BREAKS = frozenset("()<>`\\")
+
+
 def link_target(url: str) -> str:
-    """A URL safe inside `[text](url)`: spaces and parentheses would end it early."""
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    """A URL safe inside `[text](url)`: one link, whatever it holds."""
+    return "".join(
+        _percent(ch) if ch in _LINK_BREAKS or ch.isspace() or not ch.isprintable() else ch
+        for ch in url
+    )
+
+
+def _percent(ch: str) -> str:
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8", "replace"))
 
 
 def pr_link(repo: str, number: int, here: str = "") -> str:

@@ -231,6 +231,23 @@ def test_link_target_escapes_an_opening_parenthesis():
     assert link_target("https://x.org/a(b") == "https://x.org/a%28b"
 
 
+# kills: bot/markdown_safety.py:link_target only spaces and parentheses encoded
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("https://x.org/a\n@b", "https://x.org/a%0A@b"),  # a line break ended the link
+        ("https://x.org/a\u2028b\u200bc", "https://x.org/a%E2%80%A8b%E2%80%8Bc"),
+        ("https://x.org/`a`", "https://x.org/%60a%60"),
+        ("https://x.org/<b>\\", "https://x.org/%3Cb%3E%5C"),
+        ("https://x.org/中?topic=a&repo=b#c", "https://x.org/中?topic=a&repo=b#c"),
+    ],
+)
+def test_link_target_encodes_what_would_end_the_link_or_read_as_markup(url, target):
+    assert link_target(url) == target
+    page = gfm(f"[t]({link_target(url)}) `x`")
+    assert page.count("<a href=") == 1 and page.count("<code>") == 1, page
+
+
 def link_text_of(link: str) -> str:
     assert link.startswith("[") and link.count("](") == 1
     return link[1 : link.index("](")]

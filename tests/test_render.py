@@ -322,6 +322,24 @@ def test_note_text_cannot_close_or_open_the_why_details_or_hide_the_rest():
 
 
 @pytest.mark.parametrize(
+    "repo",
+    [
+        "vllm-project/vllm\n@someone",
+        "other/x`a\r\n@someone",
+    ],
+)
+def test_a_source_link_s_target_holding_a_line_break_stays_one_link(repo):
+    # the source PR's link target is built from the note's repository: a line break there
+    # ended the link, the text after it prose, `@someone` a live mention
+    n = note(repo=repo, trusted=False)
+    body = render(result(n), LIB, opts=OPTS)
+    assert_inert(body)
+    (line,) = [x for x in body.splitlines() if "full guidance" in x]
+    page = gfm(line)
+    assert page.count("<a ") == 2 and "<code>" not in page, page
+
+
+@pytest.mark.parametrize(
     ("verdict", "en", "zh"),
     [
         (Verdict.DEEP, "Deep read", "值得精读"),
