@@ -26,8 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.db import Database, utcnow  # noqa: E402
+from bot.db import Database  # noqa: E402
 from bot.queue import DeliveryQueue  # noqa: E402
+from bot.times import utcnow  # noqa: E402
 
 
 def build(path: Path, rows: int) -> None:

@@ -28,9 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.db import STORED_TIME, Database, utcnow  # noqa: E402
+from bot.db import Database  # noqa: E402
 from bot.queue import DeliveryQueue  # noqa: E402
 from bot.settings import Settings  # noqa: E402
+from bot.times import STORED_TIME, utcnow  # noqa: E402
 from bot.workers import Workers  # noqa: E402
 
 

@@ -333,7 +333,7 @@ def _outage_said(paused: str) -> str:
     """When re-queued deliveries run in an outage: after its pause, then one at a time
     until GitHub answers one. A pause over (its probe not answered yet) names no time:
     one already past read as a wait still to come."""
-    from bot.db import utcnow
+    from bot.times import utcnow
 
     if paused > utcnow():  # stored times sort as the times they name
         return (

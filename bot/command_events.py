@@ -24,7 +24,6 @@ from bot.command_policy import Actor
 from bot.command_source import Source
 from bot.comment_prose import FORMAT_CHARS
 from bot.context import BotContext
-from bot.db import as_github_time, github_time
 from bot.dispatch import (
     Dispatcher,
     MalformedPayload,
@@ -38,6 +37,7 @@ from bot.locked_commands import HEARD, STILL, owed, release_unlocked
 from bot.order_keys import comment_key
 from bot.prfacts import facts_from_payload
 from bot.queue import Delivery
+from bot.times import as_github_time, github_time
 
 COMMENT_ACTIONS = frozenset({"created", "edited"})
 REVIEW_ACTIONS = frozenset({"submitted", "edited"})

@@ -2,9 +2,8 @@
 tables in it (`CREATE TABLE IF NOT EXISTS`): the delivery queue (`bot.queue`), per-PR
 state (`bot.prstate`), the `/notes wrong` marks (`bot.feedback_store`), command decisions
 (`bot.decision_store`), the commands a lock kept (`bot.locked_commands`) and a dry run's
-comments (`bot.dryrun`). Here: the `Database` they write through, what a damaged, locked
-or newer file means, and the times they store (`utcnow`; GitHub's, `as_github_time`),
-which compare as text.
+comments (`bot.dryrun`). Here: the `Database` they write through, and what a damaged,
+locked or newer file means (the times they store, which compare as text: `bot.times`).
 
 One connection per process for its writes, guarded by a lock: every statement is
 short, so serialising them in-process costs nothing and keeps sqlite3's threading rules
@@ -23,13 +22,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-GITHUB_TIME = "%Y-%m-%dT%H:%M:%SZ"  # as GitHub writes times; such times compare as text
 
 # SQLite's busy timeout: how long a statement waits for another connection's lock (a
 # VACUUM, a backup, `retry` beside the server) before "database is locked". Read at each
@@ -45,40 +41,6 @@ BUSY_TIMEOUT_SECONDS = float(os.environ.get("_REVIEW_NOTES_TEST_BUSY_TIMEOUT") o
 # turn, and are answered in their own wait rather than after this one's 10 s.
 LOCK_TRY_SECONDS = 0.1
 LOCK_PAUSE_SECONDS = 0.01
-
-
-def as_github_time(at: object) -> str | None:
-    """`at` as GitHub writes times (`2030-01-01T10:00:00Z`), None when it is not a time.
-    Order keys made of GitHub's times and ours compare as text: a fraction or an offset
-    (`.`, `+`) sorts before GitHub's `Z`, and a payload's "not a date" would sort after
-    every real time, outranking all that comes later."""
-    if not isinstance(at, str) or not at:
-        return None
-    try:
-        when = datetime.fromisoformat(at)
-        if when.tzinfo is None:  # no zone given: UTC, as GitHub's times
-            when = when.replace(tzinfo=UTC)
-        return when.astimezone(UTC).strftime(GITHUB_TIME)
-    except (ValueError, OverflowError):  # (a year 1 or 9999 moved across midnight)
-        return None
-
-
-def github_time(at: str | None) -> str:
-    """`at` as GitHub writes times; now when not given or not a time."""
-    return as_github_time(at) or as_github_time(utcnow()) or ""
-
-
-def utcnow(after_s: float = 0.0) -> str:
-    """Now (or `after_s` seconds from now) as text that sorts like the time it names."""
-    return stored_time(datetime.now(UTC) + timedelta(seconds=after_s))
-
-
-STORED_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"  # our own times in the database (`utcnow`)
-
-
-def stored_time(at: datetime) -> str:
-    """A UTC time as the database keeps it (`utcnow`'s text)."""
-    return at.strftime(STORED_TIME)
 
 
 # What to do with a database file SQLite finds damaged (SQLITE_CORRUPT: a failing disk, a
@@ -383,9 +345,9 @@ class Database:
         params: tuple[Any, ...] = (),
     ) -> int:
         """Delete up to `limit` rows of `table` whose time `at` (a column) is before
-        `before` (utcnow format) and of which `where` holds (SQL on `table`'s columns,
-        with `params`), in a transaction of their own: one batch of retention's pruning
-        of a store (bot.retention.Pruning). How many were deleted."""
+        `before` (as `times.utcnow` writes it) and of which `where` holds (SQL on `table`'s
+        columns, with `params`), in a transaction of their own: one batch of retention's
+        pruning of a store (bot.retention.Pruning). How many were deleted."""
         with self.tx() as conn:
             return conn.execute(
                 f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table}"

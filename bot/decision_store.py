@@ -13,7 +13,8 @@ import sqlite3
 
 from bot.command_policy import Decision, Judged
 from bot.commands import Kind
-from bot.db import DELIVERY_GONE, Database, utcnow
+from bot.db import DELIVERY_GONE, Database
+from bot.times import utcnow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS command_decisions (

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 from bot.command_events import comment_written
 from bot.comment_plan import SWITCHED_AFTER, deletion_ignored, found_gone, replaced_by_kept
 from bot.context import BotContext
-from bot.db import as_github_time, github_time
 from bot.dispatch import (
     Dispatcher,
     MalformedPayload,
@@ -43,6 +42,7 @@ from bot.order_keys import after_second, just_after
 from bot.prstate import PRState
 from bot.queue import Delivery
 from bot.sticky import forget_comment, record_deletion, refresh_sticky
+from bot.times import as_github_time, github_time
 from bot.write_backs import edited_again, owe_write_back, write_back_owed
 
 log = logging.getLogger(__name__)

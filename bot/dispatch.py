@@ -45,7 +45,7 @@ class Route:
     # body seen before under another delivery id is a replay, refused.
     same_bodies: bool = False
     # When the text the payload carries was written or last edited (GitHub's time, as
-    # bot.db.as_github_time), None: not told. A body's copy is refused as a replay only
+    # bot.times.as_github_time), None: not told. A body's copy is refused as a replay only
     # while its delivery is kept: intake ignores one older than that (bot.webhook).
     written: Callable[[dict[str, Any]], str | None] | None = None
     # The PR's state follows the payload's repository id before the handler runs

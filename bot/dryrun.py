@@ -13,7 +13,7 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.github_port import (
     FileList,
     Outcome,
@@ -26,6 +26,7 @@ from bot.github_port import (
 from bot.installations import InstallationChange
 from bot.markers import ends_with_key, opens_with
 from bot.prstate import NO_HISTORY, WriteBackHistory
+from bot.times import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.feedback import Mark
 from bot.prstate import PRStore
+from bot.times import utcnow
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (

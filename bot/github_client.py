@@ -31,7 +31,6 @@ from github.PullRequestComment import PullRequestComment
 from github.Repository import Repository
 from github.Requester import Requester
 
-from bot.db import as_github_time
 from bot.github_errors import (
     NOT_THE_API,
     TRANSPORT_ERRORS,
@@ -66,6 +65,7 @@ from bot.prfacts import PRFacts, facts_from_payload
 from bot.prstate import NO_HISTORY, WriteBackHistory
 from bot.redelivery import delivered_at
 from bot.terminal import shown
+from bot.times import as_github_time
 
 log = logging.getLogger(__name__)
 
@@ -954,7 +954,7 @@ def _as_github_time(at: datetime | None) -> str | None:
 
 
 def _landed_by(at: datetime | None, by: str | None) -> bool:
-    """Whether GitHub's time `at` is no later than our time `by` (as `db.utcnow`), give
+    """Whether GitHub's time `at` is no later than our time `by` (as `times.utcnow`), give
     or take the clocks' slack; not when either is not known."""
     if at is None or by is None:
         return False

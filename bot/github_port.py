@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.db import utcnow
 from bot.prstate import NO_HISTORY, WriteBackHistory
+from bot.times import utcnow
 
 if TYPE_CHECKING:
     from bot.installations import InstallationChange

@@ -29,7 +29,6 @@ from cryptography.utils import CryptographyDeprecationWarning
 from github import Auth, Github, GithubException, GithubIntegration
 from github.Requester import Requester
 
-from bot.db import utcnow
 from bot.github_deadline import Watchdog
 from bot.github_errors import (
     TRANSPORT_ERRORS,
@@ -53,6 +52,7 @@ from bot.github_port import (
 )
 from bot.github_retry import Retrier
 from bot.installations import InstallationChange
+from bot.times import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from bot.command_source import Source
 from bot.commands import Kind, Reading
-from bot.db import Database, as_github_time, github_time, utcnow
+from bot.db import Database
 from bot.github_port import PRRef
 from bot.notes import ID_PATTERN
 from bot.order_keys import after_second, said_before
 from bot.queue import Delivery
+from bot.times import as_github_time, github_time, utcnow
 
 if TYPE_CHECKING:  # the context holds the store
     from bot.context import BotContext

@@ -14,7 +14,6 @@ from typing import Any
 
 from bot.command_updates import WAITS, write_owed
 from bot.context import BotContext
-from bot.db import as_github_time, utcnow
 from bot.deletion_events import delete_owed, deletion_owed
 from bot.dispatch import Dispatcher, MalformedPayload, Route, check_installation
 from bot.github_port import FilesNotReady, PRRef, ref_from_payload, repository_id
@@ -22,6 +21,7 @@ from bot.locked_commands import drop_closed, release, release_unlocked
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
 from bot.queue import Delivery
 from bot.sticky import Refresh, refresh_sticky, seen_event
+from bot.times import as_github_time, utcnow
 from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)

@@ -26,9 +26,9 @@ from bot.db import (
     Database,
     is_damaged,
     read_through_indexes,
-    utcnow,
 )
 from bot.order_keys import comment_part, latest, said_before
+from bot.times import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ class WriteBackHistory:
     over_at: str | None = None
     # words a write-back of ours sent in a call that failed (a 5xx at every try, a
     # timeout): perhaps landed, its answer lost. And our time when that call gave up
-    # (as `db.utcnow`): shown, edited no later (give or take the clocks' slack), they
+    # (as `times.utcnow`): shown, edited no later (give or take the clocks' slack), they
     # are ours; edited later, a person's (bot.write_backs). None: no such call
     tried: str | None = None
     tried_at: str | None = None

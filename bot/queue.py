@@ -30,20 +30,18 @@ import orjson
 
 from bot.db import (
     DAMAGED_FIX,
-    STORED_TIME,
     DamagedRows,
     Database,
     is_damaged,
     is_read_only,
     not_in,
     read_through_indexes,
-    stored_time,
-    utcnow,
 )
 from bot.github_port import repository_id
 from bot.json_unicode import escapes_a_surrogate, valid_unicode
 from bot.redelivery import CLOCK_SLACK, KEPT_HOURS
 from bot.terminal import count_of
+from bot.times import STORED_TIME, stored_time, utcnow
 
 log = logging.getLogger(__name__)
 

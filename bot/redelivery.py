@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from bot.db import stored_time
 from bot.github_port import GitHubError, rate_limit_wait
 from bot.terminal import count_of
+from bot.times import stored_time
 
 if TYPE_CHECKING:
     from bot.metrics import Metrics

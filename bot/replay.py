@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot import signature
-from bot.db import GITHUB_TIME
+from bot.times import GITHUB_TIME
 
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 

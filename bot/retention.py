@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bot.db import DAMAGED_FIX, is_damaged, utcnow
+from bot.db import DAMAGED_FIX, is_damaged
 from bot.queue import DeliveryQueue, Failed, State
 from bot.terminal import count_of
+from bot.times import utcnow
 
 log = logging.getLogger(__name__)
 

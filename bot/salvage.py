@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.command_updates import REFRESH_ACTION
-from bot.db import is_damaged, read_through_indexes, utcnow
+from bot.db import is_damaged, read_through_indexes
 from bot.prstate import FILE_LIST, STANDING_MARKS, STOOD_IN, UNREAD, read_values
 from bot.queue import pr_key
+from bot.times import utcnow
 
 # How a row is named in the report, by table: the columns a reader knows it by (a
 # delivery's id, a PR's repository and number); other tables by their primary key.

@@ -21,7 +21,6 @@ from typing import Any
 
 from bot.comment_plan import Skip, Write, deleted_by_maintainer, plan_write, skip_reason
 from bot.context import BotContext
-from bot.db import as_github_time, github_time
 from bot.feedback import hide_dismissed
 from bot.github_port import (
     FilesNotReady,
@@ -39,6 +38,7 @@ from bot.prfacts import PRFacts
 from bot.prstate import PRState
 from bot.relations import related_refs
 from bot.render import PauseCause, render, render_paused
+from bot.times import as_github_time, github_time
 from bot.write_backs import write_back_owed
 
 log = logging.getLogger(__name__)

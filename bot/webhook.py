@@ -27,13 +27,14 @@ import orjson
 from prometheus_client import Counter
 
 from bot import signature
-from bot.db import GITHUB_TIME, damaged_error, is_locked
+from bot.db import damaged_error, is_locked
 from bot.dispatch import Dispatcher, MalformedPayload, Route, event_shown
 from bot.installations import EVENTS as INSTALLATION_EVENTS
 from bot.installations import InstallationChange, describe, installation_change
 from bot.queue import DeliveryQueue, Enqueued, Incoming
 from bot.settings import Settings
 from bot.terminal import shown
+from bot.times import GITHUB_TIME
 
 log = logging.getLogger("review_notes")
 

@@ -22,7 +22,6 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 from bot.context import BotContext
-from bot.db import utcnow
 from bot.github_port import (
     GitHubError,
     PRRef,
@@ -34,6 +33,7 @@ from bot.github_port import (
 from bot.markers import MARKER, opens_with
 from bot.order_keys import said_before
 from bot.prstate import EARLIER_TRIES, WriteBack, WriteBackHistory
+from bot.times import utcnow
 
 log = logging.getLogger(__name__)
 

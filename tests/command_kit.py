@@ -17,8 +17,8 @@ from dataclasses import replace
 import pytest
 
 from bot.commands import CommandConfig
-from bot.db import utcnow
 from bot.markers import MARKER, REPLY_MARKER, verified_text
+from bot.times import utcnow
 from tests.fake_github import DEFAULT_REPO, DEFAULT_REPO_ID, FakeComment, Fault, iso_time
 from tests.webhook_kit import (
     BOT,

@@ -15,8 +15,9 @@ from collections import Counter
 import pytest
 
 from bot.commands import CommandConfig, parse_commands
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.markers import MARKER, reply_key
+from bot.times import utcnow
 from tests.command_kit import (
     AUTHOR,
     INSTANT,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bot.commands import CommandConfig, parse_commands
-from bot.db import utcnow
+from bot.times import utcnow
 from tests.command_kit import (
     AUTHOR,
     N,

@@ -15,9 +15,10 @@ import pytest
 
 from bot.command_updates import REFRESH_ACTION
 from bot.commands import CommandConfig
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.markers import MARKER
 from bot.render import PauseCause, render_paused
+from bot.times import utcnow
 from tests.command_kit import (
     AUTHOR,
     OWING,

@@ -3,9 +3,10 @@ time, and what the PR's state owes its commands; an old database gains the new c
 
 from __future__ import annotations
 
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.prstate import PendingUpdate, PRStore
 from bot.queue import DeliveryQueue
+from bot.times import utcnow
 
 
 def test_queue_holds_a_delivery_until_its_time(tmp_path):

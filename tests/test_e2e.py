@@ -418,7 +418,8 @@ def test_an_update_deferred_for_the_pr_of_a_reused_name_leaves_the_new_repositor
     tmp_path, fake_github, app_key, monkeypatch
 ):
     from bot.commands import CommandConfig
-    from bot.db import Database, utcnow
+    from bot.db import Database
+    from bot.times import utcnow
     from tests.command_kit import AUTHOR, say, tune
 
     clean_env(monkeypatch)

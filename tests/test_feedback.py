@@ -18,7 +18,7 @@ from bot.cli import main
 from bot.command_replies import render_unpicked
 from bot.commands import Command, load_command_config, parse_commands
 from bot.context import BotContext
-from bot.db import Database, utcnow
+from bot.db import Database
 from bot.feedback import (
     Mark,
     Pick,
@@ -39,6 +39,7 @@ from bot.prfacts import PRFacts
 from bot.prstate import SCHEMA, PRState, PRStore
 from bot.reasons import evidence_terms
 from bot.sticky import refresh_sticky
+from bot.times import utcnow
 from tests.test_sticky import REF, CountingPort, bodies, facts
 from tests.webhook_kit import MATCHING_FILES, clean_env, make_settings, title_with_one_more_note
 

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.commands import CommandConfig
-from bot.db import utcnow
 from bot.server import Runtime, build_runtime, create_app
 from bot.signature import sign
+from bot.times import utcnow
 from tests.command_kit import AUTHOR, N, say, state
 from tests.test_render import assert_inert
 from tests.webhook_kit import (

@@ -37,7 +37,6 @@ from github import Github, GithubException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass
 
 from bot import github_deadline, github_errors, github_pacing, github_retry, github_sessions
-from bot.db import utcnow
 from bot.github_client import CLOCK_SLACK, GitHubClient
 from bot.github_port import (
     ClientClosed,
@@ -58,6 +57,7 @@ from bot.github_retry import Retrier, RetryPolicy
 from bot.installations import InstallationChange
 from bot.markers import REPLY_MARKER, reply_key
 from bot.prstate import WriteBackHistory
+from bot.times import utcnow
 from tests.conftest import FAST_RETRY, AppKey
 from tests.fake_github import (
     DEFAULT_APP_ID,

@@ -23,12 +23,13 @@ import pytest
 from bot import queue as queue_module
 from bot import server
 from bot.commands import CommandConfig
-from bot.db import STORED_TIME, Database, stored_time, utcnow
+from bot.db import Database
 from bot.github_errors import LockedError
 from bot.github_port import GitHubError, call_answered
 from bot.queue import DeliveryQueue
 from bot.redelivery import HookDelivery, to_redeliver
 from bot.settings import load_settings
+from bot.times import STORED_TIME, stored_time, utcnow
 from bot.workers import OutageWaits, Workers
 from tests.command_kit import AUTHOR, comment_payload, reactions, replies, tune
 from tests.fake_github import DEFAULT_REPO, Fault

@@ -17,14 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot import queue as queue_module
-from bot.db import (
-    LOCK_TRY_SECONDS,
-    STORED_TIME,
-    WAL_AUTOCHECKPOINT_PAGES,
-    Database,
-    stored_time,
-    utcnow,
-)
+from bot.db import LOCK_TRY_SECONDS, WAL_AUTOCHECKPOINT_PAGES, Database
 from bot.logs import Redactor
 from bot.queue import (
     ID_INDEX,
@@ -38,6 +31,7 @@ from bot.queue import (
 from bot.redelivery import KEPT_HOURS
 from bot.retention import Retention
 from bot.server import build_runtime
+from bot.times import STORED_TIME, stored_time, utcnow
 from bot.workers import Failures, Workers
 from tests.damage_kit import break_overflow_chain, damage_root_page, leaf_pages, overwrite
 from tests.webhook_kit import wait_idle, wait_until
@@ -1527,7 +1521,7 @@ def test_the_stores_prunings_get_the_passs_cutoff_and_batch_after_the_deliveries
 # kills: retention.Retention.prune: `utcnow(-self.days * 86400)` -> `utcnow(self.days * 86400)`
 # kills: retention.Retention.prune: the default cutoff one day short (`self.days - 1`)
 def test_retention_by_default_deletes_what_is_older_than_its_days(tmp_path):
-    from bot.db import utcnow
+    from bot.times import utcnow
 
     q = queue_at(tmp_path)
     finished_at(q, "older", "done", utcnow(-14.5 * 86400))
@@ -3156,7 +3150,7 @@ def test_the_oldest_pending_wait_counts_from_when_a_delivery_is_due(tmp_path):
     # queue was healthy. A delivery waits from when it may be claimed (its not_before).
     from datetime import UTC, datetime
 
-    from bot.db import utcnow
+    from bot.times import utcnow
 
     q = queue_at(tmp_path)
     q.enqueue("later", "pull_request", "opened", {}, "o/r", 1, utcnow(after_s=600), by_bot=True)

@@ -750,9 +750,10 @@ def test_redeliver_runs_again_what_github_sent_the_dry_run_before_going_live(
 def test_going_live_keeps_what_the_dry_run_handled_in_all_github_keeps_and_its_clock_slack(
     tmp_path,
 ):
-    from bot.db import Database, stored_time
+    from bot.db import Database
     from bot.queue import DeliveryQueue
     from bot.redelivery import going_live
+    from bot.times import stored_time
 
     db = Database(tmp_path / "bot.sqlite3")
     try:

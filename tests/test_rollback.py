@@ -1157,7 +1157,7 @@ def test_a_rollback_to_the_release_signing_for_the_name_reads_no_id_signed_comme
 
 def _pending_due_now(rt) -> None:
     """What waits in this release's queue (for a budget's refill, a delay) made due now."""
-    from bot.db import utcnow
+    from bot.times import utcnow
 
     due = "UPDATE deliveries SET not_before = ? WHERE state = 'pending'"
     rt.queue.db.execute(due, (utcnow(),))

@@ -2389,7 +2389,7 @@ def test_a_refused_start_names_the_matching_files_unknown_topic_beside_the_notes
 # kills: bot/server.py:Runtime.__post_init__ the retention given a fixed number of days, not the
 # setting's
 def test_the_retention_keeps_deliveries_for_the_days_the_setting_says(tmp_path):
-    from bot.db import utcnow
+    from bot.times import utcnow
 
     rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
     try:
@@ -2414,8 +2414,8 @@ def test_the_retention_keeps_commands_kept_for_an_unlock_for_the_days_the_settin
     deliveries do (docs/commands.md, Locked conversations)."""
     from bot.command_policy import Actor
     from bot.command_source import Source
-    from bot.db import utcnow
     from bot.queue import Delivery
+    from bot.times import utcnow
 
     rt = build_runtime(make_settings(tmp_path, delivery_retention_days=3))
     try:
@@ -3354,8 +3354,8 @@ def test_the_oldest_pending_delivery_s_wait_is_a_gauge(app):
 
     from prometheus_client.parser import text_string_to_metric_families
 
-    from bot.db import stored_time
     from bot.queue import OLDEST_PENDING
+    from bot.times import stored_time
 
     client, rt = app
     name = "review_notes_queue_oldest_pending_seconds"

@@ -10,7 +10,7 @@ import pytest
 
 from bot.commands import load_command_config
 from bot.context import BotContext
-from bot.db import Database, as_github_time
+from bot.db import Database
 from bot.dryrun import DryRunGitHub
 from bot.github_port import FileList, Outcome, PRRef, counting_writes
 from bot.library import load_library
@@ -21,6 +21,7 @@ from bot.prfacts import PRFacts
 from bot.prstate import PRStore
 from bot.render import PauseCause
 from bot.sticky import opted_out_by_pr, pause_sticky, refresh_sticky, seen_event
+from bot.times import as_github_time
 from tests.webhook_kit import (
     MATCHING_FILES,
     MATCHING_TITLE,
@@ -924,7 +925,7 @@ def test_commands_on_a_pr_no_event_has_told_the_head_of_list_its_files_once(ctx)
     assert ctx.github.counted["list_files"] == 1
 
 
-# kills: db.as_github_time: a time without a zone read as UTC (`replace(tzinfo=UTC)`) dropped
+# kills: times.as_github_time: a time without a zone read as UTC (`replace(tzinfo=UTC)`) dropped
 def test_a_payload_time_without_a_zone_is_utc_whatever_the_servers_zone(monkeypatch):
     import time
 

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from bot.commands import CommandConfig
-from bot.db import utcnow
 from bot.markers import REPLY_MARKER
 from bot.server import build_dispatcher
+from bot.times import utcnow
 from tests.command_kit import (
     AUTHOR,
     OWING,
