@@ -734,12 +734,28 @@ def check_token_reach(
     start at one GitHub calls private or does not show the token at all (a 404: GitHub
     hides a private repository from such a token, as one that does not exist). Other
     tokens are not asked: `repo` reaches every repository, and a fine-grained token's
-    reach no answer tells."""
+    reach no answer tells. GitHub failing for one (an outage, a rate limit) only warns,
+    as the token's own check does, and the rest are not asked: each would wait out the
+    same failure before the server listens."""
     if scopes is None or "repo" in scopes or "public_repo" not in scopes:
         return
     named = shown(", ".join(scopes), 200)
-    for repo in repos:
-        if _private_at_start(github, repo, named):
+    for at, repo in enumerate(repos):
+        try:
+            private = _private_at_start(github, repo, named)
+        except GitHubError as exc:  # one GitHub may get over
+            rest = repos[at + 1 :]
+            unasked = f", {' and '.join(rest)} not asked either" if rest else ""
+            log.warning(
+                "could not ask GitHub whether GITHUB_TOKEN (scopes: %s) reaches %s (%s):"
+                " starting anyway%s; a private repository needs the scope repo",
+                named,
+                repo,
+                exc,
+                shown(unasked, 400),
+            )
+            return
+        if private:
             raise SettingsError(
                 f"GITHUB_TOKEN: {repo} (REVIEW_NOTES_REPOS) is private and the classic"
                 f" token's scopes ({named}) reach public repositories only, so it cannot"
@@ -750,8 +766,7 @@ def check_token_reach(
 def _private_at_start(github: GitHubClient, repo: str, named: str) -> bool:
     """Whether GitHub calls `repo` private, asked with the token whose scopes are `named`;
     SettingsError when GitHub does not show it (or GITHUB_API_URL is not the API). A
-    failure GitHub may get over (an outage) only warns, as the token's own check does:
-    False."""
+    failure GitHub may get over (an outage) raises its GitHubError (transient)."""
     from bot.github_errors import NotTheAPI  # PyGithub's: live mode only
 
     try:
@@ -766,14 +781,7 @@ def _private_at_start(github: GitHubClient, repo: str, named: str) -> bool:
                 f" only, so it cannot comment on a private one: give it {_REPO_SCOPE_FIX};"
                 f" or, if {repo} does not exist, fix REVIEW_NOTES_REPOS"
             ) from None
-        log.warning(
-            "could not ask GitHub whether GITHUB_TOKEN (scopes: %s) reaches %s (%s):"
-            " starting anyway; a private repository needs the scope repo",
-            named,
-            repo,
-            exc,
-        )
-        return False
+        raise
 
 
 def check_app_credentials(github: GitHubClient, settings: Settings) -> None:

@@ -2862,6 +2862,34 @@ def test_github_failing_when_a_repository_is_looked_at_at_start_warns_and_starts
     ], said
 
 
+# GitHub failing for one repository of the allow-list fails for the next too: the start
+# asked each in turn, every one waiting out its timeout in an outage (REVIEW_NOTES_HTTP_TIMEOUT
+# per repository before the server listened) and each warned. It stops at the first
+@pytest.mark.parametrize("fault", ["dropped", "rate limited"])
+def test_github_failing_for_one_repository_at_start_asks_for_no_other(
+    tmp_path, fake_github, caplog, fault
+):
+    failing = Fault(drop=True) if fault == "dropped" else Fault.too_many_requests(60)
+    for _ in range(3):
+        fake_github.inject("GET", "/repos/*/*", failing)
+    settings = token_start_settings(
+        tmp_path, fake_github, scopes=("public_repo",), repos="acme/a,acme/b,vllm-project/vllm"
+    )
+    with caplog.at_level(logging.WARNING):
+        build_runtime(settings).db.close()
+    asked = [(r.method, r.path) for r in fake_github.calls()]
+    assert asked == [("GET", "/rate_limit"), ("GET", "/repos/acme/a")], asked
+    said = [r.getMessage() for r in caplog.records if "GITHUB_TOKEN" in r.getMessage()]
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        "could not ask GitHub whether GITHUB_TOKEN (scopes: public_repo) reaches acme/a ("
+    ), said
+    assert said[0].endswith(
+        "): starting anyway, acme/b and vllm-project/vllm not asked either; a private"
+        " repository needs the scope repo"
+    ), said
+
+
 # A fine-grained token's permissions no answer tells (GitHub sends it no X-OAuth-Scopes):
 # not guessed at, said once; a classic token with no scope at all (an empty header) only
 # warns, as that answer is not known to be a classic token's alone. No header is not known
