@@ -2678,7 +2678,8 @@ def test_a_redirect_to_a_login_page_at_start_refuses_it_naming_github_api_url(
 # GITHUB_API_URL at another web server (Python's http.server answers a GET it does not
 # serve "501 Unsupported method", as a page): taken as GitHub down, "starting anyway",
 # and every delivery then waited out an outage that was a setting. GitHub's REST API
-# describes a 501 for none of its routes: the start now refuses it, naming GITHUB_API_URL
+# describes a 501 for none of the routes the start asks (GHES's for one other alone): the
+# start now refuses it, naming GITHUB_API_URL
 @pytest.mark.parametrize("mode", ["app", "token"])
 @pytest.mark.parametrize("kind", ["page", "json"])
 def test_a_501_to_the_start_check_refuses_it_naming_github_api_url(
