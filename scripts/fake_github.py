@@ -8,10 +8,10 @@ what the payloads of examples/ name: their repository (with its id and visibilit
 their App installation, each PR with its title, body, author, labels and `files`, and
 the comment of a comment payload under its id. It prints the settings that point a live
 `review-notes serve` at it: an App (id and a private key generated into --key-file) or,
-with --token, a classic token it accepts (scope public_repo); the webhook secret is made
-up too (all the same every run, the key reused). Then it prints each request it answers.
-Replay the examples with `review-notes replay --live --now` (docs/operating.md, "Try it
-against a fake GitHub").
+with --token, a classic token it accepts (scope public_repo, or repo when a payload's
+repository is private); the webhook secret is made up too (all the same every run, the
+key reused). Then it prints each request it answers. Replay the examples with
+`review-notes replay --live --now` (docs/operating.md, "Try it against a fake GitHub").
 
 --fault queues a fault for the next request(s) matching METHOD and PATH (`*` matches any
 part, as in `POST /repos/*/issues/*/comments`), used once each, N times with `*N`. KIND is
@@ -220,6 +220,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def token_scopes(payloads: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The runner's classic token's scopes: public_repo, the least that comments, or repo
+    when a payload's repository is private, which public_repo does not reach."""
+    private = any(payload["repository"].get("private") is True for payload in payloads)
+    return ("repo",) if private else ("public_repo",)
+
+
 def settings_lines(fake: FakeGitHub, token: str | None, key_file: Path) -> list[str]:
     """What to put in .env (or export) for a live serve against `fake`."""
     if token is not None:
@@ -252,9 +259,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     fake = FakeGitHub(app_public_key=public, app_id=DEFAULT_APP_ID)
     seed(fake, payloads)
-    # the server's with --token, else one to look with curl
+    # the server's with --token, else one to look with curl: `repo` if a repository is
+    # private (the fake hides one from public_repo alone, as GitHub does)
     token = TOKEN
-    fake.add_pat(token, TOKEN_USER, scopes=("public_repo",))
+    fake.add_pat(token, TOKEN_USER, scopes=token_scopes(payloads))
     for method, path, queued in faults:
         fake.inject(method, path, *queued)
     try:

@@ -214,3 +214,32 @@ def test_the_runner_seeds_each_repository_public_or_private_as_its_payload_says(
     fake_github.seed(fake, [public, private])
     assert fake.add_repo("vllm-project/vllm").public
     assert not fake.add_repo("acme/closed").public
+
+
+# The fake hides a private repository from a classic token without `repo`, and the
+# runner's token had public_repo alone: with --examples holding a private repository's
+# payload, its --token's server was refused at start (give it repo, which no one can do to
+# the fake's token) and the printed curl token saw nothing there. A private repository
+# seeded, the token has `repo`, as an operator's would need
+@pytest.mark.parametrize("visibility", ["private", "public"])
+def test_the_runner_s_token_reaches_a_private_repository_it_seeded(tmp_path, visibility):
+    import urllib.request
+
+    payload = json.loads((ROOT / "examples" / "pr-52419-opened.json").read_text())
+    payload["repository"].update(full_name="acme/closed", private=visibility == "private")
+    folder = tmp_path / "payloads"
+    folder.mkdir()
+    (folder / "closed.json").write_text(json.dumps(payload))
+    with runner(tmp_path, "--token", "--examples", str(folder)) as (settings, out):
+        assert fake_get(settings, settings["GITHUB_TOKEN"], "/repos/acme/closed")["private"] is (
+            visibility == "private"
+        )
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                settings["GITHUB_API_URL"] + "/rate_limit",
+                headers={"Authorization": f"token {settings['GITHUB_TOKEN']}"},
+            ),
+            timeout=10,
+        ) as resp:
+            scopes = resp.headers["X-OAuth-Scopes"]
+        assert scopes == ("repo" if visibility == "private" else "public_repo"), scopes
