@@ -356,11 +356,13 @@ def _why_extras(
     result: MatchResult, library: Library, shown: Sequence[Match], opts: RenderOptions
 ) -> list[str]:
     """Why mode past the notes: the notes considered but not linked, then the topics."""
-    considered = _considered(result, shown, opts)
+    considered = _considered(result, library, shown, opts)
     return [*considered, *([""] if considered else []), *_topics_section(result, library, shown)]
 
 
-def _considered(result: MatchResult, shown: Sequence[Match], opts: RenderOptions) -> list[str]:
+def _considered(
+    result: MatchResult, library: Library, shown: Sequence[Match], opts: RenderOptions
+) -> list[str]:
     """The notes scored but not linked, closest first, each with what held it back: a rule
     of bot/link_rules.py, or too little evidence (its strongest named). A reviewer asking
     why a note is missing sees that it was weighed, and against what. A note `/notes wrong`
@@ -375,20 +377,39 @@ def _considered(result: MatchResult, shown: Sequence[Match], opts: RenderOptions
     for m in rest[:_CONSIDERED_SHOWN]:
         title = safe_text(m.note.title_en or m.note.title_zh, TITLE_MAX)
         url = link_target(opts.links.url(m.note))
-        lines.append(f"- [{title}]({url}): {_held_said(m, held.get(m.note.id), numbers)}")
+        said = _held_said(m, held.get(m.note.id), numbers, library)
+        lines.append(f"- [{title}]({url}): {said}")
     if len(rest) > _CONSIDERED_SHOWN:
         lines.append(f"- … and {len(rest) - _CONSIDERED_SHOWN} more, with less evidence")
     return lines
 
 
-def _held_said(match: Match, rule: str | None, numbers: Mapping[str, int]) -> str:
+# What a rule of bot/link_rules.py says for `review-notes match` and a reader cannot use:
+# an id in brackets (a note's, a topic's), the scores it compares
+_RULE_ID = re.compile(r" ?\(([a-z0-9][a-z0-9._-]*)\)")  # notes.ID_PATTERN
+_RULE_SCORES = re.compile(r"its own evidence scores [0-9.]+, under [0-9.]+")
+
+
+def _held_said(match: Match, rule: str | None, numbers: Mapping[str, int], library: Library) -> str:
     """Why a note scored was not linked: the rule that held it (no rule: below the
-    threshold), the note a rule compares it with named by its number in the comment."""
+    threshold) in the comment's words: the note a rule compares it with by its number in
+    the comment (none when the comment does not show it: hidden, or cut for length), a
+    topic by its short name, as the reasons name it, and no score (why mode shows none)."""
     if rule is None:
         strongest = f"; the strongest: {reason_markdown(match.reasons[0])}" if match.reasons else ""
         return f"too little evidence to link{strongest}"
-    for note_id, n in numbers.items():
-        rule = rule.replace(f"({note_id})", f"(note {n})")
+
+    def named(found: re.Match[str]) -> str:
+        what = found[1]
+        if what in numbers:
+            return f" (note {numbers[what]})"
+        topic = library.topics.get(what)  # else a note the comment does not show
+        return f" ({topic.short})" if topic else ""
+
+    rule = _RULE_SCORES.sub("too little evidence of its own", _RULE_ID.sub(named, rule))
+    member = library.topics.get(match.other_member)
+    if member:
+        rule = rule.replace(f" {match.other_member} family", f" {member.short} family")
     return safe_text_quoting(rule)
 
 

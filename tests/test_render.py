@@ -497,6 +497,48 @@ def test_why_mode_names_the_notes_considered_but_not_linked_and_what_held_each()
     assert "1 note that matched was marked not relevant here and hidden" in body
 
 
+def test_why_mode_says_what_held_a_note_back_without_ids_or_scores():
+    # the rules of bot/link_rules.py name topics by id and quote scores for `review-notes
+    # match`; the comment named them so too ("first topic (sparse-mla)", "its own evidence
+    # scores 0, under 2"), which a reviewer can neither read nor use, and why mode shows no
+    # score. The rules' own text, so that a rewording there is read here too.
+    from bot.feedback import hide_dismissed
+    from bot.link_rules import LinkRules
+
+    rules = LinkRules(load_match_config(), frozenset())
+    best, off, broad, aside, low = (note(i, topics=("sparse-mla",)) for i in range(1, 6))
+
+    def held(m: Match) -> tuple[str, str]:
+        why = rules._held_by_evidence(m)
+        assert why is not None
+        return m.note.id, why
+
+    considered = (
+        Match(off, 5.0, ("x",), specific=9.0, on_topic=False),
+        Match(broad, 4.9, ("x",), specific=0.0),
+        Match(aside, 4.8, ("x",), specific=9.0, other_member="kv-connector"),
+        Match(low, 4.7, ("x",)),
+    )
+    held_back = (*map(held, considered[:3]), (low.id, "far below the best note (test-0001)"))
+    top = Match(best, 9.0, ("title mentions 'MLA'",))
+    res = MatchResult((top,), ("sparse-mla",), candidates=(top, *considered), held_back=held_back)
+    why = render(res, LIB, opts=replace(OPTS, verbose=True))
+    url = "https://notes.example.org/notes/test-000"
+    assert (
+        f"- [Test note 2]({url}2): the PR does not show the note's first topic (Sparse MLA)\n"
+        f"- [Test note 3]({url}3): rests on broad or family topics: too little evidence of its"
+        " own\n"
+        f"- [Test note 4]({url}4): rests on an aspect word, and the title's tag names a member"
+        " of the KV connector family, which the note is not on\n"
+        f"- [Test note 5]({url}5): far below the best note (note 1)\n"
+    ) in why
+    # the best note hidden by `/notes wrong`: no number to give it, and no id either
+    kept, hidden = hide_dismissed(res, [best.id])
+    body = render(kept, LIB, opts=replace(OPTS, verbose=True, hidden=hidden))
+    assert f"- [Test note 5]({url}5): far below the best note\n" in body
+    assert not re.search(r"test-0001|sparse-mla|kv-connector|scores", body), body
+
+
 def test_why_mode_names_the_files_not_counted_as_evidence():
     warmup = "vllm/model_executor/warmup/deep_gemm_warmup.py"
     moved = PRFacts(
