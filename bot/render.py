@@ -278,11 +278,12 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
         if opts.verbose:
             return [*lines, "", *why]
         return [*lines, "", _fold("Why this note"), "", *reasons, "", "</details>"]
+    held = "Summary" if note.summary_en else "Original title"  # the fold named for it
     if opts.verbose:  # the evidence is what why mode is for: only the summary is folded
         return [
             *lines,
             "",
-            _fold("Summary"),
+            _fold(held),
             "",
             *about,
             "",
@@ -292,7 +293,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
             *why,
         ]
     folded = [*about, *_spaced(named), "", *why]
-    return [*lines, "", _fold("Summary and why this note"), "", *folded, "", "</details>"]
+    return [*lines, "", _fold(f"{held} and why this note"), "", *folded, "", "</details>"]
 
 
 def _fold(summary: str) -> str:

@@ -284,6 +284,19 @@ def test_only_the_first_notes_summary_shows_the_others_fold_with_their_evidence(
     assert "Summary and why" not in one and one.count("<details>") == 1
 
 
+def test_a_fold_is_named_for_what_it_holds_a_note_with_no_summary_has_no_summary_fold():
+    # a note past the first with no English summary (one a curator has not summarised yet)
+    # folded its original title alone under "Summary": a reader opened it for a summary
+    first, bare = note(1), note(2, summary_en="", title_zh="原题2")
+    res = result(first, bare, reasons=("title mentions 'EAGLE'",))
+    why = render(res, LIB, opts=replace(OPTS, verbose=True))
+    assert "<details><summary>Original title</summary>\n\n原题 (original title): 原题2\n" in why
+    assert "<summary>Summary</summary>" not in why
+    short = render(res, LIB, opts=OPTS)
+    assert "<details><summary>Original title and why this note</summary>" in short
+    assert "Summary and why this note" not in short
+
+
 @pytest.mark.parametrize(
     "summary",
     ["# of KV blocks was miscounted", "- a list?", "+ b", "* c", "1. d", "2024) e", "> f"]
