@@ -503,8 +503,13 @@ def _footer(opts: RenderOptions, *, shown: int) -> str:
         wrong = f" {code(c + ' wrong N')} if note N does not fit,"
     off = "" if opts.paused else f" {code(c + ' off')}{label} to stop its updates here,"
     # why mode stays until a plain `/notes`: its footer offers that, not `why` again; with
-    # no note shown, why mode shows the topics the PR touches: no evidence of any note
-    shows = "all the evidence" if notes_shown else "the topics this pull request touches"
+    # no note shown, why mode shows the notes weighed and the topics the PR touches: no
+    # evidence of a note linked
+    shows = (
+        "all the evidence"
+        if notes_shown
+        else "the notes considered and the topics this pull request touches"
+    )
     first = (
         f"{code(c)} for the short comment" if opts.verbose else f"{code(c + ' why')} to see {shows}"
     )

@@ -407,7 +407,7 @@ def test_no_match_body_is_short_and_keeps_the_marker():
     assert len(body) < 1000
     assert_inert(body)
     # no numbered note to name: `wrong N` is not offered
-    assert "wrong N" not in body and "`/notes why` to see the topics" in body
+    assert "wrong N" not in body and "`/notes why` to see the notes considered" in body
     assert "`/notes wrong` if this note does not fit" in render(
         MatchResult((Match(note(), 9.0, ()),), ()), LIB, opts=OPTS
     )
@@ -1087,7 +1087,9 @@ def test_a_comment_showing_no_note_offers_why_for_the_topics_not_the_evidence():
     hidden = replace(OPTS, hidden=1)
     for body in (render_no_match(None, LIB, opts=OPTS), render_no_match(None, LIB, opts=hidden)):
         footer = body.rstrip("\n").rsplit("\n", 1)[1]
-        assert "`/notes why` to see the topics this pull request touches," in footer, footer
+        # and the notes weighed and not linked: "why not note X" is asked most where none is
+        said = "`/notes why` to see the notes considered and the topics this pull request touches,"
+        assert said in footer, footer
         assert "evidence" not in footer, footer
     assert "`/notes why` to see all the evidence" in render(result(note()), LIB, opts=OPTS)
 
