@@ -35,6 +35,7 @@ from bot.commands import Command, Kind
 from bot.context import BotContext
 from bot.github_port import ConversationLocked, GitHubError, PRRef, counting_writes, never_sent
 from bot.locked_commands import Key, owe_again, released
+from bot.logs import Redactor
 from bot.markers import reply_key
 from bot.order_keys import command_key
 from bot.queue import Delivery, pr_key
@@ -454,11 +455,21 @@ def _answer_errors(
     everyone watching the PR once per typo, and spend the PR's reply budget on them.
     What was done, and whether the reply was posted (False: over a reply budget)."""
     reactions.add(source.comment_id, REFUSED, source.on_diff)
-    what = ", ".join(f"{e.command.kind}: {e.outcome}" for e in errors)
+    what = ", ".join(map(_logged, errors))
     body = functools.partial(render_errors, errors, ctx.command_word)
     if not _reply_once(ctx, ref, delivery, ERRORS, body, reactions.spent):
         return f"{what}; over the reply budget", False
     return f"{what}; one reply", True
+
+
+def _logged(error: Unanswered) -> str:
+    """A command not done, for the delivery's log line: an unknown one by what was typed
+    (its kind alone tells the operator nothing), its credential shapes redacted before it
+    is cut to the 40 characters its reply shows, and `shown` inert; the others by kind."""
+    if error.outcome != "unknown":
+        return f"{error.command.kind}: {error.outcome}"
+    typed = error.command.args[0] if error.command.args else ""
+    return f'unknown "{shown(Redactor()(typed), 40)}"'
 
 
 def _reply_text(ctx: BotContext, command: Command, ref: PRRef) -> str:

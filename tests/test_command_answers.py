@@ -16,6 +16,7 @@ import pytest
 
 from bot.commands import CommandConfig, parse_commands
 from bot.db import Database
+from bot.logs import JsonFormatter, Redactor
 from bot.markers import MARKER, reply_key
 from bot.times import utcnow
 from tests.command_kit import (
@@ -1096,6 +1097,21 @@ def test_the_log_says_what_a_comment_ran_and_that_an_edit_added_nothing(live, ca
     said = [r.getMessage() for r in caplog.records if r.name == "review_notes"]
     assert said[-1].endswith("; one reply"), said[-1]
     assert len(replies(fake)) == 2
+
+
+# kills: bot/command_answers.py:_answer_errors the log said "unknown: unknown, unknown: unknown;
+#        one reply" for two typos: not what was typed
+def test_the_log_names_what_each_unknown_command_typed(live, caplog):
+    client, rt, fake = live
+    caplog.set_level("INFO", logger="review_notes")
+    token = "ghp_" + "Tk" * 30  # credential-shaped and longer than the cut: still redacted
+    say(client, rt, fake, f"/notes frobnicate\n/notes \x1bx\n/notes {'y' * 60}\n/notes {token}")
+    record = [r for r in caplog.records if r.name == "review_notes"][-1]
+    said = record.getMessage()
+    typed = f'unknown "frobnicate", unknown "\\x1bx", unknown "{"y" * 40}...", unknown '
+    assert typed in said and said.endswith("; one reply") and "\x1b" not in said, said
+    assert "Tk" not in JsonFormatter(Redactor()).format(record)  # as the server writes it
+    assert len(replies(fake)) == 1
 
 
 # kills: bot/command_answers.py:run_commands the log says `None` for a comment not answered while
