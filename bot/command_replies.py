@@ -63,16 +63,19 @@ def _apart(items: list[str]) -> str:
     return "\n\n".join(items)
 
 
-def _matched(found: int, asked: int, fields: str, forms: int = 0) -> str:
-    """Where a search found a note, and how much of what was asked; `forms`: how many of
-    the words it holds only as another form (`registering` as "registration"), which a
-    reader would look for in those fields in vain."""
+def _matched(found: Sequence[str], asked: int, fields: str, forms: int = 0) -> str:
+    """Where a search found a note, and how much of what was asked, naming the words found
+    when not all were (else "1 of 2 words" leaves the reader to guess which); `forms`: how
+    many of the words it holds only as another form (`registering` as "registration"),
+    which a reader would look for in those fields in vain."""
     if asked == 1:
         return f"Found in its {fields}" + (", as another form of the word." if forms else ".")
+    n = len(found)
+    named = _listing([code(w, ECHO_LIMIT) for w in found], "and")
     words = (
         "both words"
-        if found == asked == 2
-        else (f"all {asked} words" if found == asked else f"{found} of {asked} words")
+        if n == asked == 2
+        else (f"all {asked} words" if n == asked else f"{n} of {asked} words, {named},")
     )
     other = "one of them as another form" if forms == 1 else f"{forms} of them as other forms"
     return f"Found {words} in its {fields}" + (f", {other}." if forms else ".")
@@ -464,7 +467,7 @@ def render_search(
     items = []
     for h in shown:
         where = _listing([_FIELD_NAMES[f] for f in h.fields], "and")
-        found = _matched(h.terms, len(terms), where, h.terms - h.as_typed)
+        found = _matched(h.found, len(terms), where, h.terms - h.as_typed)
         items.append(note_line(h.note, note_url, found, here=repo or "", pr=pr))
     lines.append(_apart(items))
     if len(hits) > max_results:

@@ -174,6 +174,7 @@ class SearchHit:
     score: float  # the sum of field weights over (term, field) matches
     fields: tuple[str, ...] = field(default=())  # the fields that matched, heaviest first
     as_typed: int = 0  # of those terms, how many as typed (or a plural's singular)
+    found: tuple[str, ...] = ()  # those terms, folded, in the query's order
 
 
 def query_terms(
@@ -706,20 +707,23 @@ def search_notes(
         texts = _folded(note)
         if "topics" in mode.weights:
             texts = texts | {"topics": "\n".join(named.get(t, t) for t in note.topics)}
-        found_terms, as_typed, score, where = 0, 0, 0.0, set()
-        for matcher, pathlike in matchers:
+        found_terms: list[str] = []
+        as_typed, score, where = 0, 0.0, set()
+        for term, (matcher, pathlike) in zip(terms, matchers, strict=True):
             found = {k: matcher.found(texts[_text_of(k, mode, pathlike)]) for k in mode.weights}
             fields = [k for k, how in found.items() if how is not None]
             if fields:
-                found_terms += 1
+                found_terms.append(term)
                 as_typed += any(found.values())
                 score += sum(mode.weights[k] for k in fields)
                 where.update(fields)
             elif mode.require_all:
                 break
-        if found_terms and (found_terms == len(terms) or not mode.require_all):
+        if found_terms and (len(found_terms) == len(terms) or not mode.require_all):
             heaviest = tuple(sorted(where, key=order.__getitem__))
-            hits.append(SearchHit(note, found_terms, score, heaviest, as_typed))
+            hits.append(
+                SearchHit(note, len(found_terms), score, heaviest, as_typed, tuple(found_terms))
+            )
     hits.sort(key=_rank)
     return hits if limit is None else hits[:limit]
 

@@ -614,7 +614,7 @@ def test_a_search_replys_notes_read_line_by_line_on_github(library):
     # each note a paragraph of its own (a loose list), a blank line apart as in the comment
     notes = re.findall(r"<li>\n<p>(.*?)</p>\n</li>", page, re.S)
     assert len(notes) == 2, page
-    for li, found in zip(notes, ["both words", "1 of 2 words"], strict=True):
+    for li, found in zip(notes, ["both words", "1 of 2 words, warmup,"], strict=True):
         lines = [html.unescape(re.sub(r"<[^>]+>", "", x)).strip() for x in li.split("<br />")]
         title, badge, chinese, matched = lines
         assert li.startswith(f"<strong>{html.escape(title)}</strong>"), li
@@ -1165,11 +1165,14 @@ def test_a_topic_whose_notes_all_fit_says_nothing_about_more(library):
 
 
 # kills: bot/command_replies.py:render_search a note matching some of the words said to match them
-# all
-def test_a_search_says_how_many_of_its_words_each_note_matched(library):
+# all; :_matched which of the words it found left unsaid ("Found 1 of 2 words in its title.")
+def test_a_search_says_which_of_its_words_each_note_matched(library):
     body = reply("/notes search EAGLE zzzqqq", library)
     found = items(body)
-    assert found and all("\n  Found 1 of 2 words in its " in x for x in found), found
+    assert found and all("\n  Found 1 of 2 words, `eagle`, in its " in x for x in found), found
+    assert_safe(body)
+    both = items(reply("/notes search prefix cache zzzqqq", library))
+    assert any("\n  Found 2 of 3 words, `prefix` and `cache`, in its " in x for x in both), both
 
 
 # kills: bot/command_replies.py:render_search a search whose hits all fit says "0 more"
