@@ -166,7 +166,7 @@ class Metrics:
             self.redeliveries.labels(outcome)
         for outcome in ("done", "failed"):
             self.retention_passes.labels(outcome)
-        for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow"):
+        for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow", "bad_length"):
             self.deliveries.labels("unverified", outcome)
         for budget in ("write", "reply"):
             self.commands_refused.labels(budget)

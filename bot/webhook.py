@@ -316,8 +316,9 @@ class WebhookEndpoint:
         except TimeoutError:
             self._count("unverified", "too_slow")
             code, content = 408, {"error": f"payload not all sent within {BODY_SECONDS:g} s"}
-        except ValueError:
-            code, content = 400, {"detail": "bad Content-Length"}
+        except ValueError:  # no GitHub delivery: a broken client or a probe
+            self._count("unverified", "bad_length")
+            code, content = 400, {"error": "Content-Length is not a number of bytes"}
         else:
             if body is None:
                 return  # the client went away: nobody to answer, nothing queued

@@ -331,7 +331,7 @@ def test_the_outcomes_an_alert_watches_have_a_zero_sample_from_the_start():
         assert value(found, "review_notes_redelivery_sweeps_total", outcome=outcome) == 0
     for outcome in ("asked", "refused", "given_up"):
         assert value(found, "review_notes_redeliveries_total", outcome=outcome) == 0
-    for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow"):
+    for outcome in ("bad_signature", "wrong_path", "too_large", "too_slow", "bad_length"):
         deliveries = "review_notes_deliveries_total"
         assert value(found, deliveries, event="unverified", outcome=outcome) == 0
     for budget in ("write", "reply"):

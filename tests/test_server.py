@@ -1945,10 +1945,17 @@ def test_a_ping_whose_body_is_a_json_list_is_400(app):
 
 
 # kills: webhook._read_body: `if not length.isdigit(): raise ValueError` dropped
-def test_a_negative_content_length_is_400(app):
+# kills: webhook.WebhookEndpoint.__call__ a bad Content-Length answered `{"detail": ...}` where
+# every other refusal says `{"error": ...}`, and counted in no metric
+def test_a_negative_content_length_is_400_said_and_counted_as_other_refusals(app):
     client, _ = app
     headers = {"Content-Length": "-1", "X-GitHub-Event": "ping"}
-    assert client.post("/webhook", content=b"{}", headers=headers).status_code == 400
+    r = client.post("/webhook", content=b"{}", headers=headers)
+    assert r.status_code == 400 and r.json() == {
+        "error": "Content-Length is not a number of bytes"
+    }, r.text
+    line = 'review_notes_deliveries_total{event="unverified",outcome="bad_length"} 1.0'
+    assert line in client.get("/metrics").text
 
 
 def test_a_webhook_under_another_process_lock_waits_its_5_s_then_is_answered_503_in_time(
