@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.commands import _unmarked, parse_commands  # noqa: E402
 from bot.comment_prose import as_ascii  # noqa: E402
-from bot.feedback import pick_note  # noqa: E402
+from bot.wrong_reading import pick_note  # noqa: E402
 
 SHOWN = ("vllm-00000001", "vllm-00000002", "vllm-00000003")
 NINE = tuple(f"vllm-0000000{n}" for n in range(1, 10))

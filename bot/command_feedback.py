@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 from bot.command_replies import render_notes_unread, render_unpicked
 from bot.command_source import Source
 from bot.commands import Command, Kind
-from bot.feedback import Mark, pick_note
+from bot.feedback import Mark
 from bot.github_port import PRRef
 from bot.markers import verified_text
 from bot.order_keys import latest, said_before
 from bot.render import notes_read_back
 from bot.terminal import shown
+from bot.wrong_reading import pick_note
 
 if TYPE_CHECKING:
     from bot.context import BotContext

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 
 from bot.commands import Command, Kind, check_word, name_starts, named_topic, named_topic_in
 from bot.comment_prose import is_mark
-from bot.feedback import Pick, PickProblem
 from bot.library import Library
 from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
@@ -22,6 +21,7 @@ from bot.notes import QUOTE_PAIRS, Note, Topic, topic_key, topics_by_key
 from bot.render import BUDGET, TITLE_MAX, badge_line
 from bot.search import query_terms, search_notes
 from bot.terminal import count_of
+from bot.wrong_reading import Pick, PickProblem
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
 REPLY_BUDGET = BUDGET  # as the notes comment: well under GitHub's 65,536

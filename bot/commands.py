@@ -41,10 +41,10 @@ from bot.comment_prose import (
     starts_with_marks,
 )
 from bot.config_files import ROOT, read_config
-from bot.feedback import as_said
 from bot.markdown_safety import joins_emoji
 from bot.notes import BRACKET_PAIRS, QUOTE_PAIRS, Topic, topic_key, topics_by_key
 from bot.search import query_terms
+from bot.wrong_reading import as_said
 
 DEFAULT_COMMANDS_FILE = ROOT / "config" / "commands.toml"
 WORD_PATTERN = r"^/[A-Za-z][A-Za-z0-9_-]{0,31}$"

@@ -2,8 +2,9 @@
 
 That mode types each printable ASCII character, `!` to `~`, as its full-width form,
 U+FF01 to U+FF5E, one for one: `／ｎｏｔｅｓ`, `ＬｏＲＡ`. A command reads them as the ASCII
-they stand for (`comment_prose`, `feedback`); a note's term holding one can never match a
-PR, which writes ASCII (`note_terms`). One table, so the two cannot disagree on the range.
+they stand for (`comment_prose`, `wrong_reading`); a note's term holding one can never
+match a PR, which writes ASCII (`note_terms`). One table, so the two cannot disagree on the
+range.
 """
 
 from __future__ import annotations

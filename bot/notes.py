@@ -42,8 +42,8 @@ _SENTENCE_END = ".,!?;:。、"
 # What a name or a reason may be typed in, opening -> closing: inline code, quotes as typed
 # and as iOS, macOS or a Chinese input method make them (`“cuda graphs”`, `「投机解码」`), and
 # the brackets Chinese puts around a tag or a name (`【ROCm】`, `《投机解码》`); no name holds
-# one. The one table of them: `QUOTES`, `feedback`'s quoted reason and bracketed number
-# and `commands`' bracketed topic read views of it and of `BRACKET_PAIRS`.
+# one. The one table of them: `QUOTES`, `wrong_reading`'s quoted reason and bracketed
+# number and `commands`' bracketed topic read views of it and of `BRACKET_PAIRS`.
 QUOTE_PAIRS: dict[str, str] = {
     "`": "`",
     '"': '"',

@@ -126,7 +126,7 @@ def test_wrong_with_no_notes_comment_says_there_is_none(live):
     assert "There is no notes comment on this pull request; nothing was hidden." in reply.body
 
 
-# kills: bot/feedback.py:pick_note (hand) with one note shown, `2,3` or `第2、3条` hid it with
+# kills: bot/wrong_reading.py:pick_note (hand) with one note shown, `2,3` or `第2、3条` hid it with
 #   the list of numbers for its reason
 @pytest.mark.parametrize(
     ("said", "asked"),
@@ -154,7 +154,7 @@ def test_wrong_with_one_note_shown_names_only_that_one(live, said, asked):
     assert sticky(fake).body == before and rt.ctx.feedback.marks() == []
 
 
-# kills: bot/feedback.py:pick_note (hand) a note's id in quotes or inline code read as the
+# kills: bot/wrong_reading.py:pick_note (hand) a note's id in quotes or inline code read as the
 #   reviewer's words: with one note shown, naming another note hid the one shown
 @pytest.mark.parametrize("typed", ['"{}"', "「{}」只是改名", "`{}`"])
 def test_wrong_with_one_note_shown_and_another_named_in_quotes_hides_nothing(live, typed):
@@ -175,7 +175,7 @@ def test_wrong_with_one_note_shown_and_another_named_in_quotes_hides_nothing(liv
     assert state(rt).dismissed == (shown,) and len(replies(fake)) == 1
 
 
-# kills: bot/feedback.py:as_said (hand) a list keyed with the words after it, which its
+# kills: bot/wrong_reading.py:as_said (hand) a list keyed with the words after it, which its
 #   answer does not read: an edit adding a reason got the same answer in a second reply
 def test_an_edit_adding_a_reason_to_a_list_gets_no_second_reply(live):
     client, rt, fake = live
@@ -189,7 +189,7 @@ def test_an_edit_adding_a_reason_to_a_list_gets_no_second_reply(live):
     assert rt.ctx.feedback.marks() == [] and state(rt).dismissed == ()
 
 
-# kills: bot/feedback.py:_ordinal (hand) English's `2nd` and `second` not read: answered
+# kills: bot/wrong_reading.py:_ordinal (hand) English's `2nd` and `second` not read: answered
 #   "Say which note does not fit" to a reviewer who had said which, and with one note shown
 #   (above) they hid note 1 with the reason `2nd`; and so `the second one` (`_ORDINAL`'s `the`)
 # (the word set off from the reason: `second only renames` may be the reason's own words,

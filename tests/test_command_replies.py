@@ -23,12 +23,12 @@ from bot.command_replies import (
     render_unpicked,
 )
 from bot.commands import Command, parse_commands
-from bot.feedback import pick_note
 from bot.library import Library, load_library
 from bot.markdown_safety import ZWSP, code
 from bot.markers import written_by_review_notes
 from bot.notes import Note, Topic, Verdict
 from bot.search import query_terms, search_notes
+from bot.wrong_reading import pick_note
 from tests.docs_kit import doc
 from tests.test_render import linked_by_github
 

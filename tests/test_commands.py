@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from bot import commands, comment_prose, feedback, notes, search
+from bot import commands, comment_prose, notes, search, wrong_reading
 from bot.command_policy import Decision, most_writes
 from bot.commands import (
     Command,
@@ -2692,7 +2692,7 @@ def test_a_topics_name_is_read_without_the_brackets_its_start_opens(typed, read)
 # --- what an edit runs again: a command's key -----------------------------------------
 
 
-# A list's separator typed apart reads as glued (`feedback._is_number`), and so is keyed:
+# A list's separator typed apart reads as glued (`wrong_reading._is_number`), and so is keyed:
 # an edit spacing it out asks the same again and is answered once; one that makes the list
 # a note and a reason (`1 - 2 both off`: note 1, `2 both off`) is a new command
 @pytest.mark.parametrize(
@@ -2717,10 +2717,10 @@ def test_a_list_of_numbers_is_keyed_as_glued_however_spaced(old, new):
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
-def _picked(old: str, new: str, shown: tuple[str, ...]) -> list[feedback.Pick]:
+def _picked(old: str, new: str, shown: tuple[str, ...]) -> list[wrong_reading.Pick]:
     """How `pick_note` reads `/notes wrong OLD`, then `/notes wrong NEW`, with `shown`."""
     said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    return [feedback.pick_note(args, shown) for args in said]
+    return [wrong_reading.pick_note(args, shown) for args in said]
 
 
 def _is_a_new_wrong(old: str, new: str) -> None:
@@ -2803,20 +2803,20 @@ _MARKS = _OLD_QUOTES + "()（）[]［］{}｛｝<>〈〉〔〕«»＂＇｀"
 
 def test_each_reader_s_quote_and_bracket_pairs_are_as_before():
     assert notes.QUOTES == _OLD_QUOTES
-    assert feedback.QUOTE_PAIRS == _OLD_QUOTE_PAIRS
-    assert feedback._CLOSING == _OLD_CLOSING
+    assert wrong_reading.QUOTE_PAIRS == _OLD_QUOTE_PAIRS
+    assert wrong_reading._CLOSING == _OLD_CLOSING
     assert commands.BRACKET_PAIRS == _OLD_BRACKETS
     for opening in _MARKS:
         for closing in _MARKS:
             for inner in ("2", "2,3", "x", ""):
                 text = f"{opening}{inner}{closing}"
                 old = _NOW_BRACKETED.fullmatch(text)
-                new = feedback._BRACKETED.fullmatch(text)
+                new = wrong_reading._BRACKETED.fullmatch(text)
                 assert (old and old.groupdict()) == (new and new.groupdict()), text
                 assert commands.unbracketed(text + " y") == _old_unbracketed(text + " y")
-                assert feedback._unquoted(text) == _old_unquoted(text)
+                assert wrong_reading._unquoted(text) == _old_unquoted(text)
             held = f"{opening}{closing}x{closing}"  # a closing quote inside: as typed
-            assert feedback._unquoted(held) == _old_unquoted(held), held
+            assert wrong_reading._unquoted(held) == _old_unquoted(held), held
 
 
 # The search's phrase quotes and the reply's closing marks are views of the table too: as
@@ -2900,7 +2900,7 @@ def test_an_edit_dropping_a_separator_before_a_note_id_is_a_new_wrong(old):
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
     new = old.lstrip(",，—-: .🙏")
     picks = _picked(old, new, shown)
-    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id is not None
+    assert picks[0].problem is wrong_reading.PickProblem.WHICH and picks[1].note_id is not None
     _is_a_new_wrong(old, new)
 
 
@@ -2940,7 +2940,7 @@ def test_an_edit_between_a_note_link_glued_by_ascii_and_by_full_width_is_a_new_w
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c")
     old, new = old.format(link), new.format(link)
     picks = _picked(old, new, shown)
-    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == shown[1]
+    assert picks[0].problem is wrong_reading.PickProblem.WHICH and picks[1].note_id == shown[1]
     _is_a_new_wrong(old, new)
 
 
@@ -2966,9 +2966,9 @@ def test_a_note_id_in_brackets_or_quotes_names_that_note(typed):
     shown = ("vllm-0000000a", "vllm-0000000b", "vllm-0000000c", "2-bit-awq")
     (command,) = parse_commands(f"/notes wrong {typed}")
     named = "2-bit-awq" if "awq" in typed else "vllm-0000000b"
-    assert feedback.pick_note(command.args, shown).note_id == named
-    pick = feedback.pick_note(command.args, shown[:1], known=shown)
-    assert (pick.note_id, pick.problem) == (None, feedback.PickProblem.NOT_SHOWN)
+    assert wrong_reading.pick_note(command.args, shown).note_id == named
+    pick = wrong_reading.pick_note(command.args, shown[:1], known=shown)
+    assert (pick.note_id, pick.problem) == (None, wrong_reading.PickProblem.NOT_SHOWN)
     bare = re.sub(r"^[【\[（「\"`](.*?)[】\]）」\"`]", r"\1", typed)
     assert changed_commands(f"/notes wrong {typed}", f"/notes wrong {bare}") == []
 
@@ -2983,7 +2983,7 @@ def test_a_note_id_in_brackets_or_quotes_names_that_note(typed):
 def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
     shown = ("a", "b", "c")
     said = [parse_commands(f"/notes wrong {t}")[0].args for t in (old, new)]
-    assert feedback.pick_note(said[0], shown) == feedback.pick_note(said[1], shown)
+    assert wrong_reading.pick_note(said[0], shown) == wrong_reading.pick_note(said[1], shown)
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong {new}") == []
 
 
@@ -2998,9 +2998,9 @@ def test_a_list_is_keyed_by_its_numbers_whatever_separates_them(old, new):
 )
 def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, new):
     one = _picked(old, new, ("a",))
-    assert one[0].reason and one[1].problem is feedback.PickProblem.RANGE  # note 3 of one
+    assert one[0].reason and one[1].problem is wrong_reading.PickProblem.RANGE  # note 3 of one
     three = _picked(old, new, ("a", "b", "c"))
-    assert three[0].problem is feedback.PickProblem.WHICH  # which note (`2,3` too)
+    assert three[0].problem is wrong_reading.PickProblem.WHICH  # which note (`2,3` too)
     _is_a_new_wrong(old, new)
     # read as a separator before the number is: which note, keyed alike
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
@@ -3017,7 +3017,7 @@ def test_an_edit_dropping_a_word_of_marks_before_the_number_is_a_new_wrong(old, 
 def test_an_edit_to_a_number_from_one_not_read_as_a_number_is_a_new_wrong(old):
     new = old.strip('「」".🙏， 【】').replace("】", "")
     three = _picked(old, new, ("a", "b", "c"))
-    assert three[0].problem is feedback.PickProblem.WHICH and three[1].note_id is not None
+    assert three[0].problem is wrong_reading.PickProblem.WHICH and three[1].note_id is not None
     _is_a_new_wrong(old, new)
     # keyed as the separator before the number it reads as: which note, alike
     assert changed_commands(f"/notes wrong {old}", f"/notes wrong , {new}") == []
@@ -3030,7 +3030,7 @@ def test_an_edit_to_a_number_from_one_not_read_as_a_number_is_a_new_wrong(old):
 def test_a_list_glued_from_numbers_apart_is_keyed_by_its_numbers():
     shown = ("a", "b", "c")
     said = [parse_commands(f"/notes wrong {t}")[0] for t in ("1 3-3 x", ", 1,3-3 x", "1,3 3 x")]
-    assert [feedback.pick_note(c.args, shown[:1]).note_id for c in said] == [None, "a", None]
+    assert [wrong_reading.pick_note(c.args, shown[:1]).note_id for c in said] == [None, "a", None]
     assert said[0].key == said[2].key != said[1].key
     (changed,) = changed_commands("/notes wrong , 1,3-3 x", "/notes wrong 1 3-3 x")
     assert changed.line == "/notes wrong 1 3-3 x"
@@ -3044,7 +3044,7 @@ def test_a_list_glued_from_numbers_apart_is_keyed_by_its_numbers():
 def test_an_ordinal_typed_apart_after_a_number_is_a_list_s_not_a_reason(glued):
     apart = "1 second"
     picks = _picked(apart, glued, ("a", "b", "c"))
-    assert picks[0].problem is feedback.PickProblem.WHICH and picks[1].note_id == "a"
+    assert picks[0].problem is wrong_reading.PickProblem.WHICH and picks[1].note_id == "a"
     _is_a_new_wrong(apart, glued)
     # keyed as the list it is: `1 2`, `1,2`
     assert changed_commands(f"/notes wrong {apart}", "/notes wrong 1 2") == []

@@ -13,23 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import feedback
+from bot import wrong_reading
 from bot.cli import main
 from bot.command_replies import render_unpicked
 from bot.commands import Command, load_command_config, parse_commands
 from bot.context import BotContext
 from bot.db import Database
-from bot.feedback import (
-    Mark,
-    Pick,
-    PickProblem,
-    as_said,
-    hide_dismissed,
-    pick_note,
-    report_json,
-    report_lines,
-    summarise,
-)
+from bot.feedback import Mark, hide_dismissed, report_json, report_lines, summarise
 from bot.feedback_store import FeedbackStore
 from bot.github_port import Outcome
 from bot.library import load_library
@@ -40,6 +30,7 @@ from bot.prstate import SCHEMA, PRState, PRStore
 from bot.reasons import evidence_terms
 from bot.sticky import refresh_sticky
 from bot.times import utcnow
+from bot.wrong_reading import Pick, PickProblem, as_said, pick_note
 from tests.test_sticky import REF, CountingPort, bodies, facts
 from tests.webhook_kit import MATCHING_FILES, clean_env, make_settings, title_with_one_more_note
 
@@ -307,7 +298,7 @@ def test_a_bracketed_number_after_a_dash_is_a_list_s(typed):
         assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH), (typed, shown)
 
 
-# kills: bot/feedback.py:_list_glued, _list_head (mutation) a list keyed as spaced, or a
+# kills: bot/wrong_reading.py:_list_glued, _list_head (mutation) a list keyed as spaced, or a
 #   number and its reason glued into one
 @pytest.mark.parametrize(
     ("typed", "said"),
@@ -332,7 +323,7 @@ def test_a_list_is_said_as_glued(typed, said):
     assert as_said(typed.split(" ")) == said
 
 
-# kills: bot/feedback.py:_unbracketed (mutation) the words glued to the number counted wrong
+# kills: bot/wrong_reading.py:_unbracketed (mutation) the words glued to the number counted wrong
 @pytest.mark.parametrize(
     ("typed", "read"),
     [
@@ -345,14 +336,14 @@ def test_a_list_is_said_as_glued(typed, said):
     ],
 )
 def test_bracketed_numbers_are_read_with_the_separators_between_them(typed, read):
-    assert feedback._unbracketed(typed.split(" ")) == read
+    assert wrong_reading._unbracketed(typed.split(" ")) == read
 
 
 def test_a_separator_before_a_bracketed_number_is_the_reason_s():
     assert picked("- (2)", SHOWN[:1]).reason == "(2)"
 
 
-# kills: bot/feedback.py:_unbracketed (mutation) a bracketed number after a glued reason
+# kills: bot/wrong_reading.py:_unbracketed (mutation) a bracketed number after a glued reason
 #   read as a number: the reason's words are the curators', as typed
 def test_a_bracketed_number_in_the_reason_is_its_word():
     assert picked("(2)只是改名 (3)").reason == "只是改名 (3)"
@@ -363,15 +354,15 @@ def test_a_bracketed_number_out_of_range_is_answered_with_the_number():
     assert (pick.problem, pick.rank, pick.asked) == (PickProblem.RANGE, 9, "9")
 
 
-# kills: bot/feedback.py:pick_note note 1 of the comment taken for a number out of range
+# kills: bot/wrong_reading.py:pick_note note 1 of the comment taken for a number out of range
 def test_the_first_and_the_last_note_are_named_by_their_numbers():
     pick = pick_note(("1", "only", "a", "rename"), SHOWN)
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[0], 1, "only a rename")
     assert (pick_note(("3",), SHOWN).note_id, pick_note(("3",), SHOWN).rank) == (SHOWN[2], 3)
 
 
-# kills: bot/feedback.py:pick_note the selector not stripped of a separator no command word splits
-#   at
+# kills: bot/wrong_reading.py:pick_note the selector not stripped of a separator no command
+#   word splits at
 @pytest.mark.parametrize("space", ["\u2028", "\x85", "\x0b"])
 def test_a_note_number_followed_by_a_line_separator_still_names_it(space):
     # a command's words split at these as at any blank a reader sees (comment_prose.BLANKS),
@@ -401,7 +392,7 @@ def test_a_note_number_typed_on_a_chinese_keyboard_names_the_note(line):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, "只是改名")
 
 
-# kills: bot/feedback.py:_reason (hand) a separator word kept: `/notes wrong 2 — only
+# kills: bot/wrong_reading.py:_reason (hand) a separator word kept: `/notes wrong 2 — only
 #   renames` was kept for the curators as `— only renames`
 @pytest.mark.parametrize(
     "line",
@@ -441,7 +432,7 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
     assert picked("— only renames", SHOWN[:1]).reason == "only renames"
 
 
-# kills: bot/feedback.py:_ordinal (hand) Chinese's `第2条` not read: answered "say which note"
+# kills: bot/wrong_reading.py:_ordinal (hand) Chinese's `第2条` not read: answered "say which note"
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
@@ -460,7 +451,7 @@ def test_a_dash_inside_the_reason_or_starting_a_flag_is_kept():
         ("/notes wrong 2号只是改名", "只是改名"),
         ("/notes wrong ２号", ""),
         ("/notes wrong 第2条「只是改名」", "「只是改名」"),
-        # kills: bot/feedback.py:_ordinal (hand) a numeral alone, or before 号, not read as
+        # kills: bot/wrong_reading.py:_ordinal (hand) a numeral alone, or before 号, not read as
         #   its digit: `二` and `二号` were answered "say which note", and with one note shown
         #   `二` hid note 1 with the reason `二`
         ("/notes wrong 二", ""),
@@ -477,7 +468,7 @@ def test_a_note_named_as_chinese_counts_it_names_the_note(line, reason):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
-# kills: bot/feedback.py:_ordinal (hand) English's `note 2` not read: answered "say which
+# kills: bot/wrong_reading.py:_ordinal (hand) English's `note 2` not read: answered "say which
 #   note" with several shown, and with one shown `note 2` hid note 1 with the reason `note 2`
 @pytest.mark.parametrize(
     ("line", "reason", "plain"),
@@ -500,7 +491,7 @@ def test_a_note_named_as_the_comment_says_it_in_english_names_the_note(line, rea
     assert as_said(command.args) == as_said(plain.split())
 
 
-# kills: bot/feedback.py:_ordinal (hand) English's ordinals not read: `2nd` and `second`
+# kills: bot/wrong_reading.py:_ordinal (hand) English's ordinals not read: `2nd` and `second`
 #   were answered "say which note", and with one note shown hid note 1 with them as the reason
 @pytest.mark.parametrize(
     ("line", "reason", "plain"),
@@ -522,7 +513,7 @@ def test_a_note_named_as_the_comment_says_it_in_english_names_the_note(line, rea
         ("/notes wrong 2nd notebook only", "notebook only", "2 notebook only"),
         ("/notes wrong 2nd.", "", "2"),
         ("/notes wrong second🙏", "", "2"),
-        # kills: bot/feedback.py:_ORDINAL (hand) no `the` before it: `the second` was the
+        # kills: bot/wrong_reading.py:_ORDINAL (hand) no `the` before it: `the second` was the
         #   reason, "Say which note" with several shown, note 1 hidden with one
         ("/notes wrong the second", "", "2"),
         ("/notes wrong The second one", "", "2"),
@@ -584,7 +575,7 @@ def test_a_reason_glued_to_the_number_is_keyed_as_one_set_apart(glued, spaced):
     assert edited.key == plain.key
 
 
-# kills: bot/feedback.py:as_said (hand) a note's number keyed as typed: `/notes wrong #2`,
+# kills: bot/wrong_reading.py:as_said (hand) a note's number keyed as typed: `/notes wrong #2`,
 #   `2)` and `02` name note 2 as `2` does, but an edit between them ran the `wrong` again
 #   (👀, the PR and its comments read, 👍), where docs/commands.md says a `wrong`'s note is
 #   keyed as pick_note reads it
@@ -640,7 +631,7 @@ def test_a_wrongs_key_reads_a_quoted_reason_without_its_quotes(typed, plain):
     assert edited.key == said.key
 
 
-# kills: bot/feedback.py:_unquoted (mutation) empty quotes kept as a word of the reason, and a
+# kills: bot/wrong_reading.py:_unquoted (mutation) empty quotes kept as a word of the reason, and a
 #   lone quote read as a pair around nothing
 def test_empty_quotes_are_no_reason_and_a_lone_quote_is_a_word():
     (empty,), (lone,), (bare,) = (parse_commands(f"/notes wrong 2 {r}") for r in ("「」", '"', ""))
@@ -675,7 +666,7 @@ def test_quotes_around_part_of_a_reason_are_its_words(typed, plain):
     assert edited.key != said.key
 
 
-# kills: bot/feedback.py:as_said (mutation) the reason keyed as one word: the punctuation its
+# kills: bot/wrong_reading.py:as_said (mutation) the reason keyed as one word: the punctuation its
 #   words end in counted, which every command's key leaves out (docs/commands.md), so an
 #   edit adding a comma ran the `wrong` again
 def test_a_wrongs_key_leaves_out_the_punctuation_its_reasons_words_end_in():
@@ -722,7 +713,7 @@ def test_two_english_ordinals_name_no_one_note():
         assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH, line
 
 
-# kills: bot/feedback.py:_ordinal (hand) an English ordinal word read as the number before
+# kills: bot/wrong_reading.py:_ordinal (hand) an English ordinal word read as the number before
 #   any word: `first time contributor, unrelated` hid note 1 with the reason `time
 #   contributor, unrelated` (with two notes shown too, where none was named), and with one
 #   shown `second half is docs` was answered that there is no note 2
@@ -760,7 +751,7 @@ def test_an_english_ordinal_after_the_before_a_word_is_a_word_of_the_reason(reas
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_is_number (hand) `the` and an ordinal after a note's number read as
+# kills: bot/wrong_reading.py:_is_number (hand) `the` and an ordinal after a note's number read as
 #   a second number: `2 the first one fits` was "Say which note", though it names note 2
 def test_the_and_an_ordinal_after_a_notes_number_are_words_of_the_reason():
     pick = picked("2 the first one fits, this one does not")
@@ -783,7 +774,7 @@ def test_words_starting_with_note_but_no_number_are_kept_as_typed(reason):
     assert pick_note(command.args, SHOWN).problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_chinese_number tens and ones misread (a comment may show more than
+# kills: bot/wrong_reading.py:_chinese_number tens and ones misread (a comment may show more than
 #   ten notes: `max_notes` is the matching config's)
 @pytest.mark.parametrize(
     ("first", "rank"),
@@ -795,7 +786,7 @@ def test_a_note_counted_in_chinese_numerals_past_ten_is_that_note(first, rank):
     assert (pick.note_id, pick.rank) == (shown[rank - 1], rank)
 
 
-# kills: bot/feedback.py:_ordinal (hand) words that start so rewritten though they name no
+# kills: bot/wrong_reading.py:_ordinal (hand) words that start so rewritten though they name no
 #   number: with one note shown, `第一次见到` ("seen for the first time") was kept as `1次见到`
 @pytest.mark.parametrize(
     "reason", ["第一次见到这种 PR，不相关", "十分不相关", "一般不用看", "二十分钟就改完了"]
@@ -818,12 +809,12 @@ def test_words_starting_as_a_chinese_count_are_kept_as_typed(reason):
         ("第2，3条", PickProblem.WHICH, ""),
         ("第2条、第3条", PickProblem.WHICH, ""),
         ("2号、3号", PickProblem.WHICH, ""),
-        # kills: bot/feedback.py:_is_number a count after a number read as the reason
+        # kills: bot/wrong_reading.py:_is_number a count after a number read as the reason
         ("2 第3条", PickProblem.WHICH, ""),
         ("第2条 3号", PickProblem.WHICH, ""),
         ("2条", PickProblem.WHICH, ""),  # "two of them", no note's number
         ("第", PickProblem.WHICH, ""),
-        # kills: bot/feedback.py:_ordinal numerals that are no number read as one
+        # kills: bot/wrong_reading.py:_ordinal numerals that are no number read as one
         ("第二二条", PickProblem.WHICH, ""),
         ("第十十条", PickProblem.WHICH, ""),
     ],
@@ -837,7 +828,7 @@ def test_a_chinese_count_naming_no_one_note_hides_nothing(first, problem, asked)
         assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
 
 
-# kills: bot/feedback.py:_reason_quoted (hand) a full-width bracket asked of as its ASCII:
+# kills: bot/wrong_reading.py:_reason_quoted (hand) a full-width bracket asked of as its ASCII:
 #   `/notes wrong 2（只是改名）` was answered "say which note", and with one note shown hid
 #   note 1 with the reason `2（只是改名）`
 def test_a_reason_in_full_width_brackets_glued_to_the_number_is_its_reason():
@@ -851,7 +842,7 @@ def test_a_reason_in_full_width_brackets_glued_to_the_number_is_its_reason():
     assert picked("2，只改了名「后续」").reason == "只改了名「后续」"
 
 
-# kills: bot/feedback.py:pick_note a reason glued to a number with no separator between
+# kills: bot/wrong_reading.py:pick_note a reason glued to a number with no separator between
 @pytest.mark.parametrize("first", ["2,3", "２，３", "2.5", "2,#3", "2nds", "2x"])
 def test_two_numbers_glued_together_name_no_note(first):
     # `2,3` may mean two notes: hiding note 2 with the reason "3" would do half of it;
@@ -860,7 +851,7 @@ def test_two_numbers_glued_together_name_no_note(first):
     assert (pick.note_id, pick.problem) == (None, PickProblem.WHICH)
 
 
-# kills: bot/feedback.py:pick_note a glued reason kept with the line separator before it
+# kills: bot/wrong_reading.py:pick_note a glued reason kept with the line separator before it
 def test_a_reason_glued_to_the_number_is_kept_as_typed():
     # the number is read in ASCII; the reviewer's words are the curators', unchanged
     (command,) = parse_commands("/notes wrong 2，只改了名（ＰＲ 后续）")
@@ -915,7 +906,7 @@ def test_with_one_note_shown_an_unknown_word_is_a_reason_and_an_id_shaped_one_a_
     assert pick.note_id == SHOWN[0] and pick.reason == "nightly-20250101 fixed"
 
 
-# kills: bot/feedback.py:pick_note (hand) a note's link not read as its id: with several
+# kills: bot/wrong_reading.py:pick_note (hand) a note's link not read as its id: with several
 #   notes shown "say which note" to a reviewer who pasted which, and with one shown a link
 #   to another note hid that one with the link as the reason
 @pytest.mark.parametrize(
@@ -942,7 +933,7 @@ def test_a_notes_link_pasted_from_the_comment_names_that_note(link):
     assert (pick.note_id, pick.problem) == (None, PickProblem.NOT_SHOWN)
 
 
-# kills: bot/feedback.py:_linked_id (hand) a link a Chinese sentence runs on from read whole:
+# kills: bot/wrong_reading.py:_linked_id (hand) a link a Chinese sentence runs on from read whole:
 #   "say which note" to a reviewer who pasted which, and with one note shown a link to
 #   another hid that one with the link as the reason
 @pytest.mark.parametrize(
@@ -978,7 +969,7 @@ def test_a_link_naming_no_note_is_the_reason(reason):
     assert pick_note(command.args, SHOWN, known=set(SHOWN)).problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:pick_note (hand) a note's id in quotes or inline code read as the
+# kills: bot/wrong_reading.py:pick_note (hand) a note's id in quotes or inline code read as the
 #   reviewer's words, no id: with one note shown, `"<another note's id>"` hid the one
 #   shown, with the id for its reason; with several, naming the note by id asked which
 @pytest.mark.parametrize(
@@ -1513,12 +1504,12 @@ def test_notes_never_marked_are_listed_most_shown_first():
     assert [f.note_id for f in rows] == ["b", "c", "a"]
 
 
-# kills: bot/feedback.py:pick_note an id the comment shows taken for a renamed note's former id
+# kills: bot/wrong_reading.py:pick_note an id the comment shows taken for a renamed note's former id
 def test_an_id_the_comment_shows_names_the_note_shown_under_it_though_a_note_had_it_before():
     shown = ("vllm-aaaa1111", "vllm-bbbb2222")
     renamed = {"vllm-aaaa1111": "vllm-bbbb2222", "vllm-bbbb2222": "vllm-cccc3333"}
     assert pick_note(("vllm-aaaa1111",), shown, renamed=renamed).rank == 1
-    # kills: bot/feedback.py:pick_note the id shown keyed only as the note's id now
+    # kills: bot/wrong_reading.py:pick_note the id shown keyed only as the note's id now
     assert pick_note(("vllm-bbbb2222",), shown, renamed=renamed).rank == 2
 
 
@@ -1615,7 +1606,7 @@ def test_the_feedback_json_keeps_a_reviewers_words_as_written(tmp_path, capsys):
 # --- `/notes wrong`: an emoji or a second number after a note's number ----------------
 
 
-# kills: bot/feedback.py:pick_note (hand) an emoji after the number read as a letter: `2🙏`
+# kills: bot/wrong_reading.py:pick_note (hand) an emoji after the number read as a letter: `2🙏`
 #   was answered "say which note", and with one note shown hid note 1 with the reason `2🙏`
 @pytest.mark.parametrize(
     ("line", "reason"),
@@ -1639,10 +1630,10 @@ def test_an_emoji_glued_to_a_note_id_names_it():
     assert (pick.note_id, pick.reason) == (SHOWN[2], "renamed")
 
 
-# kills: bot/feedback.py:pick_note (hand) a second number after a space taken as the reason
-# kills: bot/feedback.py:_NUMBER (hand) its separators giving one back: `2,,3` read as 2, `,3`
-# kills: bot/feedback.py:_is_number the word not stripped of a line separator first
-# kills: bot/feedback.py:Pick a pick naming no note placed at 1, not 0
+# kills: bot/wrong_reading.py:pick_note (hand) a second number after a space taken as the reason
+# kills: bot/wrong_reading.py:_NUMBER (hand) its separators giving one back: `2,,3` read as 2, `,3`
+# kills: bot/wrong_reading.py:_is_number the word not stripped of a line separator first
+# kills: bot/wrong_reading.py:Pick a pick naming no note placed at 1, not 0
 @pytest.mark.parametrize(
     "line",
     [
@@ -1664,7 +1655,7 @@ def test_two_note_numbers_apart_name_no_note_as_glued_ones(line):
     assert (pick.note_id, pick.rank, pick.problem) == (None, 0, PickProblem.WHICH)
 
 
-# kills: bot/feedback.py:pick_note a list of numbers taken for the one shown note's reason
+# kills: bot/wrong_reading.py:pick_note a list of numbers taken for the one shown note's reason
 @pytest.mark.parametrize(
     ("first", "asked"),
     [
@@ -1699,8 +1690,8 @@ def test_with_one_note_shown_a_list_of_numbers_is_no_reason_to_hide_it(first, as
     assert (pick.problem, pick.asked) == (PickProblem.RANGE, command.args[0])
 
 
-# kills: bot/feedback.py:_is_number a list after a number read as the reason
-# kills: bot/feedback.py:pick_note a count spaced out after a number read as the reason
+# kills: bot/wrong_reading.py:_is_number a list after a number read as the reason
+# kills: bot/wrong_reading.py:pick_note a count spaced out after a number read as the reason
 @pytest.mark.parametrize("rest", ["3,4", "第 3 条", "第 3 条 只是改名"])
 def test_a_number_then_a_list_or_a_spaced_count_names_no_note(rest):
     # `2 3,4` hid note 2 with the reason "3,4"; `2 第 3 条` (as `第 2 条` names note 2) with
@@ -1718,7 +1709,7 @@ def test_a_reason_starting_with_a_figure_is_still_a_reason():
 # --- `/notes wrong`: marks and emoji shortcodes ending a note's number ----------------
 
 
-# kills: bot/feedback.py:_as_ascii (hand) only an emoji read as the number's full stop, not
+# kills: bot/wrong_reading.py:_as_ascii (hand) only an emoji read as the number's full stop, not
 #   the other marks that end a command's word (`/notes off～`, `/notes off!` are off)
 @pytest.mark.parametrize(
     ("line", "reason"),
@@ -1737,7 +1728,7 @@ def test_every_mark_that_ends_a_command_word_ends_a_note_number(line, reason):
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
-# kills: bot/feedback.py:_as_ascii (hand) a shortcode's marks read one by one: `/notes wrong
+# kills: bot/wrong_reading.py:_as_ascii (hand) a shortcode's marks read one by one: `/notes wrong
 #   2:pray:` (GitHub shows `2🙏`) hid note 2 with the reason `pray:`, its first colon taken
 #   as the number's full stop
 @pytest.mark.parametrize(
@@ -1756,7 +1747,7 @@ def test_an_emoji_shortcode_glued_to_a_note_number_is_its_full_stop(line, reason
     assert (pick.note_id, pick.rank, pick.reason) == (SHOWN[1], 2, reason)
 
 
-# kills: bot/feedback.py:_reason an emoji's shortcode alone kept in the reason
+# kills: bot/wrong_reading.py:_reason an emoji's shortcode alone kept in the reason
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
@@ -1793,7 +1784,7 @@ def test_a_note_id_with_a_mark_after_it_names_the_note():
 # --- `/notes wrong`: a reason quoted right after a note's number ----------------------
 
 
-# kills: bot/feedback.py:pick_note (hand) a reason quoted right after the number read with it:
+# kills: bot/wrong_reading.py:pick_note (hand) a reason quoted right after the number read with it:
 #   `/notes wrong 2「只是改名」` (Chinese puts no space before `「`, as after `topic`) was
 #   answered "say which note", and with one note shown hid note 1 with the reason `2「只是改名」`
 @pytest.mark.parametrize(
@@ -1827,7 +1818,7 @@ def test_only_an_opening_quote_beyond_ascii_after_a_number_starts_its_reason(fir
 # --- `/notes wrong`: figures, numerals, ranges and signs after a note's number --------
 
 
-# kills: bot/feedback.py:_LISTED a figure with a unit (`2.5x`) read as two note numbers
+# kills: bot/wrong_reading.py:_LISTED a figure with a unit (`2.5x`) read as two note numbers
 @pytest.mark.parametrize("figure", ["2.5x", "1.5GB", "0.8ms", "1,000tok"])
 def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
     # `/notes wrong 2 2.5x faster` hid note 2 with its reason until `2.5` came to be read
@@ -1843,8 +1834,8 @@ def test_a_figure_with_a_unit_is_a_reason_not_a_list_of_numbers(figure):
     assert picked(f"2 {figure.rstrip('xGBmstok')} faster").problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_LISTED a Chinese numeral after a note's number read as its reason
-# kills: bot/feedback.py:pick_note (hand) `_NUMBER` read before `_LISTED`
+# kills: bot/wrong_reading.py:_LISTED a Chinese numeral after a note's number read as its reason
+# kills: bot/wrong_reading.py:pick_note (hand) `_NUMBER` read before `_LISTED`
 @pytest.mark.parametrize(
     ("first", "one"),
     [
@@ -1879,7 +1870,7 @@ def test_a_word_a_numeral_starts_after_a_note_number_is_the_reason(first, reason
     assert_hides_2(first, reason)
 
 
-# kills: bot/feedback.py:_LISTED `2-3` (notes 2 to 3) the one shown note's reason
+# kills: bot/wrong_reading.py:_LISTED `2-3` (notes 2 to 3) the one shown note's reason
 @pytest.mark.parametrize(
     ("first", "problem"),
     [("2-3", "range"), ("1-2", "which"), ("第2-3条", "range"), ("2+3", "range"), ("1+2", "which")],
@@ -1920,7 +1911,7 @@ def test_a_plus_glued_to_the_number_after_the_notes_is_the_reasons_sign(typed, r
     assert picked(typed.replace("+", "+ ", 1).replace("＋", "＋ ", 1)).problem is not None
 
 
-# kills: bot/feedback.py:pick_note an emoji's shortcode before the number read as the reason
+# kills: bot/wrong_reading.py:pick_note an emoji's shortcode before the number read as the reason
 @pytest.mark.parametrize(
     ("line", "asked"),
     [("/notes wrong :-1: 2 只是改名", "2"), ("/notes wrong :pray::-1: #2 只是改名", "#2")],
@@ -1962,7 +1953,7 @@ def test_a_comments_numbers_are_their_keepers_alone(tmp_path):
 # --- `/notes wrong`'s parser nits: counts, decimals and emoji after a note's number ---
 
 
-# kills: bot/feedback.py:_LISTED (hand) a count of digits after a note's number read as a
+# kills: bot/wrong_reading.py:_LISTED (hand) a count of digits after a note's number read as a
 #   second note's (`3个文件`), where a count of numerals is the reason (`三个文件`)
 @pytest.mark.parametrize(
     ("first", "reason"),
@@ -1986,7 +1977,7 @@ def test_a_second_number_alone_in_its_word_names_no_note_in_digits_as_in_numeral
     assert pick_note(command.args, SHOWN[:1]).problem is PickProblem.RANGE
 
 
-# kills: bot/feedback.py:_LISTED (hand) a figure with a unit beyond ASCII (`1.5倍`) read as a
+# kills: bot/wrong_reading.py:_LISTED (hand) a figure with a unit beyond ASCII (`1.5倍`) read as a
 #   list of note numbers
 @pytest.mark.parametrize("figure", ["1.5倍", "2.5倍", "3.2秒", "1.5x", "１．５倍"])
 def test_a_decimal_with_a_chinese_unit_after_the_number_is_the_reason(figure):
@@ -1998,7 +1989,7 @@ def test_a_decimal_with_a_chinese_unit_after_the_number_is_the_reason(figure):
     assert picked(figure).problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_NUMBER (hand) a decimal with a unit glued to the note's number by a
+# kills: bot/wrong_reading.py:_NUMBER (hand) a decimal with a unit glued to the note's number by a
 #   separator read as a list of note numbers (`2，1.5倍`: notes 2 and 1)
 @pytest.mark.parametrize(
     ("first", "reason"),
@@ -2022,7 +2013,7 @@ def test_a_decimal_with_a_unit_glued_on_after_the_number_and_a_separator_is_the_
         assert picked(unclear).problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_number_glued (hand) an integer with an English unit glued on by a
+# kills: bot/wrong_reading.py:_number_glued (hand) an integer with an English unit glued on by a
 #   full-width comma or colon read as no number (`2，4bit only`: which note?), where
 #   docs/commands.md gives note 2 the quantity as the reason, as `2，1.5倍`
 @pytest.mark.parametrize(
@@ -2047,9 +2038,9 @@ def test_an_english_quantity_glued_on_by_a_full_width_separator_is_the_reason(fi
         assert picked(unclear).problem is PickProblem.WHICH, unclear
 
 
-# kills: bot/feedback.py:_reason (hand) an emoji alone kept as a word of the reason, where its
+# kills: bot/wrong_reading.py:_reason (hand) an emoji alone kept as a word of the reason, where its
 #   shortcode (`:pray:`) is left out
-# kills: bot/feedback.py:as_said (hand) an emoji before a number said as a word read with it:
+# kills: bot/wrong_reading.py:as_said (hand) an emoji before a number said as a word read with it:
 #   `👎 第2条` and `👎 second` were keyed as typed, not as note 2, so an edit dropping the
 #   emoji ran the `wrong` again
 @pytest.mark.parametrize(
@@ -2075,7 +2066,7 @@ def test_an_emoji_alone_is_no_word_of_the_reason_as_its_shortcode_is_not(line, r
     assert as_said(command.args) == as_said(plain.args) or "🙏" in reason or "." in reason
 
 
-# kills: bot/feedback.py:pick_note (hand) the reason glued to a number out of range quoted
+# kills: bot/wrong_reading.py:pick_note (hand) the reason glued to a number out of range quoted
 #   with it in the answer
 @pytest.mark.parametrize(
     ("first", "asked"),
@@ -2223,7 +2214,7 @@ def test_a_number_out_of_range_with_a_dash_glued_to_it_is_named_without_it():
     assert (pick.rank, pick.problem) == (9, PickProblem.RANGE)
 
 
-# kills: bot/feedback.py:_BRACKETED a number alone in quotes read as the reviewer's words
+# kills: bot/wrong_reading.py:_BRACKETED a number alone in quotes read as the reviewer's words
 @pytest.mark.parametrize(
     ("typed", "plain"),
     [
@@ -2262,7 +2253,7 @@ def test_a_number_quoted_with_other_words_stays_the_reason():
     assert picked('"1"', SHOWN[:1]) == pick_note((), SHOWN[:1])  # note 1, no reason
 
 
-# kills: bot/feedback.py:_ordinal a Chinese list of notes' numbers with the reason glued on
+# kills: bot/wrong_reading.py:_ordinal a Chinese list of notes' numbers with the reason glued on
 #   read as its first number and a reason (`第2、3条只是改名`: note 2, '3条只是改名'), and
 #   numbers joined by `和` ("and") read as words
 @pytest.mark.parametrize(
@@ -2369,7 +2360,7 @@ def test_a_pair_of_counts_enumerated_in_chinese_is_no_note_number(typed):
     assert command.key[1][0] not in ("2", "2,3")  # keyed as no note's number, no list
 
 
-# kills: bot/feedback.py:_ENUMERATED_COUNTS, _COUNT_RANGE a decimal count after `、`, `和`
+# kills: bot/wrong_reading.py:_ENUMERATED_COUNTS, _COUNT_RANGE a decimal count after `、`, `和`
 #   or `到` read as a reason set off from note 2: `/notes wrong 2、3.5倍` and `2到3.5倍` ("2 to
 #   3.5 times") hid note 2 with the reason `3.5倍`, `到3.5倍`, where `2、3倍` and `2到3倍`
 #   name no note. A count is a count with a decimal point too; a comma still sets it off
@@ -2418,7 +2409,7 @@ def test_a_counting_word_after_two_enumerated_numbers_ends_a_list(typed, one):
     assert picked("2、3点钟", SHOWN[:1]).note_id == SHOWN[0]  # "2 or 3 o'clock": a count
 
 
-# kills: bot/feedback.py:_BETWEEN notes' numbers in brackets or quotes joined by `和`
+# kills: bot/wrong_reading.py:_BETWEEN notes' numbers in brackets or quotes joined by `和`
 #   ("and") read as the first note and a reason: `「2」和「3」` hid note 2 with `和「3」`,
 #   where `2和3` names no one note (before quoted numbers were read, it asked which)
 @pytest.mark.parametrize(
@@ -2432,7 +2423,7 @@ def test_bracketed_numbers_joined_by_and_in_chinese_name_no_one_note(typed):
     assert command.key == said.key  # as `2和3`: an edit between them runs nothing
 
 
-# kills: bot/feedback.py:_ENUMERATED, _BETWEEN notes' numbers joined by English's `and` or
+# kills: bot/wrong_reading.py:_ENUMERATED, _BETWEEN notes' numbers joined by English's `and` or
 #   `&` read as the first note and a reason: `2 and 3` hid note 2 with the reason `and 3`,
 #   where `2和3` names no one note
 @pytest.mark.parametrize(
@@ -2461,7 +2452,7 @@ def test_notes_numbers_joined_by_and_in_english_name_no_one_note(typed):
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
 
-# kills: bot/feedback.py:_ENGLISH_LIST ordinals joined by `and` read as the first note and a
+# kills: bot/wrong_reading.py:_ENGLISH_LIST ordinals joined by `and` read as the first note and a
 #   reason: `2nd and 3rd`, `second and third` hid note 2 with the reason `and 3rd`, or (an
 #   ordinal word before `and` read as an adjective) with one note shown hid note 1 with
 #   all of it, where `2 and 3` and `第2和第3条` name no one note
@@ -2488,7 +2479,7 @@ def test_ordinals_joined_by_and_in_english_name_no_one_note(typed):
     assert command.key == ("wrong", ("2,3",))  # as `2,3`: an edit between them runs nothing
 
 
-# kills: bot/feedback.py:_ORDINAL `notes` before a number read as a word: `notes 2,3` and
+# kills: bot/wrong_reading.py:_ORDINAL `notes` before a number read as a word: `notes 2,3` and
 #   `notes 2` with one note shown hid note 1 with all of it the reason, where `note 2`
 #   and `notes 2 and 3` name note 2
 @pytest.mark.parametrize(
@@ -2614,7 +2605,7 @@ def test_a_verb_after_or_or_to_in_english_makes_no_count(typed):
     assert command.key == ("wrong", ("2,3",))  # the list's, as `2 or 3`
 
 
-# kills: bot/feedback.py:_COUNTED a verb after `2 and 3` read as a count's plural noun, as
+# kills: bot/wrong_reading.py:_COUNTED a verb after `2 and 3` read as a count's plural noun, as
 #   any `-s` word was: `/notes wrong 2 and 3 needs a rename` hid note 2 with the reason `and 3
 #   needs a rename`, where `2 or 3 needs a rename` asks which note. A verb as English's
 #   grammar tells it: one a list goes on with (`needs`, `gets`, as after `or`), or one an
@@ -2715,7 +2706,7 @@ def test_later_set_apart_from_a_note_number_is_its_reason(typed):
     assert command.key == ("wrong", ("2+",))
 
 
-# kills: bot/feedback.py:_ONWARDS_GLUED a full stop typed as a point (`.`, or `．` as a
+# kills: bot/wrong_reading.py:_ONWARDS_GLUED a full stop typed as a point (`.`, or `．` as a
 #   full-width mode types it) read as `以后` glued to the number: `/notes wrong 2.以后再说`
 #   ("2. later") asked which note, read as "2 and those after", where `2。以后再说` and
 #   `2，以后再说` hide note 2 with their reason. A counting word is no full stop: `第2条以后`
@@ -2801,7 +2792,7 @@ def test_a_note_number_before_a_counted_noun_keeps_it_the_notes(typed, reason):
 # --- `/notes wrong`'s readings: numbers and counts glued to a reason ---
 
 
-# kills: bot/feedback.py:_LISTED (hand) a second number with a Chinese reason glued on
+# kills: bot/wrong_reading.py:_LISTED (hand) a second number with a Chinese reason glued on
 #   (`2、3只是改名`, "2 and 3 are only renames") read as a count, the reason's first word
 @pytest.mark.parametrize(
     "typed",
@@ -2813,7 +2804,7 @@ def test_a_second_number_with_a_reason_glued_on_that_counts_nothing_is_a_lists(t
     assert command.key == ("wrong", ("2,3",))  # as `2、3 只是改名`: an edit runs nothing
 
 
-# kills: bot/feedback.py:_SAID_OF_THEM (hand) a second number in numerals with a reason
+# kills: bot/wrong_reading.py:_SAID_OF_THEM (hand) a second number in numerals with a reason
 #   glued on (`2、三只是改名`) read as note 2 and the reason '三只是改名': it hid note 2
 @pytest.mark.parametrize(
     "typed", ["2、三只是改名", "2，三都不相关", "二、三只是改名", "第2、三只是改名", "2、三也是"]
@@ -2825,7 +2816,7 @@ def test_a_second_number_in_numerals_with_a_reason_about_them_is_a_lists(typed):
         assert_hides_2(f"2，{reason}", reason)
 
 
-# kills: bot/feedback.py:_ENUMERATED (hand) `第` before the number after `和` (`2和第3条`,
+# kills: bot/wrong_reading.py:_ENUMERATED (hand) `第` before the number after `和` (`2和第3条`,
 #   "2 and the 3rd"): note 2 was hidden with the reason '和第3条'
 @pytest.mark.parametrize(
     "typed", ["2和第3条", "2 和 第3条", "(2)和第3条", "2和第3条只是改名", "2及第3"]
@@ -2853,7 +2844,7 @@ def test_a_count_glued_after_a_note_number_stays_the_reason(typed, reason):
     assert_hides_2(typed, reason)
 
 
-# kills: bot/feedback.py:_UNITS (hand) a count whose measure word was not listed read as a
+# kills: bot/wrong_reading.py:_UNITS (hand) a count whose measure word was not listed read as a
 #   note's number with a reason glued on: `3例都没复现` ("3 cases did not reproduce"),
 #   typed without the note's number, hid note 3 of three shown, where it asked which
 @pytest.mark.parametrize(
@@ -2888,7 +2879,7 @@ def test_a_count_written_as_a_range_with_a_tilde_is_no_note_number(typed):
         )
 
 
-# kills: bot/feedback.py:_NUMBER (hand) a note's number with a Chinese reason glued on
+# kills: bot/wrong_reading.py:_NUMBER (hand) a note's number with a Chinese reason glued on
 #   (`2只是改名`, Chinese puts no space there) read as no number: with one note shown
 #   it hid that note with the reason '2只是改名', with several it asked which
 @pytest.mark.parametrize("typed", ["2只是改名", "#2只是改名", "２只是改名"])
@@ -2933,7 +2924,7 @@ def test_digits_and_a_chinese_word_glued_on_read_as_a_number_and_its_reason(
     assert (pick.note_id, pick.reason) == (SHOWN[first - 1], f"{second}{count}")
 
 
-# kills: bot/feedback.py:_ENGLISH_LIST (hand) `notes` after the last number of a list read as
+# kills: bot/wrong_reading.py:_ENGLISH_LIST (hand) `notes` after the last number of a list read as
 #   a count's plural noun (`2 and 3 notes`: note 2 and the reason 'and 3 notes')
 @pytest.mark.parametrize(
     "typed",
@@ -2951,7 +2942,7 @@ def test_notes_after_a_list_of_numbers_counts_them_as_notes_no_count(typed):
     assert picked("2 and 3 files are renames").reason == "and 3 files are renames"
 
 
-# kills: bot/feedback.py:_numbers_unbracketed (hand) `and` glued after a bracketed number
+# kills: bot/wrong_reading.py:_numbers_unbracketed (hand) `and` glued after a bracketed number
 #   (`(2)and 3`) read as a reason glued on, where `(2) and 3` names two notes
 @pytest.mark.parametrize("typed", ["(2)and 3", "(2)and (3)", "(2)& 3", "(2)和3", "(2)和3只是改名"])
 def test_and_glued_after_a_bracketed_number_joins_a_list_as_typed_apart(typed):
@@ -2997,7 +2988,7 @@ def test_first_and_foremost_is_the_reasons_words_no_ordinal(typed):
 # --- `/notes wrong`'s readings: notes hidden that were not meant ---
 
 
-# kills: bot/feedback.py:_ordinal (hand) an ordinal in digits before a noun it qualifies
+# kills: bot/wrong_reading.py:_ordinal (hand) an ordinal in digits before a noun it qualifies
 #   (`3rd party`, `1st time`, `2nd half`) read as the note's number: `3rd party deps only`
 #   hid note 3 of three shown, `1st time contributor` note 1, where no note was named
 @pytest.mark.parametrize(
@@ -3015,7 +3006,7 @@ def test_an_ordinal_in_digits_before_a_noun_it_qualifies_is_the_reason(reason):
     assert (pick.note_id, pick.reason) == (SHOWN[1], "is a rename")
 
 
-# kills: bot/feedback.py:_ORDINAL (hand) `号` numbering a machine or a GPU (`2号机`, "machine
+# kills: bot/wrong_reading.py:_ORDINAL (hand) `号` numbering a machine or a GPU (`2号机`, "machine
 #   no. 2", `1号卡`, `3号GPU`) read as a note's number: `2号机上跑过了` ("ran it on machine
 #   2") hid note 2 with the reason '机上跑过了'
 @pytest.mark.parametrize(
@@ -3032,7 +3023,7 @@ def test_a_number_a_machine_or_gpu_is_given_is_no_notes_number(reason):
     assert (pick.note_id, pick.reason) == (SHOWN[1], "只是改名")
 
 
-# kills: bot/feedback.py:_MEASURES (hand) counts whose measure word was not listed read as a
+# kills: bot/wrong_reading.py:_MEASURES (hand) counts whose measure word was not listed read as a
 #   note's number with a reason glued on: `2款模型都没问题` ("2 models are fine") hid note 2
 #   of three shown with the reason '款模型都没问题'; so `2家厂商`, `2代`, `2以上的TP`, `2季度`
 @pytest.mark.parametrize(
@@ -3052,7 +3043,7 @@ def test_a_count_with_a_further_measure_word_glued_on_is_no_note_number(typed):
         assert (pick.note_id, pick.reason) == (SHOWN[1], word)
 
 
-# kills: bot/feedback.py:_ZH_AND (hand) numbers joined by `跟`, `同` ("and"), `或` ("or"),
+# kills: bot/wrong_reading.py:_ZH_AND (hand) numbers joined by `跟`, `同` ("and"), `或` ("or"),
 #   `到` or `至` ("to") read as the first note's number with a reason glued on: `2或3`
 #   ("2 or 3") hid note 2 with the reason '或3', `1跟2都不相关` note 1
 @pytest.mark.parametrize(
@@ -3077,7 +3068,7 @@ def test_numbers_joined_by_or_and_to_in_chinese_name_no_one_note(typed, key):
     assert (pick.note_id, pick.reason) == (SHOWN[1], "跟TP无关")
 
 
-# kills: bot/feedback.py:_ENUMERATED (hand) numbers joined by `或者` ("or"), `以及` or `还有`
+# kills: bot/wrong_reading.py:_ENUMERATED (hand) numbers joined by `或者` ("or"), `以及` or `还有`
 #   ("and") read as the first note's number with a reason glued on: `2或者3` hid note 2
 @pytest.mark.parametrize("typed", ["2或者3", "2以及3", "2还有3都不相关", "(2)或者(3)", "二以及三"])
 def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
@@ -3086,7 +3077,7 @@ def test_numbers_joined_by_a_two_character_and_or_or_name_no_one_note(typed):
     assert (pick.note_id, pick.reason) == (SHOWN[1], "还有别的问题")
 
 
-# kills: bot/feedback.py:_EN_AND (hand) numbers joined by `or` (`2 or 3`, unsure which) read
+# kills: bot/wrong_reading.py:_EN_AND (hand) numbers joined by `or` (`2 or 3`, unsure which) read
 #   as note 2 and the reason 'or 3': it hid note 2
 # So in brackets, as `(2) and (3)`: `/notes wrong (2) or (3)` hid note 2 with `or (3)`
 @pytest.mark.parametrize(
@@ -3099,7 +3090,7 @@ def test_numbers_joined_by_or_in_english_name_no_one_note(typed):
     assert picked("2 or 3 files are renames").problem is PickProblem.WHICH
 
 
-# kills: bot/feedback.py:_EN_AND (hand) a comma before `and` or `or` (`2, and 3`, as English
+# kills: bot/wrong_reading.py:_EN_AND (hand) a comma before `and` or `or` (`2, and 3`, as English
 #   may list two) read as note 2 and the reason 'and 3': it hid note 2
 @pytest.mark.parametrize("typed", ["2, and 3", "2, and 3 too", "2, or 3", "#2, and #3"])
 def test_numbers_joined_by_a_comma_and_and_name_no_one_note(typed):
@@ -3107,7 +3098,7 @@ def test_numbers_joined_by_a_comma_and_and_name_no_one_note(typed):
     assert picked("2, and 30 files are renames").reason == "and 30 files are renames"  # a count
 
 
-# kills: bot/feedback.py:_ENUMERATED (hand) a comma before Chinese's join (`2，和3`, as `2,
+# kills: bot/wrong_reading.py:_ENUMERATED (hand) a comma before Chinese's join (`2，和3`, as `2,
 #   and 3`) read as note 2 and the reason '和3': it hid note 2
 @pytest.mark.parametrize("typed", ["2，和3", "2, 和 3", "2，或者3", "2、以及3都不相关"])
 def test_numbers_joined_by_a_comma_and_he_name_no_one_note(typed):

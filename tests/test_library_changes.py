@@ -625,7 +625,7 @@ def test_a_reason_starting_with_a_dated_build_is_a_reason():
     # `<anything>-<8 hex digits>`, and a date is 8 hex digits. What they see: 😕 "not a
     # note the comment shows", nothing hidden, a note id they never typed in the reply.
     # (Likewise `main-1a2b3c4d` for a commit, `cu128-20250612` for a wheel.)
-    from bot.feedback import pick_note
+    from bot.wrong_reading import pick_note
 
     shown = ("vllm-0436d44c",)
     pick = pick_note(("nightly-20250101", "already", "has", "this", "fix"), shown, shown)

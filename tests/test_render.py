@@ -418,7 +418,7 @@ def test_the_footer_offers_wrong_without_a_number_under_one_note():
     does not fit": a number to work out, and an `N` a reviewer copying the command kept
     (taken as the reason). With one note shown the number may be left out (a bare `wrong`
     hides note 1): the footer says so; under two it names N."""
-    from bot.feedback import pick_note
+    from bot.wrong_reading import pick_note
 
     one = render(result(note(1)), LIB, opts=OPTS)
     assert "`/notes wrong` if this note does not fit," in one and "wrong N" not in one
