@@ -154,12 +154,16 @@ _ZH_COUNT = rf" ?(?!{_LIST_COUNTER})(?:{_UNITS})"
 # it from a noun: an `-s` word a list's reason starts with, which a count is not followed by
 # (`_NOT_COUNTED`: `2 and 3 is a rename`, `2 and 3 as well`), a linking verb (`_LINKING`: `2
 # and 3 needs a rename`, `gets renamed`), or one with its object after it, an article
-# (`_OBJECT`: `2 and 3 fixes the bug`), where a plural noun has its verb (`3 tests fail`)
+# (`_OBJECT`: `2 and 3 fixes the bug`), where a plural noun has its verb (`3 tests fail`).
+# Before an article too, a noun no verb can be (`_NO_VERB`) is a count's: an acronym's
+# plural (`3 PRs a day`) or `times`, `x` spelled out (`3 times the memory`, as `3x the`)
 _NOT_COUNTED = ("is", "was", "has", "does", "as", "this", "thus", "plus", "seems", "looks", "fits")
 # linking verbs: an `-ed` word after one ends no plural noun's clause (`_COUNTED_PAIR`)
 _LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
 _LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
 _OBJECT = r"(?! (?:a|an|the)(?![^\W\d_]))"
+_ACRONYM_PLURAL = r"(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"  # `3 GPUs`, `3 PRs`: no verb
+_NO_VERB = rf"{_ACRONYM_PLURAL}| times(?![^\W\d_])"
 
 
 def _plural(but: tuple[str, ...]) -> str:
@@ -169,7 +173,7 @@ def _plural(but: tuple[str, ...]) -> str:
 
 
 _PLURAL = _plural(_NOT_COUNTED + _LINKING + _LINKING_TOO)
-_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_PLURAL}(?![^\W\d_]){_OBJECT})"
+_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]|{_NO_VERB}| {_PLURAL}(?![^\W\d_]){_OBJECT})"
 # After `or` or `to`, which join no clause to a note's number, a count as English's
 # grammar tells it from a verb, since a `-s` word after `2 or 3` may be either (`2 or 3
 # needs a rename`, `2 or 3 matches`: notes 2 or 3 and their reason, no count): a unit, a
@@ -178,7 +182,7 @@ _COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]| {_PLURAL}(?![^\W\d_]){_OBJECT})"
 # or before an `-ed` word that ends the clause (`3 files changed`), which only a linking
 # verb takes (`_LINKING`: `2 or 3 gets renamed` is notes 2 or 3 and their reason)
 _COUNTED_PAIR = (
-    r"(?:[0-9%]|\.[0-9]|[^\W\d_]|(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"
+    rf"(?:[0-9%]|\.[0-9]|[^\W\d_]|{_ACRONYM_PLURAL}"
     rf"| {_PLURAL} (?:(?:are|were|have)(?:n['\u2019]t)?|don['\u2019]t)(?![^\W\d_])"
     rf"| {_PLURAL} [A-Za-z]+ed(?=[.,;:!?)]|\s*$))"
 )

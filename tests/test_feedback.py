@@ -2629,6 +2629,26 @@ def test_a_verb_after_and_in_english_makes_no_count(typed):
     assert_hides_2("2 and 3 files need a rename", "and 3 files need a rename")
 
 
+# kills: bot/feedback.py:_COUNTED an article after a count's noun read as a verb's object
+#   where the noun is no verb: `/notes wrong 2 and 3 times the memory` asked which note, where
+#   `2 and 3x the memory` hides note 2 with its reason, and `2 and 3 PRs a day` (a rate) did
+#   too. `times` is `x` spelled out, and an acronym's plural is no verb, as after `or`
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 and 3 times the memory",
+        "2 and 3 times a day",
+        "2 and 3 PRs a day",
+        "2, and 30 GPUs a node",
+    ],
+)
+def test_a_count_noun_before_an_article_after_and_is_no_verb(typed):
+    assert_hides_2(typed, typed[2:].lstrip(", "))
+    (command,) = parse_commands(f"/notes wrong {typed}")
+    assert command.key[1][0] == "2"  # note 2 and its reason, as `2 and 3x the memory`
+    assert_hides_2("2 and 3x the memory", "and 3x the memory")
+
+
 # a note's number and those after it are several notes, which a `wrong` does not take:
 #   `/notes wrong 2以后的都不相关` ("2 and those after are all not relevant") hid note 2 alone
 #   with the reason `以后的都不相关`, and `2 and later` with `and later`, the later notes
