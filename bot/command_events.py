@@ -4,9 +4,9 @@ Here: their routes, and what is read of each event (its intake).
 Step 1 of the flow (event -> PR facts -> matches -> comment -> GitHub) for a command. The
 routes: `register`; a locked conversation: `_locked`.
 
-Each is checked at intake, on its payload alone (`check_comment`, `check_review`), then
-read into a `Source` (bot.command_source): where its commands were written, and what
-the event says about the PR. bot.command_answers runs and answers them.
+Each is checked at intake, on its payload alone (`check_comment`, `check_diff_comment`,
+`check_review`), then read into a `Source` (bot.command_source): where its commands were
+written, and what the event says about the PR. bot.command_answers runs and answers them.
 
 Bots are never answered (our own comments included, known by who wrote them; with a
 token, whose owner also writes as a person, by who wrote them and our marker: see
@@ -66,7 +66,7 @@ def register(d: Dispatcher) -> None:
             "pull_request_review_comment",
             COMMENT_ACTIONS,
             handle_diff_comment,
-            check_comment,
+            check_diff_comment,
             written=comment,
         )
     )
@@ -91,8 +91,9 @@ def _latest(*times: object) -> str | None:
     return max(known, default=None)
 
 
-def _check_text(payload: dict[str, Any], part: str) -> str | None:
-    """Why this comment or review cannot hold a new command for us (None: it may)."""
+def _check_text(payload: dict[str, Any], part: str, conversation: str) -> str | None:
+    """Why this comment or review cannot hold a new command for us (None: it may).
+    `conversation`: the PR's copy its handler reads, `issue` or `pull_request`."""
     item = payload.get(part) or {}
     if payload.get("action") == "edited" and "body" not in (payload.get("changes") or {}):
         return "edited, but not its text"
@@ -113,24 +114,28 @@ def _check_text(payload: dict[str, Any], part: str) -> str | None:
             " unlock, as a PR comment's are: say them again once unlocked"
         )
     _item_id(item, part)  # a command's: refused at intake (400), not failed when run
-    _check_readable(payload)
+    _check_readable(payload, conversation)
     return None
 
 
-def _check_readable(payload: dict[str, Any]) -> None:
+def _check_readable(payload: dict[str, Any], within: str) -> None:
     """The fields the handler reads, read as it reads them (the PR's copy as a
     pull_request payload's): one GitHub never sends so (`"installation": 5`, `"user":
     "x"`, a title that is no string) is refused (400, naming the field), as
     a pull_request payload is (bot.pr_events.check_readable), not queued to fail at each
-    run with "'str' object has no attribute 'get'". MalformedPayload, else None."""
+    run with "'str' object has no attribute 'get'". MalformedPayload, else None.
+    `within`: the copy the handler reads (triage may have found the number in the other,
+    which GitHub never sends beside it)."""
     check_installation(payload)
-    # triage found the PR's number in it: an object
-    if isinstance(payload.get("issue"), dict):
-        check_objects(payload["issue"], ("user",), within="issue")
-        within, pull = "issue", _pull_of_issue(payload["issue"])
+    check_objects(payload, (within,))
+    conversation = payload.get(within) or {}
+    payload_id(conversation.get("number"), f"{within}.number")
+    if within == "issue":
+        check_objects(conversation, ("user",), within="issue")
+        pull = _pull_of_issue(conversation)
     else:
-        check_objects(payload["pull_request"], ("user", "head"), within="pull_request")
-        within, pull = "pull_request", _pull_of(payload)
+        check_objects(conversation, ("user", "head"), within="pull_request")
+        pull = _pull_of(payload)
     # the PR's copy kept, read as a dry run's update reads it (its author: by any run)
     try:
         facts_from_payload({"repository": {"full_name": ""}, "pull_request": pull})
@@ -164,11 +169,15 @@ def _locked(payload: dict[str, Any]) -> bool:
 
 
 def check_comment(payload: dict[str, Any]) -> str | None:
-    return _check_text(payload, "comment")
+    return _check_text(payload, "comment", "issue")
+
+
+def check_diff_comment(payload: dict[str, Any]) -> str | None:
+    return _check_text(payload, "comment", "pull_request")
 
 
 def check_review(payload: dict[str, Any]) -> str | None:
-    return _check_text(payload, "review")
+    return _check_text(payload, "review", "pull_request")
 
 
 def _old_body(payload: dict[str, Any]) -> str | None:

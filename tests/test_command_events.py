@@ -583,6 +583,30 @@ def test_a_command_whose_pr_fields_its_handler_reads_are_malformed_is_refused_na
     assert sum(rt.queue.counts().values()) == 0
 
 
+@pytest.mark.parametrize(
+    ("event", "stray", "field"),
+    [
+        ("pull_request_review", "issue", "pull_request.title"),
+        ("pull_request_review_comment", "issue", "pull_request.title"),
+        ("issue_comment", "pull_request", "issue.title"),
+    ],
+)
+@pytest.mark.parametrize("copy", [{}, {"number": N, "title": "t"}])
+def test_a_command_s_pr_copy_is_checked_where_its_handler_reads_it(live, event, stray, field, copy):
+    # a review's or a diff comment's handler reads `pull_request`, a PR comment's `issue`:
+    # a stray other object chose the copy intake read ("KeyError", or the one the handler
+    # reads left unread: queued to fail at each run)
+    client, rt, fake = live
+    payload = _notes_said_in(fake, event)
+    part, key = field.split(".")
+    payload[part][key] = 5
+    payload[stray] = dict(copy)
+    r = post(client, event, payload)
+    said = f"malformed {event} payload: {field}: not a string (int)"
+    assert (r.status_code, r.json()) == (400, {"error": said})
+    assert sum(rt.queue.counts().values()) == 0
+
+
 def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live):
     # queued before intake checked it (an older release): the run says which field
     client, rt, fake = live

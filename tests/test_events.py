@@ -309,6 +309,8 @@ def test_triage_knows_the_bots_own_by_its_login_and_with_a_token_by_its_marker(
     else:
         item = {"id": 11, "body": body, "user": {"login": author, "type": "User"}}
         payload["review" if event == "pull_request_review" else "comment"] = item
+    if event == "issue_comment":  # the PR as a PR comment's handler reads it: its issue
+        payload["issue"] = payload.pop("pull_request") | {"pull_request": {"url": "x"}}
     login = {"bot_login": OWN} if configured else {}
     app = make_settings(tmp_path, **login)
     token = make_settings(
