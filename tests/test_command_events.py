@@ -12,7 +12,9 @@ from collections import Counter
 
 import pytest
 
+from bot.command_events import register
 from bot.commands import parse_commands
+from bot.dispatch import Dispatcher
 from bot.markers import MARKER, REPLY_MARKER
 from tests.command_kit import (
     AUTHOR,
@@ -38,6 +40,7 @@ from tests.webhook_kit import (
     deliver_pr,
     drain,
     make_settings,
+    octokit_examples,
     ours,
     post,
     pr_payload,
@@ -605,6 +608,47 @@ def test_a_command_s_pr_copy_is_checked_where_its_handler_reads_it(live, event, 
     said = f"malformed {event} payload: {field}: not a string (int)"
     assert (r.status_code, r.json()) == (400, {"error": said})
     assert sum(rt.queue.counts().values()) == 0
+
+
+_COMMAND_PARTS = {
+    "issue_comment": "comment",
+    "pull_request_review": "review",
+    "pull_request_review_comment": "comment",
+}
+
+
+def _as_commands(event: str) -> list[dict]:
+    """GitHub's examples of `event`, each a `/notes` by a person on a PR, as sent and with
+    what GitHub sends null or leaves out: a description (`body`), a deleted author (ghost,
+    `user`), labels (absent on some events)."""
+    said = []
+    for p in octokit_examples(event):
+        if p["action"] not in ("created", "edited", "submitted"):
+            continue
+        p[_COMMAND_PARTS[event]].update(body="/notes", user={"login": "octo-dev", "type": "User"})
+        if p["action"] == "edited":
+            p["changes"] = {"body": {"from": "hi"}}
+        if event == "issue_comment":  # the examples' are on plain issues
+            p["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
+        pr = p.get("issue") or p["pull_request"]
+        said += [p, {**p, "x": {**pr, "body": None, "user": None}}]
+        said.append({**p, "x": {k: v for k, v in pr.items() if k != "labels"}})
+    for p in said:  # (the copy under "x" put in place of the PR's)
+        if "x" in p:
+            p["issue" if event == "issue_comment" else "pull_request"] = p.pop("x")
+    return said
+
+
+@pytest.mark.parametrize("event", sorted(_COMMAND_PARTS))
+def test_github_s_own_payloads_of_a_command_pass_intake(event):
+    # intake reads a command's copy of its PR as a pull_request payload's: what GitHub
+    # really sends, nulls and all, must not be refused as of another shape
+    d = Dispatcher()
+    register(d)
+    for payload in _as_commands(event):
+        route = d.route(event, payload["action"], payload)
+        assert route is not None and route.check is not None
+        assert route.check(payload) is None, payload["action"]
 
 
 def test_a_queued_comment_whose_id_is_not_an_integer_fails_naming_the_field(live):
