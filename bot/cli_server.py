@@ -9,7 +9,6 @@ import argparse
 import json
 import logging
 import os
-import shlex
 import sqlite3
 import sys
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from bot.cli import (
     log_plainly,
     whole_number,
 )
-from bot.terminal import count_of, inert
+from bot.terminal import argument, count_of, inert
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -289,10 +288,10 @@ def _retry(args: argparse.Namespace, db, poll_seconds: float) -> int:
     if not args.all and not args.ids:
         failed = queue.failed(limit=1000)  # a damaged row is set aside, named in the log
         for d in failed:
-            # the delivery's fields came in a webhook; its id as `retry` takes it, quoted
-            # for a shell (the sender chose it: the signature does not cover it)
+            # the delivery's fields came in a webhook; its id as `retry` takes it, pasted
+            # into a shell (the sender chose it: the signature does not cover it)
             row = f"{d.event}.{d.action}  {d.repo} PR {d.pr_number}  {d.last_error}"
-            print(inert(f"{shlex.quote(d.id)}  {row}"))
+            print(inert(f"{argument(d.id)}  {row}"))
         _list_waiting(queue)
         total = queue.counts()["failed"]  # the listing stops at 1000; the count, as /healthz
         damaged = len(queue.set_aside)

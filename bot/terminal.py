@@ -7,12 +7,16 @@ break) would move the cursor, plant a hyperlink or rewrite the lines above when 
 curator or the operator prints them. In a log line (`shown`), a line break starts a
 line of the sender's own that no reader tells from the bot's.
 
+`argument` shows such a word where a command to run is shown (a failed delivery's id after
+`review-notes retry`): pasted into a shell, it is that one argument, never an option.
+
 `count_of` says a number with its noun, as each line does: "put back 1 time", not "1 times";
 a notes comment and a web page count with it too.
 """
 
 from __future__ import annotations
 
+import shlex
 import unicodedata
 
 
@@ -27,6 +31,14 @@ def inert(text: str) -> str:
         else ascii(ch)[1:-1]
         for ch in text
     )
+
+
+def argument(word: str) -> str:
+    """`word` as a command line passes it to a command as one argument: quoted for a shell
+    (`x$(touch pwned)` ran what it held), after `--` when it starts with a dash, which
+    argparse read as an option (`--all`). A GUID stays bare."""
+    quoted = shlex.quote(word)
+    return f"-- {quoted}" if word.startswith("-") else quoted
 
 
 def shown(value: object, limit: int = 100) -> str:

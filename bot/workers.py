@@ -16,7 +16,6 @@ put back to run again by itself.
 from __future__ import annotations
 
 import logging
-import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from bot.github_port import (
     watching_limits,
 )
 from bot.queue import MAX_WAITS, Delivery, DeliveryQueue, State
-from bot.terminal import count_of
+from bot.terminal import argument, count_of
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +50,10 @@ def retry_hint(delivery_id: str, failure: BaseException | None = None) -> str:
     the App's JWT refused: with what to fix first), lest the WARNING say it twice."""
     if isinstance(failure, Advisable) and failure.advised:
         return ""
-    # quoted for a shell: the sender chose the id (the signature does not cover it), and
-    # what it holds must not run when an operator pastes the command (a GUID stays bare)
+    # the sender chose the id (the signature does not cover it): what it holds must not
+    # run, nor be read as an option, when an operator pastes the command
     return (
-        f"; once its cause is fixed, `review-notes retry {shlex.quote(delivery_id)}` runs it again"
+        f"; once its cause is fixed, `review-notes retry {argument(delivery_id)}` runs it again"
         " (`--all`: every failed one)"
     )
 

@@ -594,6 +594,26 @@ def test_retry_lists_an_id_as_a_shell_takes_it_as_one_word(tmp_path):
     assert shlex.split(line.split("  ", 1)[0]) == ["x$(touch pwned)"], line
 
 
+# kills: bot/cli_server.py:_retry an id starting with a dash listed for `retry` to read as an option
+def test_retry_lists_an_id_that_starts_with_a_dash_as_retry_takes_it_for_an_id(tmp_path):
+    # the sender chose the id: `--all`, listed as it came and pasted after `review-notes
+    # retry`, re-queued every failed delivery, not the one listed
+    from bot.db import Database
+    from bot.queue import DeliveryQueue
+
+    env = base_env(tmp_path)
+    q = DeliveryQueue(Database(tmp_path / "bot.sqlite3"))
+    for did in ("--all", "d-2"):
+        q.enqueue(did, "pull_request", "opened", {}, "vllm-project/vllm", 1)
+        q.claim()
+        q.fail(did, f"GithubException: 502 for {did}")
+    listing = cli("retry", env=env, cwd=ROOT).stdout
+    (line,) = [x for x in listing.splitlines() if x.endswith("for --all")]
+    r = cli("retry", *shlex.split(line.split("  ", 1)[0]), env=env, cwd=ROOT)
+    assert "re-queued --all" in r.stdout, r.stdout + r.stderr
+    assert (q.get("--all").state, q.get("d-2").state) == ("pending", "failed"), r.stdout
+
+
 # kills: bot/cli_server.py:_retry nothing re-queued said to be picked up by a running server
 def test_retry_of_an_unknown_id_says_nothing_was_re_queued_and_no_more(tmp_path):
     # `retry nope` printed "0 re-queued; a running server picks them up within a second"

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.cli import build_parser
 from bot.markers import MARKER
 from bot.prstate import held_name
 from tests.fake_github import DEFAULT_INSTALLATION_ID, DEFAULT_REPO, FakeFile, Fault
@@ -1257,22 +1258,27 @@ def test_a_failed_delivery_s_warning_says_once_how_to_run_it_again(live, caplog,
 
 
 # kills: bot/workers.py:retry_hint the delivery's id put in the command as sent
-def test_a_failed_delivery_s_retry_command_takes_its_id_as_one_word_whatever_it_holds(live, caplog):
+# kills: bot/workers.py:retry_hint an id starting with a dash read as an option (`--all`)
+@pytest.mark.parametrize("delivery", ["x$(touch pwned);`id` 'a'", "--all"])
+def test_a_failed_delivery_s_retry_command_takes_its_id_as_one_word_whatever_it_holds(
+    live, caplog, delivery
+):
     # The signature covers the body only: whoever holds a signed body (a dry run's
     # development secret is printed at its start) chooses its X-GitHub-Delivery, any
     # printable text. The WARNING's command to run it again, copied into a shell, ran
-    # what the id held: `review-notes retry x$(touch pwned)`
+    # what the id held: `review-notes retry x$(touch pwned)`; one that the command read
+    # as its option re-queued every failed delivery: `review-notes retry --all`
     client, rt, fake = live
     fake.add_pull(DEFAULT_REPO, N, files=MATCHING_FILES, title=MATCHING_TITLE)
     fake.inject("GET", "/repos/*/pulls/*/files", Fault(status=422))
-    delivery = "x$(touch pwned);`id` 'a'"
     with caplog.at_level(logging.WARNING, logger="bot.workers"):
         r = post(client, "pull_request", pr_payload(title=MATCHING_TITLE), delivery=delivery)
         assert r.status_code == 202, r.text
         drain(rt)
     (warned,) = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
     command = warned.split("`review-notes retry ", 1)[1].split("` runs it again", 1)[0]
-    assert shlex.split(command) == [delivery], warned
+    args = build_parser(["retry"]).parse_args(["retry", *shlex.split(command)])
+    assert (args.ids, args.all) == ([delivery], False), warned
 
 
 def test_the_server_asks_each_time_with_no_404_kept(tmp_path, fake_github, app_key, monkeypatch):
