@@ -34,28 +34,15 @@ from bot.library import (
     read_taxonomy,
     topic_headers,
 )
-from bot.note_dump import toml_string
-from bot.note_files import LibraryError, Problem, merge_conflict
-from bot.note_terms import describe_character
-from bot.notes import SEARCHED_GUIDANCE_CHARS, Note
-from bot.notes_lint import (
-    broad_paths,
-    clipped_fields,
-    common_keywords,
-    contradicted_verdicts,
-    diff_blind,
-    glued_config_globs,
-    glued_double_stars,
-    glued_topic_globs,
-    long_guidance,
-    marks_between_english,
-    redundant_aspects,
-    shared_fields,
-    traditional_terms,
-    unchinese_titles,
-    unlisted_prs,
-    untranslated_lines,
+from bot.lint_messages import (
+    fenced_conflict,
+    glued_elsewhere,
+    note_hints,
+    note_warnings,
+    outside_notes_dir,
+    placed,
 )
+from bot.note_files import LibraryError, Problem, merge_conflict
 
 if TYPE_CHECKING:
     from bot.importer import NotWritten
@@ -207,47 +194,35 @@ def _cmd_notes_check(args: argparse.Namespace) -> int:
     print(f"ok: {len(library.notes)} notes{retired}, {len(library.topics)} topics")
     served = settings.repos if settings is not None else ()
     header = headers_of(Path(args.dir), library)  # one read and scan per note
-    warnings = _warnings(library, config, Path(args.dir), header, served)  # likely wrong
-    warnings += _glued_elsewhere(library, config, Path(args.topics), Path(args.config))
+    warnings = _warnings(library, config, args, header, served)  # likely wrong
     for warning in sorted(warnings):
         print(warning)
-    for hint in sorted(_hints(library, header)):  # advice, not a defect
+    for hint in sorted(placed(note_hints(library), header)):  # advice, not a defect
         print(hint)
     return 0
 
 
-def _hints(library: Library, header: NoteHeader) -> list[Problem]:
-    """What a clean library may want, each as `file:line: field: hint: message`, on the
-    line it is about: the keywords with no code name, the line of the text naming a PR it
-    does not list, an aspect that is also a keyword."""
-    found: list[tuple[Note, str, str | None, str]] = []  # note, field, value, message
-    for note in diff_blind(library):
-        msg = (
-            "no code name (snake_case or CamelCase) among its keywords; the bot cannot see"
-            " this note's mechanism in a PR's changed lines"
-        )
-        found.append((note, "keywords", None, msg))
-    hints = []
-    for note, number, field, at in unlisted_prs(library):
-        own = "" if note.source_pr else f"set source_pr = {number} if the note is about it, or "
-        msg = (
-            f"its text names PR {number}; {own}add it to read_with if a reviewer of that PR"
-            " should get this note (to issues if it is an issue its PR fixes)"
-        )
-        path, lines = header(note)
-        # the guidance's own line; a summary's key (a wrapped one's lines are one value)
-        line = lines.body_line + at if field == "guidance" else lines.line_of(field)
-        hints.append(Problem(path, line, field, f"hint: {msg}"))
-    for note, aspect in redundant_aspects(library):
-        msg = (
-            f"aspect {aspect!r} is also one of its keywords, which counts without the topic;"
-            " keep it in one list"
-        )
-        found.append((note, "aspects", aspect, msg))
-    for note, field, value, msg in found:
-        path, lines = header(note)
-        hints.append(Problem(path, lines.line_of(field, value), field, f"hint: {msg}"))
-    return hints
+def _warnings(
+    library: Library,
+    config: MatchConfig,
+    args: argparse.Namespace,
+    header: NoteHeader,
+    served: tuple[str, ...],
+) -> list[Problem]:
+    """What a clean library likely has wrong, as `lint_messages` words it: the notes'
+    fields, each on its line (`header`), and what only the files show (a merge conflict's
+    markers in a code block, a note above the notes directory, a glued `**` in the
+    taxonomy or the matching config), read here."""
+    from bot.config_files import read_config
+
+    notes_dir, taxonomy = Path(args.dir), Path(args.topics)
+    warnings = placed(note_warnings(library, config, notes_dir, served), header)
+    warnings += _fenced_conflicts(library, notes_dir)
+    # a note saved a directory too high (`seeds/` for `seeds/notes/`) is not loaded; a
+    # warning, not a problem: another tool's files (Hugo's) may open with `+++` too
+    warnings += [outside_notes_dir(file, notes_dir) for file in notes_above(notes_dir)]
+    topics, config_file = topic_headers(taxonomy), read_config(Path(args.config))
+    return warnings + glued_elsewhere(library, config, str(taxonomy), topics, config_file)
 
 
 def _matching_problems(library: Library, path: Path) -> tuple[list[Problem], MatchConfig | None]:
@@ -272,151 +247,6 @@ def _loaded_settings() -> Settings | None:
         return None
 
 
-def _warnings(
-    library: Library,
-    config: MatchConfig,
-    notes_dir: Path,
-    header: NoteHeader,
-    served: tuple[str, ...] = (),
-) -> list[Problem]:
-    """What a clean library likely has wrong: a note for a repository the bot does not
-    serve (`served`, lower case), a keyword as common as `fix`, a path glob matching
-    everywhere. Each as `file:line: field: warning: message`."""
-    found: list[tuple[Note, str, str | None, str]] = []  # note, field, value, message
-    for note in library.notes:
-        if served and note.repo.lower() not in served:
-            msg = (
-                f"{note.repo!r} is not a repository the bot serves (REVIEW_NOTES_REPOS:"
-                f" {', '.join(served)}): no PR gets this note"
-            )
-            found.append((note, "repo", None, msg))
-    if config.vocabulary is not None:
-        vocab = config.vocabulary
-        for note, keyword, share in common_keywords(library, vocab, config.common_keyword_share):
-            how_common = (
-                "holds only English function words, single letters or numbers, which most"
-                " PRs' text has"
-                if share is None
-                else f"is in {share:.0%} of vLLM's PR titles (common_keyword_share"
-                f" {config.common_keyword_share:g})"
-            )
-            msg = f"{keyword!r} {how_common}: it links unrelated PRs; name the mechanism"
-            found.append((note, "keywords", keyword, msg))
-    for note, glob in broad_paths(library):
-        msg = f"path {glob!r} matches files all over the tree: list a file or a narrow directory"
-        found.append((note, "paths", glob, msg))
-    for note, glob in glued_double_stars(library):
-        found.append((note, "paths", glob, _glued(glob)))
-    for note, field, length, limit in clipped_fields(library):
-        fix = (
-            "a summary is one or two sentences; the guidance says the rest"
-            if field == "summary_en"
-            else "a title names the mechanism; the summary says the rest"
-        )
-        msg = f"{length:,} characters, of which the comment shows {limit:,} (cut with '…'): {fix}"
-        found.append((note, field, None, msg))
-    for note, field in untranslated_lines(library):
-        what = "title" if field == "title_en" else "summary"
-        text = getattr(note, field)
-        shown = text if len(text) <= 60 else text[:60] + "…"  # a summary may be long
-        msg = (
-            f"{shown!r} is mostly Chinese: the comment shows it as the English"
-            f" {what}, beside title_zh; write it in English"
-        )
-        found.append((note, field, None, msg))
-    for note, field, mark, typed in marks_between_english(library):
-        msg = (
-            f"{describe_character(mark)} typed by a Chinese input method between English"
-            f" words: the comment shows it as typed; write {typed!r}"
-        )
-        found.append((note, field, None, msg))
-    for note in unchinese_titles(library):
-        msg = (
-            f"{note.title_zh!r} has no Chinese: the comment shows it as the original Chinese"
-            " title (原题); write the digest's title (fine as it is if the PR's original"
-            " title is English)"
-        )
-        found.append((note, "title_zh", None, msg))
-    for note, field, term, chars in traditional_terms(library):
-        msg = (
-            f"{term!r} is written in Traditional characters ({', '.join(chars)}): a Chinese"
-            " term matches only as written, and a PR's Chinese text is Simplified, as the"
-            " guidance is; write it in Simplified"
-        )
-        found.append((note, field, term, msg))
-    for note, phrase, stated in contradicted_verdicts(library):
-        msg = (
-            f"{note.verdict.value!r} ({note.verdict.label_en}), but the guidance reads as"
-            f" {phrase} ({stated.label_en}): the comment would show both; write verdict ="
-            f" {toml_string(stated.value)} or reword the guidance (fine as it is if it"
-            " negates or quotes that phrase)"
-        )
-        found.append((note, "verdict", None, msg))
-    for note, field, other in shared_fields(library):
-        found.append((note, field, None, _shared_field(field, notes_dir, library, other)))
-    warnings = _fenced_conflicts(library, notes_dir) + _long_guidance(library, config, header)
-    # a note saved a directory too high (`seeds/` for `seeds/notes/`) is not loaded; a
-    # warning, not a problem: another tool's files (Hugo's) may open with `+++` too
-    moved = f"warning: a note outside the notes directory is not loaded: move it into {notes_dir}"
-    warnings += [Problem(file, 1, "file", moved) for file in notes_above(notes_dir)]
-    for note, field, value, msg in found:
-        path, lines = header(note)
-        warnings.append(Problem(path, lines.line_of(field, value), field, f"warning: {msg}"))
-    return sorted(warnings)
-
-
-def _glued(glob: str) -> str:
-    """The warning for a path glob with `**` glued to other characters."""
-    return (
-        f"path {glob!r}: '**' glued to other characters matches across directories here"
-        " (`vllm/**foo.py` is any path below vllm/ ending in foo.py), where CODEOWNERS and"
-        " .gitignore read it as '*': write '**' alone between slashes (`vllm/**/*foo.py`)"
-        " or '*' for one segment (`vllm/*foo.py`)"
-    )
-
-
-# the matching config's lists of path globs
-_CONFIG_GLOBS = ("aux_files", "upkeep_files")
-
-
-def _glued_elsewhere(
-    library: Library, config: MatchConfig, taxonomy: Path, path: Path
-) -> list[Problem]:
-    """A warning for each path glob of the taxonomy's topics and of the matching config
-    (`path`) with `**` glued to other characters, on its line, as a note's."""
-    from bot.config_files import read_config
-
-    warnings = []
-    topics = topic_headers(taxonomy)
-    for topic, glob in glued_topic_globs(library):
-        line = topics[topic.id].line_of("paths", glob) if topic.id in topics else 1
-        warnings.append(Problem(str(taxonomy), line, "paths", f"warning: {_glued(glob)}"))
-    file = read_config(path)
-    lists = {field: getattr(config, field) for field in _CONFIG_GLOBS}
-    for field, glob in glued_config_globs(lists):
-        warnings.append(file.problem(field, f"warning: {_glued(glob)}", glob))
-    return warnings
-
-
-def _long_guidance(library: Library, config: MatchConfig, header: NoteHeader) -> list[Problem]:
-    """A warning on the first line of each guidance longer than `guidance_max_chars`."""
-    warnings = []
-    for note, length in long_guidance(library, config.guidance_max_chars):
-        path, lines = header(note)
-        cut = (
-            f"; a search reads its first {SEARCHED_GUIDANCE_CHARS:,} only"
-            if length > SEARCHED_GUIDANCE_CHARS
-            else ""
-        )
-        msg = (
-            f"warning: {length:,} characters of guidance (guidance_max_chars"
-            f" {config.guidance_max_chars:,}): reading guidance says what to read in the PR and"
-            f" why; the PR, its diff or its discussion pasted in is for GitHub to show{cut}"
-        )
-        warnings.append(Problem(path, lines.body_line, "guidance", msg))
-    return warnings
-
-
 def _fenced_conflicts(library: Library, notes_dir: Path) -> list[Problem]:
     """A warning for each note whose guidance holds a merge conflict's markers in a code
     block: a sample of them, or a conflict git left there (not an error, which would
@@ -428,34 +258,8 @@ def _fenced_conflicts(library: Library, notes_dir: Path) -> list[Problem]:
         path = notes_dir / library.files.get(note.id, note.filename)
         line = merge_conflict(path.read_bytes().decode("utf-8"), fenced=True)
         if line is not None:
-            msg = (
-                "warning: a code block holds a git merge conflict's <<<<<<<, ======= and"
-                " >>>>>>> lines: fine if it shows them; if git left them, keep the text"
-                " meant and delete the three marker lines"
-            )
-            warnings.append(Problem(str(path), line, "guidance", msg))
+            warnings.append(fenced_conflict(str(path), line))
     return warnings
-
-
-def _shared_field(field: str, notes_dir: Path, library: Library, other: Note) -> str:
-    """The warning for a field whose value `other` has too, as a note copied from it and
-    left unrewritten keeps it."""
-    where = notes_dir / library.files.get(other.id, other.filename)
-    if field == "source_pr":
-        return (
-            f"PR {other.source_pr} is the source_pr of {where} too, so the PR gets both notes:"
-            " give a note copied from it its own PR, or merge the two"
-        )
-    if field == "source":
-        return (
-            f"{other.source!r} is the digest entry of {where} too: `source` is the importer's;"
-            " drop it from a note written by hand"
-        )
-    what = {"title_en": "English title", "summary_en": "English summary"}[field]
-    return (
-        f"the same {what} as {where}: a comment showing both could not tell them apart;"
-        " write this note's own"
-    )
 
 
 def _cmd_notes_refs(args: argparse.Namespace) -> int:

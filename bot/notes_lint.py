@@ -1,6 +1,7 @@
 """What `notes check` warns of in a library that loads (pure): notes the matcher can
 miss or will overmatch, a verdict the guidance contradicts, PRs a note names but does
-not list. Errors (what stops a library from loading) are `bot.library`'s.
+not list. Errors (what stops a library from loading) are `bot.library`'s; the words
+`notes check` says these in, each on its line, `bot.lint_messages`'s.
 """
 
 from __future__ import annotations

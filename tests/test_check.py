@@ -1608,8 +1608,8 @@ def test_check_hints_at_prs_the_text_names_that_read_with_does_not_list(tmp_path
     assert hints[2].startswith(f"{tmp_path / 'vllm-test0001.md'}:17: guidance: hint: its text")
 
 
-# kills: bot/cli_notes.py:_cmd_notes_check a note with no source_pr not asked whether a PR its text
-#   names is its own, or one with it asked
+# kills: bot/lint_messages.py:_unlisted_prs a note with no source_pr not asked whether a PR its
+#   text names is its own, or one with it asked
 def test_a_note_with_no_source_pr_is_asked_whether_a_pr_its_text_names_is_its_own(tmp_path, capsys):
     # A curator who left source_pr out (it is optional) but names the PR in the guidance
     # was told only to add it to read_with, which shows the note on that PR without it
@@ -2901,8 +2901,8 @@ def test_an_unknown_topic_listed_twice_in_the_config_is_one_problem(tmp_path, ca
 # --- a warning on a list written one value per line ---
 
 
-# kills: bot/cli_notes.py:_warnings (hand) a warning about one keyword or path of a list written one
-#   per line pointing at the list's first line, not at the value to fix
+# kills: bot/lint_messages.py:placed (hand) a warning about one keyword or path of a list written
+#   one per line pointing at the list's first line, not at the value to fix
 def test_a_warning_names_the_line_of_the_value_in_a_list_written_one_per_line(tmp_path, capsys):
     listed = VALID.replace(
         'keywords = ["eager_break_during_capture"]',
@@ -3687,7 +3687,7 @@ def test_a_note_saved_beside_the_notes_directory_is_warned_of(tmp_path, capsys, 
 # --- warnings on their value's line: a `**` glued to characters, a guidance too long ---
 
 
-# kills: bot/cli_notes.py:_warnings (hand) no warning of a `**` glued to other characters
+# kills: bot/lint_messages.py:note_warnings (hand) no warning of a `**` glued to other characters
 # kills: bot/notes_lint.py:glued_double_stars a whole-segment `**` taken for a glued one
 def test_a_double_star_glued_to_other_characters_is_warned_of_on_its_line(tmp_path, capsys):
     # `vllm/**foo.py` and `a**/b` cross directories here (bot.globs: `**` glued is `.*`),
@@ -3727,7 +3727,7 @@ def test_a_warning_names_its_values_line_not_a_comment_quoting_it(tmp_path, caps
     assert line_at(path, 10) == '  "vllm/**foo.py",'
 
 
-# kills: bot/cli_notes.py:_long_guidance (hand) no warning: a note of 28 MB of guidance (a
+# kills: bot/lint_messages.py:_long_guidance (hand) no warning: a note of 28 MB of guidance (a
 #   PR's diff pasted in) loaded in silence, and made every `/notes?q=` take 0.7 s
 def test_a_guidance_longer_than_the_limit_is_warned_of_on_its_first_line(tmp_path, capsys):
     from bot.notes import SEARCHED_GUIDANCE_CHARS
@@ -3785,7 +3785,7 @@ def test_a_guidance_limit_above_what_a_search_reads_is_refused_saying_why(tmp_pa
     ]
 
 
-# kills: bot/cli_notes.py:_glued_elsewhere (hand) the taxonomy's and the matching config's
+# kills: bot/lint_messages.py:glued_elsewhere (hand) the taxonomy's and the matching config's
 #   globs left unchecked: a `**` glued to other characters warned of in notes' paths only
 def test_a_double_star_glued_in_a_topics_or_the_configs_globs_is_warned_of_on_its_line(
     tmp_path, capsys
