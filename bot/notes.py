@@ -125,6 +125,10 @@ _VERDICT_LABELS = {
     Verdict.QUICK: ("Quick read", "值得快速阅读"),
     Verdict.SKIP: ("No deep read needed", "不需要精读"),
 }
+# The badge of a note linked on its topics alone, in place of its verdict (`render`): it is
+# background to the PR, to consult, not a call to read it closely; no verdict's words
+# (值得, 精读) in it, which are said after it
+BACKGROUND_LABELS = ("Background", "背景参考")
 
 # Looked for in the lead sentence, then in the whole text: the phrase that comes FIRST
 # wins, so "值得快速浏览，但不值得精读" is a quick read and "值得精读……测试部分值得快速浏览"

@@ -22,7 +22,7 @@ from bot.links import note_file_url, note_page_url
 from bot.markdown_safety import clip, code, link_target, pr_link, safe_text, safe_text_quoting
 from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
-from bot.notes import Note, Verdict
+from bot.notes import BACKGROUND_LABELS, Note, Verdict
 from bot.reasons import note_names, short_view, under_topics_line
 
 GITHUB_BODY_LIMIT = 65_536
@@ -243,7 +243,8 @@ def badge_line(
     if topics_only:
         weaker = max(v, Verdict.QUICK, key=lambda x: x.rank)  # never stronger than `v`
         rated = f"linked by topic only; rated {v.label_en} · {v.label_zh}"
-        verdict = f"{_BADGE[weaker]} **Background** · {rated}"
+        en, zh = BACKGROUND_LABELS
+        verdict = f"{_BADGE[weaker]} **{en}** · {zh} · {rated}"
     return f"{verdict}{source} · {guidance}"
 
 

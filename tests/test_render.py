@@ -375,16 +375,17 @@ def test_a_note_linked_on_its_topics_alone_is_badged_background_not_its_verdict(
     assert not m.own and m.note.verdict is Verdict.DEEP
     body = render(tag_only, LIB, opts=OPTS)
     assert "🟢" not in body and "**Deep read**" not in body
-    assert "🟡 **Background** · linked by topic only; rated Deep read · 值得精读 · source: " in body
+    # in English and Chinese, as every verdict is: 背景参考, background to consult
+    said = "🟡 **Background** · 背景参考 · linked by topic only; rated Deep read · 值得精读"
+    assert f"{said} · source: " in body
     # the note's own words in the title: its verdict, as the curators gave it
     named = matched(48882, "[Warmup] Add DeepGEMM warmup for FP8 kernels")
     assert named.matches[0].own
     assert "🟢 **Deep read** · 值得精读 · source: " in render(named, LIB, opts=OPTS)
     # never stronger than the verdict: a note needing no deep read stays ⚪
     skip = MatchResult((Match(note(verdict=Verdict.SKIP), 5.0, ("x",), own=False),), ())
-    assert "⚪ **Background** · linked by topic only; rated No deep read needed · 不需要精读" in (
-        render(skip, LIB, opts=OPTS)
-    )
+    said = "⚪ **Background** · 背景参考 · linked by topic only; rated No deep read needed"
+    assert f"{said} · 不需要精读" in render(skip, LIB, opts=OPTS)
 
 
 def test_command_word_comes_from_settings():
