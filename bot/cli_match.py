@@ -23,10 +23,12 @@ from bot.cli import (
 from bot.given_paths import given_file_flag, listed_files, path_problem
 from bot.library import load_library
 from bot.note_files import LibraryError, encoding_hint
+from bot.notes import BACKGROUND_LABELS, BACKGROUND_WHY
 from bot.prfacts import DEFAULT_REPO
 from bot.terminal import inert
 
 if TYPE_CHECKING:
+    from bot.match_result import Match
     from bot.matching import CompiledMatcher
 
 
@@ -40,7 +42,8 @@ def _match_result_json(result) -> dict:
                 "id": m.note.id,
                 "pr": m.note.source_pr,
                 "score": m.score,
-                "verdict": m.note.verdict.value,
+                "verdict": m.note.verdict.value,  # the curators', whatever the badge
+                "badge": "background" if m.background else m.note.verdict.value,
                 "reasons": list(m.reasons),
             }
             for m in result.matches
@@ -53,6 +56,15 @@ def _match_result_json(result) -> dict:
     }
 
 
+def _badge_text(match: Match) -> str:
+    """The note's badge as the comment shows it, in English: its verdict, or Background
+    with the verdict after it."""
+    verdict = match.note.verdict.label_en
+    if match.background:
+        return f"{BACKGROUND_LABELS[0]} ({BACKGROUND_WHY}; rated {verdict})"
+    return verdict
+
+
 def _print_match(facts, result, config) -> None:
     # the title, paths and labels are the PR author's: printed inert
     number = f" {facts.number}" if facts.number else ""  # 0: no --number given, no PR's
@@ -63,7 +75,7 @@ def _print_match(facts, result, config) -> None:
         print(f"no note linked; above the threshold ({config.threshold:g}) but held back:")
     for rank, m in enumerate(result.matches, 1):
         source = f", reviews PR {m.note.source_pr}" if m.note.source_pr else ""
-        print(f"{rank}. {m.note.id}  {m.note.verdict.label_en}  score {m.score:g}{source}")
+        print(f"{rank}. {m.note.id}  {_badge_text(m)}  score {m.score:g}{source}")
         for line in (m.note.title_en, m.note.title_zh):
             if line:
                 print(f"   {line}")

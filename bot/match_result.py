@@ -121,6 +121,12 @@ class Match:
     # is all the note has of its own: the word is that member's (`aspect_beside_family_tag`)
     other_member: str = ""
 
+    @property
+    def background(self) -> bool:
+        """Linked on its topics alone: the comment badges it "Background", its verdict
+        after it (`render.badge_line`), and `review-notes match` says so."""
+        return not self.own
+
 
 @dataclass(frozen=True)
 class MatchResult:

@@ -129,6 +129,7 @@ _VERDICT_LABELS = {
 # background to the PR, to consult, not a call to read it closely; no verdict's words
 # (值得, 精读) in it, which are said after it
 BACKGROUND_LABELS = ("Background", "背景参考")
+BACKGROUND_WHY = "linked by topic only"  # said after it, before the verdict
 
 # Looked for in the lead sentence, then in the whole text: the phrase that comes FIRST
 # wins, so "值得快速浏览，但不值得精读" is a quick read and "值得精读……测试部分值得快速浏览"

@@ -22,7 +22,7 @@ from bot.links import note_file_url, note_page_url
 from bot.markdown_safety import clip, code, link_target, pr_link, safe_text, safe_text_quoting
 from bot.markers import MARKER
 from bot.match_result import Match, MatchResult
-from bot.notes import BACKGROUND_LABELS, Note, Verdict
+from bot.notes import BACKGROUND_LABELS, BACKGROUND_WHY, Note, Verdict
 from bot.reasons import note_names, short_view, under_topics_line
 
 GITHUB_BODY_LIMIT = 65_536
@@ -242,7 +242,7 @@ def badge_line(
     verdict = f"{_BADGE[v]} **{v.label_en}** · {v.label_zh}"
     if topics_only:
         weaker = max(v, Verdict.QUICK, key=lambda x: x.rank)  # never stronger than `v`
-        rated = f"linked by topic only; rated {v.label_en} · {v.label_zh}"
+        rated = f"{BACKGROUND_WHY}; rated {v.label_en} · {v.label_zh}"
         en, zh = BACKGROUND_LABELS
         verdict = f"{_BADGE[weaker]} **{en}** · {zh} · {rated}"
     return f"{verdict}{source} · {guidance}"
@@ -256,7 +256,7 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     note = match.note
     title = note.title_en or note.title_zh
     head = f"**{rank}. {safe_text(title, TITLE_MAX)}**"
-    badge = badge_line(note, opts.links.url(note), opts.repo, match.source, not match.own)
+    badge = badge_line(note, opts.links.url(note), opts.repo, match.source, match.background)
     lines = [head, badge]
     about = (
         [f"原题 (original title): {safe_text(note.title_zh, TITLE_MAX)}"] if note.title_en else []

@@ -14,6 +14,7 @@ from bot.library import DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE, ROOT, load_libra
 from bot.match_config import DEFAULT_MATCHING_FILE, checked_match_config
 from bot.matching import match_pr
 from bot.prfacts import PRFacts, facts_from_payload, payload_files
+from bot.render import RenderOptions, render
 
 EXAMPLES = Path(__file__).resolve().parent.parent / (
     "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
@@ -105,7 +106,9 @@ def test_text_output_lists_notes_with_reasons(setup, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "PR vllm-project/vllm 1: [Spec Decode] prefix caching for EAGLE drafts"
-    assert lines[1].startswith("1. vllm-aaaa0001  Deep read  score ")
+    # the note's topics alone (EAGLE is the topic's word): the comment's badge, Background
+    said = "Background (linked by topic only; rated Deep read)"
+    assert lines[1] == f"1. vllm-aaaa0001  {said}  score 8, reviews PR 52419"
     assert "   Keep EAGLE cache registration" in lines
     assert "   - changes vllm/v1/core/kv_cache_manager.py (topic: Prefix caching)" in lines
     assert "   - title is tagged [Spec Decode] (topic: Speculative decoding)" in lines
@@ -142,8 +145,9 @@ def test_json_output(setup, tmp_path, capsys):
     assert set(data) == {"notes", "topics", "held_back"}
     assert data["held_back"] == []
     [entry] = data["notes"]
-    assert set(entry) == {"id", "pr", "score", "verdict", "reasons"}
+    assert set(entry) == {"id", "pr", "score", "verdict", "badge", "reasons"}
     assert (entry["id"], entry["pr"], entry["verdict"]) == ("vllm-aaaa0001", 52419, "deep")
+    assert entry["badge"] == "deep"  # its source PR: evidence of its own
     assert entry["reasons"][0] == "this PR is the one this note reviews"
     assert data["topics"] == ["spec-decode"]  # label; the code block does not count
 
@@ -1712,3 +1716,32 @@ def test_match_given_every_default_reads_no_settings(setup, capsys, monkeypatch)
     # without --repo, the server's is read: its configuration error is said
     code, _, err = run(capsys, "--title", title, *flags)
     assert code == 2 and "configuration error" in err
+
+
+@pytest.mark.parametrize(
+    ("title", "badge", "said"),
+    [
+        (
+            "[Warmup] Show CuTeDSL compilation progress",
+            "background",
+            "Background (linked by topic only; rated Deep read)",
+        ),
+        ("[Warmup] Add DeepGEMM warmup for FP8 kernels", "deep", "Deep read"),
+    ],
+    ids=["tag-only", "named"],
+)
+def test_the_preview_says_the_badge_the_comment_shows(capsys, title, badge, said):
+    # The comment badges a note linked on its topics alone (here the title's tag) Background,
+    # its verdict after it; the preview still printed "Deep read", the badge the bot no
+    # longer posts. JSON keeps `verdict` the curators' and adds the badge shown.
+    facts = PRFacts(repo="vllm-project/vllm", number=48881, title=title)
+    library = load_library(DEFAULT_NOTES_DIR, DEFAULT_TOPICS_FILE)
+    result = match_pr(facts, library, checked_match_config(library, DEFAULT_MATCHING_FILE))
+    comment = render(result, library, opts=RenderOptions())
+    assert ("**Background**" in comment) is (badge == "background")
+    code, out, _ = run(capsys, "--title", title, "--number", "48881", *SHIPPED)
+    assert code == 0
+    assert out.splitlines()[1].startswith(f"1. vllm-d1bdb5d7  {said}  score "), out
+    code, out, _ = run(capsys, "--title", title, "--json", *SHIPPED)
+    [entry] = json.loads(out)["notes"]
+    assert (entry["id"], entry["verdict"], entry["badge"]) == ("vllm-d1bdb5d7", "deep", badge)
