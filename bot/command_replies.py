@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bot.commands import Command, Kind, check_word, name_starts, named_topic, named_topic_in
-from bot.comment_prose import is_mark
+from bot.comment_prose import without_end_marks
 from bot.library import Library
 from bot.markdown_safety import code, link_target, safe_text
 from bot.markers import REPLY_MARKER
@@ -182,18 +182,10 @@ def _meant_commands(subs: Sequence[str], word: str) -> str:
 def _unquoted(sub: str) -> str:
     """The sub-command without a pair of quotes around it, nor the sentence's marks after
     them or inside (`"why"?`, `“off”。`, `"why?!"`); as typed when it has none."""
-    quoted = _unmarked(sub)
+    quoted = without_end_marks(sub)
     if len(quoted) > 2 and QUOTE_PAIRS.get(quoted[0]) == quoted[-1]:
-        return _unmarked(quoted[1:-1])
+        return without_end_marks(quoted[1:-1])
     return sub
-
-
-def _unmarked(text: str) -> str:
-    """`text` without the sentence punctuation or emoji that ends it."""
-    end = len(text)
-    while end and is_mark(text[end - 1]):
-        end -= 1
-    return text[:end]
 
 
 def _one_slip(typed: str, word: str) -> bool:

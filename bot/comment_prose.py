@@ -279,6 +279,16 @@ def marks_end(text: str, at: int) -> int:
     return _mark_run(text, at)[0]
 
 
+def without_end_marks(text: str) -> str:
+    """`text` without the sentence punctuation or emoji it ends in (`is_mark`: `deadlock.`,
+    `rocm?`, `默认。`, `why🙏`), read a character at a time from the end: a shortcode's
+    letters are no mark (`rocm:pray:` keeps `rocm:pray`), unlike `marks_end`'s reading."""
+    end = len(text)
+    while end and is_mark(text[end - 1]):
+        end -= 1
+    return text[:end]
+
+
 def _word_ends(line: str, at: int, markup: str = "") -> bool:
     """Whether the command word ends at `at`: the line's end, a space, the `markup` that
     may follow it in the source, or sentence punctuation that ends there too (`/notes.`,

@@ -21,7 +21,7 @@ _ESCAPE = re.compile(r'\\(?:([abfnrtv"\\])|([0-3][0-7]{2}))')
 _CONTROLS = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, '"': 34, "\\": 92}
 
 
-def _unquoted(inner: str) -> str:
+def _c_unquoted(inner: str) -> str:
     """What git's quotes hold (`inner`, quotes off) as the file's name: its octal bytes read
     as UTF-8, as GitHub names files."""
     out = bytearray()
@@ -42,7 +42,7 @@ def given_path(token: str) -> Given:
     shell's completion) is dropped, as GitHub names the file without it."""
     # git quotes a name starting and ending with a quote itself: this is no file's own name
     if quoted := _QUOTED.fullmatch(token):
-        return _unquoted(quoted.group(1)), None
+        return _c_unquoted(quoted.group(1)), None
     path = token.removeprefix("./")
     return path, path_problem(path)
 

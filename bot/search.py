@@ -19,7 +19,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-from bot.comment_prose import is_mark, without_shortcodes
+from bot.comment_prose import without_end_marks, without_shortcodes
 from bot.notes import QUOTE_PAIRS, QUOTES, SEARCHED_GUIDANCE_CHARS, Note, Topic
 from bot.pr_text import REF_HASH, REF_URL
 
@@ -235,20 +235,11 @@ def _filter_terms(query: str) -> list[str]:
 def _unquoted(term: str) -> str:
     """A term without the quotes or backticks around it (`"deadlock"`, `“死锁”`, `「死锁」`,
     `` `kv_cache` ``) and its closing marks, inside them or after (`"deadlock."`,
-    `"deadlock".`): no field holds the quotes a reader puts around a word, so a filter's
-    term kept them and found nothing."""
-    return _without_closing_marks(_without_closing_marks(term).strip(QUOTES))
-
-
-def _without_closing_marks(term: str) -> str:
-    """A term without the sentence punctuation or emoji that closes it (`deadlock.`,
-    `rocm?`, `默认。`, a link pasted at a sentence's end, a box typed into as prose), as
-    the reply's words never held it: a filter's term kept it and found only the notes
-    holding that mark right there. Marks as a `/notes` command's word may end with."""
-    end = len(term)
-    while end and is_mark(term[end - 1]):
-        end -= 1
-    return term[:end]
+    `"deadlock".`, `rocm?`, a link pasted at a sentence's end): no field holds the quotes
+    a reader puts around a word, so a filter's term kept them and found nothing, nor the
+    mark that closes a sentence, so it found only the notes holding that mark right
+    there."""
+    return without_end_marks(without_end_marks(term).strip(QUOTES))
 
 
 def _asks_something(term: str) -> bool:

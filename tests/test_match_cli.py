@@ -1234,7 +1234,7 @@ def _files_from(listing: str, tmp_path: Path) -> PRFacts:
     return _facts_from_args(build_parser().parse_args(argv))
 
 
-# kills: bot/given_paths.py:_unquoted left out (git's "vllm/\303\244.py" taken with its
+# kills: bot/given_paths.py:_c_unquoted left out (git's "vllm/\303\244.py" taken with its
 #   quotes and escapes: no note's path), or an escape decoded otherwise than git writes it
 def test_files_from_reads_the_paths_git_quotes(setup, tmp_path, capsys):
     """`git diff --name-only` (and --name-status) put a path holding a non-ASCII letter, a
@@ -1350,7 +1350,7 @@ def test_a_batch_lines_paths_github_never_lists_are_named_with_the_line(setup, t
 
 
 # kills: bot/given_paths.py:given_path a --file in git's quotes taken as it is, and
-#   (_unquoted) bytes that are no UTF-8 stopping match with a traceback
+#   (_c_unquoted) bytes that are no UTF-8 stopping match with a traceback
 def test_a_file_given_as_git_lists_it_is_decoded(setup, capsys):
     """`--file "$(git diff --name-only main | grep eagle)"`: the shell keeps git's quotes."""
     _, flags = setup
