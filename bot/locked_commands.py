@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS released_still (
 """
 # a command's identity (`Command.key`), as an edit's diff reads it
 Key = tuple[str, tuple[str, ...]]
+# one comment's row, in either table; its values are `_comment_key`'s
+_WHERE_COMMENT = " WHERE repo = ? AND number = ? AND comment_id = ?"
 # the delivery queued again at the unlock: the kept one's id, then this
 UNLOCKED_ID = "#unlocked"
 # set in its payload when the comment's 👀 shows: its run adds no second one
@@ -83,6 +85,11 @@ OWED_RUNS = "review_notes_owed_runs"
 # runs of a comment's owed commands before they are given up, logged: a budget refusing
 # them this long is an installation flooded for many minutes
 MOST_OWED_RUNS = 20
+
+
+def _comment_key(repo: str, number: int, comment_id: int | None) -> tuple[str, int, int | None]:
+    """A comment's key as both tables store it: its repository's name lower-case."""
+    return repo.lower(), number, comment_id
 
 
 @dataclass(frozen=True)
@@ -147,11 +154,11 @@ class LockedCommands:
         on the one and no way here to read the other again at the unlock (bot.command_events
         ignores them at intake on a locked PR)."""
         assert source.comment_id is not None
-        key = (ref.repo.lower(), ref.number, source.comment_id)
+        key = _comment_key(ref.repo, ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
                 "SELECT said_at, old_body, heard, deferred_at, deferred, answered"
-                " FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",
+                f" FROM locked_commands{_WHERE_COMMENT}",
                 key,
             ).fetchone()
             if row is not None and said_before(source.said_at, row["said_at"]):
@@ -161,7 +168,7 @@ class LockedCommands:
                 # commands, unheard too, are asked for with the edit's
                 conn.execute(
                     "UPDATE locked_commands SET old_body = ?, heard = MAX(heard, ?)"
-                    " WHERE repo = ? AND number = ? AND comment_id = ?",
+                    + _WHERE_COMMENT,
                     (source.old_body, int(heard), *key),
                 )
                 return True
@@ -237,15 +244,16 @@ class LockedCommands:
         """Set the kept comment's `columns` to what `change` makes of their stored values,
         in one transaction (a keep or another amend between the read and the write would
         be lost); nothing when the comment is not kept."""
-        key = (ref.repo.lower(), ref.number, source.comment_id)
-        where = " WHERE repo = ? AND number = ? AND comment_id = ?"
+        key = _comment_key(ref.repo, ref.number, source.comment_id)
         with self.db.tx() as conn:
             row = conn.execute(
-                f"SELECT {', '.join(columns)} FROM locked_commands{where}", key
+                f"SELECT {', '.join(columns)} FROM locked_commands{_WHERE_COMMENT}", key
             ).fetchone()
             if row is not None:
                 sets = ", ".join(f"{c} = ?" for c in columns)
-                conn.execute(f"UPDATE locked_commands SET {sets}{where}", (*change(row), *key))
+                conn.execute(
+                    f"UPDATE locked_commands SET {sets}{_WHERE_COMMENT}", (*change(row), *key)
+                )
 
     def kept(self, repo: str, number: int) -> list[Kept]:
         """The PR's kept comments, in the order they were said."""
@@ -323,7 +331,7 @@ class LockedCommands:
         self.db.execute(
             "INSERT OR REPLACE INTO released_still (repo, number, comment_id, keys, read_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (ref.repo.lower(), ref.number, comment_id, json.dumps(sorted(keys)), read_at),
+            (*_comment_key(ref.repo, ref.number, comment_id), json.dumps(sorted(keys)), read_at),
         )
 
     def run_at_unlock(
@@ -336,9 +344,8 @@ class LockedCommands:
         edit's commands are (`_as_read`: a row stored by a release that keyed a topic
         by its spelling, or a `wrong`'s list with its reason)."""
         rows = self.db.execute(
-            "SELECT keys, read_at FROM released_still WHERE repo = ? AND number = ?"
-            " AND comment_id = ?",
-            (ref.repo.lower(), ref.number, comment_id),
+            f"SELECT keys, read_at FROM released_still{_WHERE_COMMENT}",
+            _comment_key(ref.repo, ref.number, comment_id),
         )
         if not rows or not said_before(said_at, after_second(rows[0]["read_at"])):
             return set()
@@ -354,9 +361,8 @@ class LockedCommands:
         that edit's commands are (`reading`: the configured caps, and the library's topics,
         a `topic` by the topic it names)."""
         rows = self.db.execute(
-            "SELECT body, old_body, said_at FROM locked_commands WHERE repo = ? AND number = ?"
-            " AND comment_id = ?",
-            (ref.repo.lower(), ref.number, comment_id),
+            f"SELECT body, old_body, said_at FROM locked_commands{_WHERE_COMMENT}",
+            _comment_key(ref.repo, ref.number, comment_id),
         )
         if not rows or not said_before(rows[0]["said_at"], said_at):
             return set()
@@ -366,16 +372,14 @@ class LockedCommands:
         """Comment `comment_id` is kept as delivery `delivery_id` left it: that run met
         the lock (bot.command_answers keeps its comment only so)."""
         rows = self.db.execute(
-            "SELECT 1 FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?"
-            " AND delivery = ?",
-            (ref.repo.lower(), ref.number, comment_id, delivery_id),
+            f"SELECT 1 FROM locked_commands{_WHERE_COMMENT} AND delivery = ?",
+            (*_comment_key(ref.repo, ref.number, comment_id), delivery_id),
         )
         return bool(rows)
 
     def forget(self, repo: str, number: int, comment_id: int) -> None:
         self.db.execute(
-            "DELETE FROM locked_commands WHERE repo = ? AND number = ? AND comment_id = ?",
-            (repo.lower(), number, comment_id),
+            f"DELETE FROM locked_commands{_WHERE_COMMENT}", _comment_key(repo, number, comment_id)
         )
 
 
