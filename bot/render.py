@@ -154,18 +154,12 @@ def render_paused(opts: RenderOptions, *, by: PauseCause = PauseCause.COMMAND) -
         why = f"{_paused_by(by, opts)}. Remove it to resume them"
     else:
         why = f"({code(c + ' off')}). Reply {code(c + ' on')} to resume them"
-    return (
-        "\n".join(
-            [
-                MARKER,
-                "### 📚 Review notes",
-                "",
-                f"Automatic updates are paused on this pull request {why}, or reply {code(c)}"
-                " to see the matching notes once.",
-            ]
-        )
-        + "\n"
+    said = (
+        f"Automatic updates are paused on this pull request {why}, or reply {code(c)}"
+        " to see the matching notes once."
     )
+    # not `_opening`: this body is the pause's notice, with no footer to leave why mode by
+    return "\n".join([MARKER, _HEADING, "", said]) + "\n"
 
 
 def _compose(
@@ -203,9 +197,12 @@ def _opening(opts: RenderOptions, sentence: str) -> list[str]:
     return parts
 
 
+_HEADING = "### 📚 Review notes"  # under the marker, whatever the comment says
+
+
 def _heading(opts: RenderOptions) -> str:
     """Why mode says so, with notes or none: its footer offers the short comment back."""
-    return "### 📚 Review notes" + (" (why mode)" if opts.verbose else "")
+    return _HEADING + (" (why mode)" if opts.verbose else "")
 
 
 def _guided(matches: tuple[Match, ...]) -> str:

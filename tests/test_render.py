@@ -728,6 +728,14 @@ def test_paused_comment_and_the_paused_line_are_inert():
     assert_inert(body)
 
 
+# kills: bot/render.py:render_paused headed as `_opening` heads a comment: why mode's heading
+#   with no footer offering the short comment back, or the paused line said twice
+def test_the_paused_comment_is_headed_alike_in_why_mode_and_says_the_pause_once():
+    paused = render_paused(OPTS)
+    assert paused.startswith(f"{MARKER}\n### 📚 Review notes\n\nAutomatic updates are paused")
+    assert render_paused(replace(OPTS, verbose=True, paused=PauseCause.COMMAND)) == paused
+
+
 def test_what_review_notes_writes_is_told_by_where_its_markers_stand():
     # With a token the bot writes as its owner does: its comments are the ones that open
     # with a marker (the notes comment, a reply) or end with a reply's key.
