@@ -1,7 +1,9 @@
 """What a refresh of the sticky comment does, decided on plain data (bot.sticky acts on it).
 
 `skip_reason`: why a refresh leaves the comment alone before anything is matched (a
-stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out).
+stale event, `/notes off`, a closed PR, a draft waiting, the PR's own opt-out); but a
+closed PR's comment that still says `/notes off` paused it once updates are on again
+(`outdated_pause`) is updated, by an edit only.
 `plan_write`: once the PR is matched and the comment rendered, whether to post it,
 edit it, or leave it (the rules in `bot.sticky.refresh_sticky`'s docstring).
 `deleted_by_maintainer`: what a write that finds no comment of ours means.
@@ -17,6 +19,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from bot.order_keys import said_before
+from bot.render import PauseCause
 
 
 class KnownComment(Protocol):
@@ -40,6 +43,8 @@ class KnownComment(Protocol):
     def replaced_id(self) -> int | None: ...
     @property
     def found_gone_id(self) -> int | None: ...
+    @property
+    def paused(self) -> str | None: ...
 
 
 class Skip(StrEnum):
@@ -65,15 +70,16 @@ def skip_reason(
 ) -> Skip | None:
     """The first gate that holds, in this order, or None: go on and match the PR.
 
-    stale: an older event than one already seen; draft_waits: a draft, and drafts get
-    no comment (`comment_on_drafts`); paused_by_pr: its opt-out label or marker."""
+    stale: an older event than one already seen; closed: the PR is closed or merged;
+    draft_waits: a draft, and drafts get no comment (`comment_on_drafts`); paused_by_pr:
+    its opt-out label or marker."""
     if force:  # `/notes` still answers, even on a draft, a closed or an opted-out PR
         return None
     if stale:
         return Skip.STALE
     if state.opted_out:
         return Skip.OPTED_OUT
-    if closed:
+    if closed and not outdated_pause(state):
         return Skip.CLOSED
     if draft_waits and state.comment_id is None:
         return Skip.DRAFT
@@ -91,11 +97,25 @@ class Write(StrEnum):
     EDIT = "edit"  # edit ours only: one found gone is not posted again (it was deleted)
 
 
+def outdated_pause(state: KnownComment) -> bool:
+    """The comment says `/notes off` paused it, and updates are on again (an `on` whose
+    write is still to come): left so on a closed PR, it would tell the author to reply
+    `/notes on`, which they just did."""
+    return state.paused == PauseCause.COMMAND and not state.opted_out
+
+
 def plan_write(
-    state: KnownComment, *, matched: bool, body_hash: str, force: bool, draft_waits: bool
+    state: KnownComment,
+    *,
+    matched: bool,
+    body_hash: str,
+    force: bool,
+    draft_waits: bool,
+    closed: bool,
 ) -> Write:
     """The write a refresh makes. matched: some note is shown; body_hash: the rendered
-    body's (`bot.sticky.body_hash`); draft_waits: as for `skip_reason`.
+    body's (`bot.sticky.body_hash`); draft_waits, closed: as for `skip_reason` (a closed
+    PR's comment is only ever edited unless a human asks: a new one notifies everyone).
 
     The state may skip a call only when it is `trusted` (no write unconfirmed, no
     `/notes on` since the comment was last found), and never when a human asks."""
@@ -108,7 +128,7 @@ def plan_write(
     # posts a comment anew once one was posted: gone, it was deleted (bot.sticky._write);
     # after `/notes on` (resumed) it is, as for a new PR (a draft waits).
     anew = state.comment_id is None or (state.resumed and not draft_waits)
-    if force or (matched and anew):
+    if force or (matched and anew and not closed):
         return Write.CREATE
     return Write.EDIT
 

@@ -82,7 +82,9 @@ def refresh_sticky(
     change; no write when the rendered body is what we last posted; when nothing
     matches any more, edit it to say so (never delete); no comment at all for a PR
     that never matched; a closed PR is left alone unless a human asks (`force`): triage
-    keeps PR events off one, this keeps off `/notes on`, which updates as they would. A
+    keeps PR events off one, this keeps off `/notes on`, which updates as they would,
+    but for a comment still saying `/notes off` paused it, which `on` edits (never posts:
+    `comment_plan.outdated_pause`), lest it ask for the `on` just said. A
     comment we posted that is gone was deleted by a maintainer, the plainest "go away":
     no PR event posts it anew (a new comment notifies everyone); the PR is opted out as
     by `/notes off` said when the deletion was noticed (so an `off`/`on` written before
@@ -128,7 +130,14 @@ def refresh_sticky(
         state = replace(state, verbose=verbose)
     shown = _render_now(ctx, facts, state, posted_verbose, paused_by_pr=off)
     matched, new_hash = bool(shown.notes), body_hash(shown.body)
-    plan = plan_write(state, matched=matched, body_hash=new_hash, force=force, draft_waits=waits)
+    plan = plan_write(
+        state,
+        matched=matched,
+        body_hash=new_hash,
+        force=force,
+        draft_waits=waits,
+        closed=facts.closed,
+    )
     if plan is Write.CREATE and deleted_by_maintainer(state):
         # A human asking (force) while the comment kept may be gone: gone, a maintainer
         # deleted it, as a PR event's write would find (updates off), whether or not

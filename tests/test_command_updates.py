@@ -1098,6 +1098,99 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_there(live, monkeypat
     assert sticky(fake) is not None
 
 
+def _said_on_the_closed_pr(client, rt, fake, line):
+    """`line` said by the author on the closed PR (the comment's payload says closed)."""
+    c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
+    payload = comment_payload(c)
+    payload["issue"] = dict(payload["issue"], state="closed")
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert rt.queue.counts()["failed"] == 0
+    return c
+
+
+@pytest.mark.parametrize("asked", [False, True], ids=["paused", "notes-shown-while-paused"])
+def test_notes_on_after_the_pr_was_merged_takes_the_paused_line_away(live, monkeypatch, asked):
+    # `/notes off` paused the comment (and a `/notes` may have shown the notes under the
+    # paused line), the PR merged, then the author's `/notes on` there: 👍, and the
+    # comment kept telling them to reply `/notes on` to resume the updates
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    if asked:
+        say(client, rt, fake, "/notes")
+    assert "Automatic updates are paused" in first.body
+    _closed_and_merged(client, rt, fake, monkeypatch)
+
+    on = _said_on_the_closed_pr(client, rt, fake, "/notes on")
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert "paused" not in first.body, "the comment still says `/notes off` paused it"
+    assert "redirect.github.com" in first.body  # the notes, as they match now
+    assert ours(fake) == [first]  # edited in place: nothing posted on the merged PR
+    assert state(rt).paused is None and not state(rt).opted_out
+
+    # a closed PR is left alone again: `/notes off` pauses it as on an open one
+    _said_on_the_closed_pr(client, rt, fake, "/notes off")
+    assert "Automatic updates are paused" in first.body and ours(fake) == [first]
+
+
+def test_notes_on_after_the_pr_was_merged_with_the_opt_out_label_says_the_label_pauses(
+    live, monkeypatch
+):
+    # the label added while off, then merged: `on` resumes nothing the label pauses, and
+    # the comment names what does
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    _closed_and_merged(client, rt, fake, monkeypatch)
+    fake.pull(DEFAULT_REPO, N).labels = ["no-review-notes"]
+
+    _said_on_the_closed_pr(client, rt, fake, "/notes on")
+    assert as_rendered(rt, first) == render_paused(rt.ctx.render_options(), by=PauseCause.LABEL)
+    assert ours(fake) == [first]
+
+
+# kills: bot/comment_plan.py:plan_write `and not closed` dropped: the paused comment deleted,
+#        its event not yet run, and `on` posted the notes anew on the merged PR
+def test_notes_on_after_the_pr_was_merged_posts_no_comment_for_one_deleted(live, monkeypatch):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    _closed_and_merged(client, rt, fake, monkeypatch)
+    maintainer_deletes(fake, first)  # its `deleted` event not delivered yet
+
+    on = _said_on_the_closed_pr(client, rt, fake, "/notes on")
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert ours(fake) == [], "`/notes on` posted the notes comment anew on a merged PR"
+    assert state(rt).comment_id is None and not state(rt).opted_out
+    # reopened, the PR gets its comment again, as docs/commands.md says
+    deliver_pr(
+        client, rt, action="reopened", title=MATCHING_TITLE, updated_at="2026-09-01T12:00:00Z"
+    )
+    assert len(ours(fake)) == 1
+
+
+# kills: bot/comment_plan.py:outdated_pause the paused line not asked for: `on` rewrote the
+#        notes of a closed PR whose comment said nothing of `/notes off`
+def test_notes_on_after_the_pr_was_merged_leaves_a_comment_not_paused_alone(live, monkeypatch):
+    # no paused line to take away: the closed PR's comment stays as it was written
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    shown = first.body
+    _closed_and_merged(client, rt, fake, monkeypatch)
+    fake.pull(DEFAULT_REPO, N).title = title_with_one_more_note()  # a note more, were it open
+    fake.clear_requests()
+
+    on = _said_on_the_closed_pr(client, rt, fake, "/notes on")
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert first.body == shown and ours(fake) == [first]
+    assert sticky_writes(fake) == 0
+
+
 # The commands said on a merged PR the bot never commented on: what asks to see the notes
 # is answered in the notes comment (someone asked), the switches change only the state (👍),
 # the replies are replies; as docs/commands.md says

@@ -19,6 +19,9 @@ from bot.prstate import PRState
 PR = PRState("vllm-project/vllm", 7001)
 POSTED = PRState("vllm-project/vllm", 7001, comment_id=11, body_hash="h1")
 OFF = PRState("vllm-project/vllm", 7001, comment_id=11, body_hash="h1", opted_out=True)
+# the comment says `/notes off` paused it: still off, or on again (an `on`'s write to come)
+SAYS_OFF = replace(OFF, paused="command")
+SAYS_OFF_ON_AGAIN = replace(SAYS_OFF, opted_out=False)
 
 # every gate open: the PR is matched
 GO = dict(force=False, stale=False, closed=False, draft_waits=False, paused_by_pr=False)
@@ -32,6 +35,12 @@ GATES = [
     (OFF, {"closed": True}, Skip.OPTED_OUT),
     (POSTED, {"closed": True}, Skip.CLOSED),
     (POSTED, {"closed": True, "draft_waits": True}, Skip.CLOSED),
+    # a closed PR's comment saying `/notes off` paused it, updates on again: it is matched
+    # (its paused line would ask for the `on` just said); still off, or paused by a label
+    (SAYS_OFF_ON_AGAIN, {"closed": True}, None),
+    (SAYS_OFF, {"closed": True}, Skip.OPTED_OUT),
+    (replace(SAYS_OFF_ON_AGAIN, paused="label"), {"closed": True}, Skip.CLOSED),
+    (SAYS_OFF_ON_AGAIN, {"closed": True, "paused_by_pr": True}, Skip.PAUSED_BY_PR),
     # kills: bot/comment_plan.py:skip_reason hand: the draft gate asked before the closed one
     (PR, {"closed": True, "draft_waits": True}, Skip.CLOSED),
     (PR, {"draft_waits": True}, Skip.DRAFT),
@@ -70,7 +79,7 @@ RESUMED = PRState("vllm-project/vllm", 7001, comment_id=11, body_hash="h1", resu
 RESUMED_NONE = PRState("vllm-project/vllm", 7001, resumed_at="0:")  # none known then
 
 # what differs from this: notes match, the body is new, a PR event, no draft waiting
-NEW = dict(matched=True, body_hash="h2", force=False, draft_waits=False)
+NEW = dict(matched=True, body_hash="h2", force=False, draft_waits=False, closed=False)
 
 # (state, what differs from NEW, the write)
 WRITES = [
@@ -107,6 +116,13 @@ WRITES = [
     # a draft waiting: only a new PR's gate (skip_reason); a posted comment is kept up
     (POSTED, {"draft_waits": True}, Write.EDIT),
     (PR, {"draft_waits": True}, Write.CREATE),
+    # a closed PR: its comment is edited, never posted anew (it would notify everyone)...
+    (RESUMED, {"closed": True}, Write.EDIT),
+    (RESUMED_NONE, {"closed": True}, Write.EDIT),
+    (PR, {"closed": True}, Write.EDIT),
+    (POSTED, {"closed": True, "body_hash": "h1"}, Write.UNCHANGED),
+    # ... unless a human asks
+    (RESUMED, {"closed": True, "force": True}, Write.CREATE),
 ]
 
 
