@@ -2629,7 +2629,7 @@ def test_a_verb_after_and_in_english_makes_no_count(typed):
     assert_hides_2("2 and 3 files need a rename", "and 3 files need a rename")
 
 
-# kills: bot/feedback.py:_COUNTED an article after a count's noun read as a verb's object
+# kills: bot/wrong_reading.py:_COUNTED an article after a count's noun read as a verb's object
 #   where the noun is no verb: `/notes wrong 2 and 3 times the memory` asked which note, where
 #   `2 and 3x the memory` hides note 2 with its reason, and `2 and 3 PRs a day` (a rate) did
 #   too. `times` is `x` spelled out, and an acronym's plural is no verb, as after `or`
