@@ -162,6 +162,7 @@ _NOT_COUNTED = ("is", "was", "has", "does", "as", "this", "thus", "plus", "seems
 _LINKING = ("gets", "remains", "stays", "becomes", "appears", "feels", "sounds", "needs")
 _LINKING_TOO = ("wants", "goes", "turns", "grows", "proves", "ends", "comes", "keeps")
 _OBJECT = r"(?! (?:a|an|the)(?![^\W\d_]))"
+_GLUED_UNIT = r"[0-9%]|\.[0-9]|[^\W\d_]"  # glued on: a unit, a decimal or `%` (`3x`, `2.5`)
 _ACRONYM_PLURAL = r"(?-i: [A-Za-z]*[A-Z]s)(?![^\W\d_])"  # `3 GPUs`, `3 PRs`: no verb
 _NO_VERB = rf"{_ACRONYM_PLURAL}| times(?![^\W\d_])"
 
@@ -173,7 +174,7 @@ def _plural(but: tuple[str, ...]) -> str:
 
 
 _PLURAL = _plural(_NOT_COUNTED + _LINKING + _LINKING_TOO)
-_COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]|{_NO_VERB}| {_PLURAL}(?![^\W\d_]){_OBJECT})"
+_COUNTED = rf"(?:{_GLUED_UNIT}|{_NO_VERB}| {_PLURAL}(?![^\W\d_]){_OBJECT})"
 # After `or` or `to`, which join no clause to a note's number, a count as English's
 # grammar tells it from a verb, since a `-s` word after `2 or 3` may be either (`2 or 3
 # needs a rename`, `2 or 3 matches`: notes 2 or 3 and their reason, no count): a unit, a
@@ -182,7 +183,7 @@ _COUNTED = rf"(?:[0-9%]|\.[0-9]|[^\W\d_]|{_NO_VERB}| {_PLURAL}(?![^\W\d_]){_OBJE
 # or before an `-ed` word that ends the clause (`3 files changed`), which only a linking
 # verb takes (`_LINKING`: `2 or 3 gets renamed` is notes 2 or 3 and their reason)
 _COUNTED_PAIR = (
-    rf"(?:[0-9%]|\.[0-9]|[^\W\d_]|{_ACRONYM_PLURAL}"
+    rf"(?:{_GLUED_UNIT}|{_ACRONYM_PLURAL}"
     rf"| {_PLURAL} (?:(?:are|were|have)(?:n['\u2019]t)?|don['\u2019]t)(?![^\W\d_])"
     rf"| {_PLURAL} [A-Za-z]+ed(?=[.,;:!?)]|\s*$))"
 )
