@@ -131,9 +131,8 @@ def _check_readable(payload: dict[str, Any], within: str) -> None:
     conversation = payload.get(within) or {}
     payload_id(conversation.get("number"), f"{within}.number")
     if within == "issue":
-        check_objects(conversation, ("user",), within="issue")
         pull = _pull_of_issue(conversation)
-    else:
+    else:  # `head` before `_pull_of` reads it; `user` first, as facts_from_payload reads it
         check_objects(conversation, ("user", "head"), within="pull_request")
         pull = _pull_of(payload)
     # the PR's copy kept, read as a dry run's update reads it (its author: by any run)
