@@ -98,10 +98,12 @@ class Write(StrEnum):
 
 
 def outdated_pause(state: KnownComment) -> bool:
-    """The comment says `/notes off` paused it, and updates are on again (an `on` whose
-    write is still to come): left so on a closed PR, it would tell the author to reply
-    `/notes on`, which they just did."""
-    return state.paused == PauseCause.COMMAND and not state.opted_out
+    """The comment says `/notes off` paused it, or may (a write of ours unconfirmed, the
+    `off`'s own its answer lost, and none since the `on`), and updates are on again (an
+    `on` whose write is still to come): left so on a closed PR, it would tell the author
+    to reply `/notes on`, which they just did."""
+    may_say = state.paused == PauseCause.COMMAND or (state.unconfirmed and state.resumed)
+    return may_say and not state.opted_out
 
 
 def plan_write(

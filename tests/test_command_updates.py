@@ -1173,6 +1173,32 @@ def test_notes_on_after_the_pr_was_merged_posts_no_comment_for_one_deleted(live,
     assert len(ours(fake)) == 1
 
 
+# kills: bot/comment_plan.py:outdated_pause an `off` whose write GitHub made but whose answer
+#        was lost left the state not knowing the comment says paused: `on` left it so
+def test_notes_on_after_the_pr_was_merged_edits_a_paused_line_its_write_never_confirmed(
+    live, monkeypatch
+):
+    client, rt, fake = live
+    say(client, rt, fake, "/notes")
+    (first,) = ours(fake)
+    # GitHub makes the `off`'s edit each time, and every answer is lost: the delivery fails
+    fake.inject("PATCH", "/repos/*/issues/comments/*", *[Fault(drop=True, apply=True)] * 3)
+    say(client, rt, fake, "/notes off", login=AUTHOR)
+    fake.clear_faults()
+    assert "Automatic updates are paused" in first.body
+    assert state(rt).unconfirmed and state(rt).paused is None
+    _closed_and_merged(client, rt, fake, monkeypatch)
+
+    on = fake.add_comment(DEFAULT_REPO, N, "/notes on", login=AUTHOR)
+    payload = comment_payload(on)
+    payload["issue"] = dict(payload["issue"], state="closed")
+    assert post(client, "issue_comment", payload).status_code == 202
+    drain(rt)
+    assert reactions(fake, on) == {"eyes", "+1"}
+    assert "paused" not in first.body, "the comment still says `/notes off` paused it"
+    assert ours(fake) == [first] and not state(rt).unconfirmed
+
+
 # kills: bot/comment_plan.py:outdated_pause the paused line not asked for: `on` rewrote the
 #        notes of a closed PR whose comment said nothing of `/notes off`
 def test_notes_on_after_the_pr_was_merged_leaves_a_comment_not_paused_alone(live, monkeypatch):

@@ -41,6 +41,10 @@ GATES = [
     (SAYS_OFF, {"closed": True}, Skip.OPTED_OUT),
     (replace(SAYS_OFF_ON_AGAIN, paused="label"), {"closed": True}, Skip.CLOSED),
     (SAYS_OFF_ON_AGAIN, {"closed": True, "paused_by_pr": True}, Skip.PAUSED_BY_PR),
+    # kills: bot/comment_plan.py:outdated_pause a write unconfirmed (the `off`'s, its answer
+    #        lost: the comment may say paused), then `on`: matched; with no `on`, left alone
+    (replace(POSTED, unconfirmed=True, body_hash=None, resumed_at="11:"), {"closed": True}, None),
+    (replace(POSTED, unconfirmed=True, body_hash=None), {"closed": True}, Skip.CLOSED),
     # kills: bot/comment_plan.py:skip_reason hand: the draft gate asked before the closed one
     (PR, {"closed": True, "draft_waits": True}, Skip.CLOSED),
     (PR, {"draft_waits": True}, Skip.DRAFT),
