@@ -170,11 +170,15 @@ RANKED = SearchMode(
 @dataclass(frozen=True)
 class SearchHit:
     note: Note
-    terms: int  # how many query terms the note contains
     score: float  # the sum of field weights over (term, field) matches
     fields: tuple[str, ...] = field(default=())  # the fields that matched, heaviest first
     as_typed: int = 0  # of those terms, how many as typed (or a plural's singular)
-    found: tuple[str, ...] = ()  # those terms, folded, in the query's order
+    found: tuple[str, ...] = ()  # the query terms the note contains, folded, in order
+
+    @property
+    def terms(self) -> int:
+        """How many query terms the note contains."""
+        return len(self.found)
 
 
 def query_terms(
@@ -689,7 +693,7 @@ def search_notes(
     notes = list(notes)
     terms = query_terms(query, mode, frozenset(n.repo.lower() for n in notes))
     if not terms:
-        return [SearchHit(n, 0, 0.0) for n in notes] if mode.require_all else []
+        return [SearchHit(n, 0.0) for n in notes] if mode.require_all else []
     matchers = [(_matcher(t, mode.words), _is_path(t)) for t in terms]
     order = {name: i for i, name in enumerate(sorted(mode.weights, key=lambda k: -mode.weights[k]))}
     named = _topic_texts(topics or {})
@@ -712,9 +716,7 @@ def search_notes(
                 break
         if found_terms and (len(found_terms) == len(terms) or not mode.require_all):
             heaviest = tuple(sorted(where, key=order.__getitem__))
-            hits.append(
-                SearchHit(note, len(found_terms), score, heaviest, as_typed, tuple(found_terms))
-            )
+            hits.append(SearchHit(note, score, heaviest, as_typed, tuple(found_terms)))
     hits.sort(key=_rank)
     return hits if limit is None else hits[:limit]
 
