@@ -404,7 +404,8 @@ def _search_instead(library: Library, topic: Topic, word: str, repo: str | None)
     words = topic.id.replace("-", " ")  # `mla-attention` as one word would find none
     notes = [n for n in library.notes if _in_repo(n, repo)]
     hits = search_notes(notes, words, topics=library.topics) if notes else []
-    found = [h for h in hits if h.terms == len(query_terms(words))]
+    every = len(query_terms(words))
+    found = [h for h in hits if h.terms == every]
     if not found:
         return ""
     said = code(f"{word} search {words}")
