@@ -28,7 +28,7 @@ from bot.command_policy import (
     to_record,
 )
 from bot.command_reactions import Reactions, Spent
-from bot.command_replies import Unanswered, render_errors, render_reply
+from bot.command_replies import WORD_ECHO_LIMIT, Unanswered, render_errors, render_reply
 from bot.command_source import Source
 from bot.command_updates import SWITCHES, ask_for_update, newer_switch
 from bot.commands import Command, Kind
@@ -465,11 +465,11 @@ def _answer_errors(
 def _logged(error: Unanswered) -> str:
     """A command not done, for the delivery's log line: an unknown one by what was typed
     (its kind alone tells the operator nothing), its credential shapes redacted before it
-    is cut to the 40 characters its reply shows, and `shown` inert; the others by kind."""
+    is cut as its reply cuts it, and `shown` inert; the others by kind."""
     if error.outcome != "unknown":
         return f"{error.command.kind}: {error.outcome}"
     typed = error.command.args[0] if error.command.args else ""
-    return f'unknown "{shown(Redactor()(typed), 40)}"'
+    return f'unknown "{shown(Redactor()(typed), WORD_ECHO_LIMIT)}"'
 
 
 def _reply_text(ctx: BotContext, command: Command, ref: PRRef) -> str:

@@ -24,6 +24,7 @@ from bot.terminal import count_of
 from bot.wrong_reading import Pick, PickProblem
 
 ECHO_LIMIT = 80  # characters of what the user typed that a reply shows back
+WORD_ECHO_LIMIT = 40  # of one word of it: an unknown command, the note a `wrong` names
 REPLY_BUDGET = BUDGET  # as the notes comment: well under GitHub's 65,536
 _NAME_MAX = 100  # a topic's name in the list of topics
 _CUT = "_The rest is not shown: the reply would be too long._"
@@ -157,8 +158,9 @@ def render_unknown(command: Command, word: str = "/notes") -> str:
 
 def _render_unknown(commands: Sequence[Command], word: str) -> str:
     subs = _once([c.args[0] if c.args else "" for c in commands])
+    typed = _listing([code(s, WORD_ECHO_LIMIT) for s in subs], "or")
     return (
-        f"{_header(*commands)}\nThere is no {_listing([code(s, 40) for s in subs], 'or')}"
+        f"{_header(*commands)}\nThere is no {typed}"
         f" command.{_meant_commands(subs, word)} The commands are"
         f" `{word}`, `{word} why`, `{word} topic ID`, `{word} search WORDS`,"
         f" `{word} off`, `{word} on`, `{word} wrong N`, `{word} restore` and `{word} help`"
@@ -266,9 +268,9 @@ def render_unpicked(
         one = f"a `{word} wrong` takes one note: write a line for each"
         return f"{head}\n{said}, as in {example} ({one}); nothing was hidden."
     if pick.problem is PickProblem.NOT_SHOWN:
-        asked = code(pick.asked, 40)
+        asked = code(pick.asked, WORD_ECHO_LIMIT)
         return f"{head}\nThe notes comment does not show {asked}; nothing was hidden."
-    asked = code(_shortened(pick.asked), 40)
+    asked = code(_shortened(pick.asked), WORD_ECHO_LIMIT)
     shows = "only note 1" if shown == 1 else f"notes {_numbers(shown, 'and')}"
     if any(ch.isalpha() for ch in pick.asked):  # `the second`, `第9条`: their number first
         asked = f"{_shortened(str(pick.rank))} ({asked})"
