@@ -272,30 +272,18 @@ def _note_block(rank: int, match: Match, library: Library, opts: RenderOptions) 
     # linked is not a score over one bar (ties, a floor relative to the best note)
     why = ["Why this note:", *reasons]
     if rank == 1 or not about:
-        lines += [*about, *_spaced(named)]
-        if opts.verbose:
-            return [*lines, "", *why]
-        return [*lines, "", _fold("Why this note"), "", *reasons, "", "</details>"]
+        lines += [*about, *_spaced(named), ""]
+        return [*lines, *why] if opts.verbose else [*lines, *_fold("Why this note", reasons)]
     held = "Summary" if note.summary_en else "Original title"  # the fold named for it
     if opts.verbose:  # the evidence is what why mode is for: only the summary is folded
-        return [
-            *lines,
-            "",
-            _fold(held),
-            "",
-            *about,
-            "",
-            "</details>",
-            *_spaced(named),
-            "",
-            *why,
-        ]
+        return [*lines, "", *_fold(held, about), *_spaced(named), "", *why]
     folded = [*about, *_spaced(named), "", *why]
-    return [*lines, "", _fold(f"{held} and why this note"), "", *folded, "", "</details>"]
+    return [*lines, "", *_fold(f"{held} and why this note", folded)]
 
 
-def _fold(summary: str) -> str:
-    return f"<details><summary>{summary}</summary>"
+def _fold(summary: str, lines: list[str]) -> list[str]:
+    """Lines folded under a summary a reader opens."""
+    return [f"<details><summary>{summary}</summary>", "", *lines, "", "</details>"]
 
 
 def _spaced(lines: list[str]) -> list[str]:
