@@ -98,10 +98,10 @@ class Write(StrEnum):
 
 
 def outdated_pause(state: KnownComment) -> bool:
-    """The comment says `/notes off` paused it, or may (a write of ours unconfirmed, the
-    `off`'s own its answer lost, and none since the `on`), and updates are on again (an
-    `on` whose write is still to come): left so on a closed PR, it would tell the author
-    to reply `/notes on`, which they just did."""
+    """The comment says `/notes off` paused it, or may (a write of ours unconfirmed,
+    perhaps the `off`'s edit made with its answer lost, and none since the `on`), and
+    updates are on again (an `on` whose write is still to come): left so on a closed PR,
+    it would tell the author to reply `/notes on`, which they just did."""
     may_say = state.paused == PauseCause.COMMAND or (state.unconfirmed and state.resumed)
     return may_say and not state.opted_out
 

@@ -82,7 +82,7 @@ class PauseCause(StrEnum):
 class RenderOptions:
     links: NoteLinks = NoteLinks()
     command: str = "/notes"
-    verbose: bool = False  # `/notes why`: every reason, scores, topics without notes
+    verbose: bool = False  # `/notes why`: every reason, notes considered, topics without notes
     budget: int = BUDGET
     had_notes: bool = True  # a "no match" body says "any more" only after earlier notes
     paused: PauseCause | None = None  # automatic updates are off on this PR, and why
