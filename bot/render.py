@@ -431,7 +431,7 @@ def _topics_lines(result: MatchResult, library: Library, shown: Sequence[Match])
     else:
         bare = [(t, ()) for t in result.topics if not library.by_topic.get(t) and t not in linked]
     if bare:
-        lines += ["", "Topics hit that have no note yet:"]
+        lines += ["", "Of these, the topics with no note yet:"]
         for topic_id, reasons in bare:
             why = "; ".join(reason_markdown(r) for r in reasons[:_REASONS_SHORT])
             lines.append(f"- {_topic_name(library, topic_id)}" + (f": {why}" if why else ""))

@@ -441,7 +441,7 @@ def test_verbose_shows_all_evidence_and_topics_without_notes():
     # a total with nothing to read it against said nothing: the evidence is what why
     # mode is for (a score and the rule that held a note are the operators' `explain`)
     assert "Why this note:\n- reason 0" in why and "42.5" not in why and "<details>" not in why
-    assert "Topics hit that have no note yet:\n- not-a-real-topic" in why
+    assert "Of these, the topics with no note yet:\n- not-a-real-topic" in why
     # named in English, as each note's "Topics:" line and the pages name them
     assert "first: Speculative decoding, not-a-real-topic." in why and "投机解码" not in why
     assert_inert(why)
@@ -681,7 +681,7 @@ def test_why_mode_whose_topics_alone_are_over_budget_still_renders():
     assert "**1. Test note 1**" in one  # the note is kept, its topics go
     # a few topics still fit, and are shown
     few = MatchResult((), topics[:2], hits[:2])
-    assert "Topics hit that have no note yet:" in render_no_match(few, LIB, opts=why)
+    assert "Of these, the topics with no note yet:" in render_no_match(few, LIB, opts=why)
 
 
 def test_code_spans_in_curated_text_stay_code():
@@ -705,7 +705,7 @@ def test_verbose_lists_bare_topics_with_their_evidence_from_the_matcher():
     if not bare:
         pytest.skip("every topic this PR hits has a note now")
     body = render(res, LIB, opts=RenderOptions(verbose=True))
-    assert "Topics hit that have no note yet:" in body
+    assert "Of these, the topics with no note yet:" in body
     assert f"- {bare[0].topic.name_en}" in body
     assert_inert(body)
 
