@@ -1238,12 +1238,7 @@ def test_each_command_on_a_merged_pr_does_what_the_docs_say(live, monkeypatch, l
     client, rt, fake = live
     _closed_and_merged(client, rt, fake, monkeypatch)
     assert ours(fake) == []  # the closing posted nothing
-    c = fake.add_comment(DEFAULT_REPO, N, line, login=AUTHOR)
-    payload = comment_payload(c)
-    payload["issue"] = dict(payload["issue"], state="closed")
-    assert post(client, "issue_comment", payload).status_code == 202
-    drain(rt)
-    assert rt.queue.counts()["failed"] == 0
+    c = _said_on_the_closed_pr(client, rt, fake, line)
     assert reactions(fake, c) == answer
     assert (sticky(fake) is not None) == (posts == "sticky")
     assert bool(replies(fake)) == (posts == "reply")
