@@ -255,7 +255,7 @@ def _fenced_conflicts(library: Library, notes_dir: Path) -> list[Problem]:
     for note in library.notes:
         if "<<<<<<< " not in note.guidance:  # most notes: no file read
             continue
-        path = notes_dir / library.files.get(note.id, note.filename)
+        path = notes_dir / library.file_of(note)
         line = merge_conflict(path.read_bytes().decode("utf-8"), fenced=True)
         if line is not None:
             warnings.append(fenced_conflict(str(path), line))

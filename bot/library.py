@@ -86,6 +86,10 @@ class Library:
         object.__setattr__(self, "by_topic", {t: tuple(ns) for t, ns in topic_index.items()})
         object.__setattr__(self, "by_repo", {r: tuple(ns) for r, ns in repo_index.items()})
 
+    def file_of(self, note: Note) -> str:
+        """The file `note` was read from, under its notes directory (`files`)."""
+        return self.files.get(note.id, note.filename)
+
     def for_repo(self, repo: str) -> tuple[Note, ...]:
         return self.by_repo.get(repo.lower(), ())
 
@@ -216,7 +220,7 @@ def topic_did_you_mean(word: str, topics: Mapping[str, Topic]) -> str:
 
 def header_of(notes_dir: Path, library: Library, note: Note) -> tuple[str, Header]:
     """The file of a loaded note and its header, to put a warning on its line."""
-    path = notes_dir / library.files.get(note.id, note.filename)
+    path = notes_dir / library.file_of(note)
     header_text, _, first = split_front_matter(_read(path), str(path))
     return str(path), Header(header_text, first)
 

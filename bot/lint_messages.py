@@ -260,9 +260,7 @@ def _contradicted_verdicts(library: Library) -> list[Remark]:
 
 def _shared_fields(library: Library, notes_dir: Path) -> list[Remark]:
     return [
-        _warning(
-            note, field, _shared_field(field, notes_dir / library.files.get(o.id, o.filename), o)
-        )
+        _warning(note, field, _shared_field(field, notes_dir / library.file_of(o), o))
         for note, field, o in shared_fields(library)
     ]
 
