@@ -668,7 +668,6 @@ def _shipped_queries(notes) -> list[str]:
 def test_a_word_pattern_opening_with_its_letter_finds_what_the_lookbehind_first_did(
     monkeypatch,
 ):
-    import bot.search
     from bot.library import load_library
 
     shipped = load_library()
@@ -1218,15 +1217,12 @@ def test_a_ck_of_one_syllable_is_its_own(typed, written, mode):
 #   `tying`) each read a long guidance again, and `tie` took three times as long
 @pytest.mark.parametrize("words", [True, False])
 def test_a_words_forms_are_one_pattern(words):
-    from bot.search import _matcher
-
-    assert len(_matcher("tie", words).forms) == 1
-    assert len(_matcher("batches", words).forms) == 1  # its singulars' stems too
+    assert len(bot.search._matcher("tie", words).forms) == 1
+    assert len(bot.search._matcher("batches", words).forms) == 1  # its singulars' stems too
 
 
 def _a_pattern_a_stem(terms, before, end):
-    import bot.search as s
-
+    s = bot.search
     return tuple(
         re.compile(
             "".join(s._compound_parts(stem.text, before, s._spellings(stem, t == stem.text) + end))
@@ -1237,8 +1233,6 @@ def _a_pattern_a_stem(terms, before, end):
 
 
 def test_a_words_forms_in_one_pattern_find_what_a_pattern_each_did(monkeypatch):
-    import bot.search
-
     pairs = [
         *_OTHER_FORMS,
         *_SHORT_VERBS,
