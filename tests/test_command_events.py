@@ -630,12 +630,10 @@ def _as_commands(event: str) -> list[dict]:
             p["changes"] = {"body": {"from": "hi"}}
         if event == "issue_comment":  # the examples' are on plain issues
             p["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
-        pr = p.get("issue") or p["pull_request"]
-        said += [p, {**p, "x": {**pr, "body": None, "user": None}}]
-        said.append({**p, "x": {k: v for k, v in pr.items() if k != "labels"}})
-    for p in said:  # (the copy under "x" put in place of the PR's)
-        if "x" in p:
-            p["issue" if event == "issue_comment" else "pull_request"] = p.pop("x")
+        part = "issue" if event == "issue_comment" else "pull_request"
+        pr = p[part]
+        said += [p, {**p, part: {**pr, "body": None, "user": None}}]
+        said.append({**p, part: {k: v for k, v in pr.items() if k != "labels"}})
     return said
 
 
